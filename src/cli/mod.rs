@@ -1,0 +1,33 @@
+//! The command line: flag parsing (clap derive) and one small module per subcommand.
+
+pub mod records;
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+/// warcdex: web archives (ARC/WARC) to CDX and a de-duplicated full-text index.
+#[derive(Debug, Parser)]
+#[command(name = "warcdex", version, about)]
+pub struct Cli {
+    /// The subcommand.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// One JSON line per record (offset, length, type, URI, date, id, HTTP status and
+    /// type, payload digest), as `warcio index` writes them; anomaly counts on stderr.
+    Records(records::RecordsArgs),
+}
+
+/// Shared: a list of input files.
+pub fn inputs_total_size(paths: &[PathBuf]) -> u64 {
+    paths
+        .iter()
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| m.len())
+        .sum()
+}

@@ -1,0 +1,88 @@
+//! `warcdex records FILE...`
+
+use std::io::{self, BufWriter, Write};
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::Args;
+
+use warcdex::error::AnomalyCounts;
+use warcdex::progress::bytes_bar;
+use warcdex::reader::{ArchiveReader, ReaderOptions};
+use warcdex::records::{write_records, RecordsOptions};
+
+/// Flags of `warcdex records`.
+#[derive(Debug, Args)]
+pub struct RecordsArgs {
+    /// ARC or WARC files, plain or gzip.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Add `payload-digest`, computing base32 SHA-1 of the payload where the record
+    /// carries no sha1 digest.
+    #[arg(long)]
+    pub digest: bool,
+    /// Recompute payload digests and report mismatches (stored and de-chunked forms).
+    #[arg(long)]
+    pub verify: bool,
+    /// Exit 1 when any anomaly or error was found.
+    #[arg(long)]
+    pub strict: bool,
+    /// Print at most this many anomaly messages per file and kind (counts are complete).
+    #[arg(long, default_value_t = 5)]
+    pub max_messages: usize,
+}
+
+/// Runs `records`; returns the exit code.
+pub fn run(args: RecordsArgs) -> Result<i32> {
+    let stdout = io::stdout();
+    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    let bar = bytes_bar(super::inputs_total_size(&args.files), "records");
+    let opts = RecordsOptions {
+        digest: args.digest,
+        verify: args.verify,
+    };
+    let mut total = AnomalyCounts::default();
+    let (mut records, mut failed_files) = (0u64, 0u64);
+    for path in &args.files {
+        let mut reader = match ArchiveReader::open_with(path, ReaderOptions::default()) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("warcdex: {e}");
+                failed_files += 1;
+                continue;
+            }
+        };
+        let mut shown = std::collections::HashMap::new();
+        let max = args.max_messages;
+        let report = write_records(&mut reader, &mut out, opts, &mut |a| {
+            let n = shown.entry(a.kind).or_insert(0usize);
+            *n += 1;
+            if *n <= max {
+                eprintln!("warcdex: {}: {a}", path.display());
+            }
+        })?;
+        bar.inc(std::fs::metadata(path).map(|m| m.len()).unwrap_or(0));
+        records += report.records;
+        total.merge(&report.counts);
+        if let Some(e) = &report.error {
+            eprintln!("warcdex: {e} (kept {} records before it)", report.records);
+            failed_files += 1;
+        }
+        if report.counts.total() > 0 {
+            eprintln!("warcdex: {}: {} records; anomalies: {}", path.display(), report.records, report.counts);
+        }
+    }
+    out.flush()?;
+    bar.finish_and_clear();
+    eprintln!(
+        "warcdex records: {} files, {records} records, {failed_files} files with errors; anomalies: {total}",
+        args.files.len()
+    );
+    Ok(if args.strict && (failed_files > 0 || total.total() > 0) {
+        1
+    } else if failed_files > 0 && args.strict {
+        1
+    } else {
+        0
+    })
+}

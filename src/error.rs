@@ -1,0 +1,288 @@
+//! Errors and anomalies, each located by file and byte offset.
+//!
+//! An [`Error`] stops reading a file (a truncated gzip member, an I/O failure, no
+//! archive record at all). An [`Anomaly`] is a recoverable oddity: the reader
+//! counts it, keeps it for the caller to report, and goes on.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// What went wrong, without the location.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The operating system refused a read or a write.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    /// A gzip member could not be decompressed (corrupt or cut short).
+    #[error("gzip member starting at offset {member_offset} is corrupt or truncated: {message}")]
+    Gzip {
+        /// Offset of the gzip member in the compressed file.
+        member_offset: u64,
+        /// What the decompressor said.
+        message: String,
+    },
+    /// Nothing in the input looks like an ARC or WARC record.
+    #[error("no ARC or WARC record found (first line: {first_line:?})")]
+    UnknownFormat {
+        /// The first line of the input, shortened.
+        first_line: String,
+    },
+    /// A header line or block exceeded the configured maximum.
+    #[error("header longer than {limit} bytes")]
+    HeaderTooLong {
+        /// The limit that was exceeded.
+        limit: usize,
+    },
+    /// A CDX or list line could not be parsed.
+    #[error("{0}")]
+    Parse(String),
+}
+
+/// An error with the file and byte offset where it happened.
+#[derive(Debug)]
+pub struct Error {
+    kind: Box<ErrorKind>,
+    path: Option<PathBuf>,
+    offset: Option<u64>,
+}
+
+impl Error {
+    /// An error of `kind` at `offset` (a byte offset in the file as stored).
+    pub fn at(kind: ErrorKind, offset: u64) -> Self {
+        Error {
+            kind: Box::new(kind),
+            path: None,
+            offset: Some(offset),
+        }
+    }
+
+    /// An error with no known offset.
+    pub fn new(kind: ErrorKind) -> Self {
+        Error {
+            kind: Box::new(kind),
+            path: None,
+            offset: None,
+        }
+    }
+
+    /// Attaches the file this error belongs to (kept if already set).
+    pub fn with_path(mut self, path: &Path) -> Self {
+        if self.path.is_none() {
+            self.path = Some(path.to_path_buf());
+        }
+        self
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> &ErrorKind {
+        &self.kind
+    }
+
+    /// The file, when known.
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    /// The byte offset in the file as stored, when known.
+    pub fn offset(&self) -> Option<u64> {
+        self.offset
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(p) = &self.path {
+            write!(f, "{}: ", p.display())?;
+        }
+        if let Some(o) = self.offset {
+            write!(f, "offset {o}: ")?;
+        }
+        write!(f, "{}", self.kind)
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &*self.kind {
+            ErrorKind::Io(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        Error::new(ErrorKind::Io(e))
+    }
+}
+
+/// Result with this crate's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The kinds of recoverable oddity the reader counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum AnomalyKind {
+    /// Header lines ended by a bare LF instead of CRLF.
+    LfLineEndings,
+    /// A header value continued on the next line (leading SP or HT).
+    HeaderContinuation,
+    /// A header value started with white space, which was removed.
+    LeadingWhitespace,
+    /// A header line without a colon; it was kept in the raw bytes and ignored.
+    MalformedHeaderLine,
+    /// The record did not end where Content-Length said; the reader resynchronised.
+    ContentLengthMismatch,
+    /// Bytes between records that are not a record; skipped to the next record.
+    GarbageBetweenRecords,
+    /// The record was not followed by the blank lines that should end it.
+    MissingTrailingNewline,
+    /// An ARC header line whose URL contains spaces (split from the right).
+    ArcUrlWithSpaces,
+    /// An ARC header line that does not parse; read as best as possible.
+    MalformedArcHeader,
+    /// A gzip member that decompresses to nothing.
+    EmptyGzipMember,
+    /// A gzip member holding more than one record (a whole-file gzip).
+    MultiRecordGzipMember,
+    /// A record that starts inside a gzip member holding the end of another record.
+    RecordSpansGzipMembers,
+    /// The file ended inside a record.
+    TruncatedRecord,
+    /// A missing, negative or unparseable Content-Length (or ARC length).
+    BadContentLength,
+    /// A WARC record without WARC-Type, WARC-Date or WARC-Record-ID.
+    MissingMandatoryField,
+    /// An HTTP header block that never ended or exceeded the size limit.
+    MalformedHttpHeaders,
+    /// A payload digest in the record that does not match the payload (`--verify`).
+    PayloadDigestMismatch,
+    /// Bytes after the last gzip member that are not gzip.
+    TrailingGarbage,
+}
+
+impl AnomalyKind {
+    /// Every kind, in reporting order.
+    pub const ALL: [AnomalyKind; 18] = [
+        AnomalyKind::LfLineEndings,
+        AnomalyKind::HeaderContinuation,
+        AnomalyKind::LeadingWhitespace,
+        AnomalyKind::MalformedHeaderLine,
+        AnomalyKind::ContentLengthMismatch,
+        AnomalyKind::GarbageBetweenRecords,
+        AnomalyKind::MissingTrailingNewline,
+        AnomalyKind::ArcUrlWithSpaces,
+        AnomalyKind::MalformedArcHeader,
+        AnomalyKind::EmptyGzipMember,
+        AnomalyKind::MultiRecordGzipMember,
+        AnomalyKind::RecordSpansGzipMembers,
+        AnomalyKind::TruncatedRecord,
+        AnomalyKind::BadContentLength,
+        AnomalyKind::MissingMandatoryField,
+        AnomalyKind::MalformedHttpHeaders,
+        AnomalyKind::PayloadDigestMismatch,
+        AnomalyKind::TrailingGarbage,
+    ];
+
+    /// A short stable name, used in counts and JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            AnomalyKind::LfLineEndings => "lf-line-endings",
+            AnomalyKind::HeaderContinuation => "header-continuation",
+            AnomalyKind::LeadingWhitespace => "leading-whitespace",
+            AnomalyKind::MalformedHeaderLine => "malformed-header-line",
+            AnomalyKind::ContentLengthMismatch => "content-length-mismatch",
+            AnomalyKind::GarbageBetweenRecords => "garbage-between-records",
+            AnomalyKind::MissingTrailingNewline => "missing-trailing-newline",
+            AnomalyKind::ArcUrlWithSpaces => "arc-url-with-spaces",
+            AnomalyKind::MalformedArcHeader => "malformed-arc-header",
+            AnomalyKind::EmptyGzipMember => "empty-gzip-member",
+            AnomalyKind::MultiRecordGzipMember => "multi-record-gzip-member",
+            AnomalyKind::RecordSpansGzipMembers => "record-spans-gzip-members",
+            AnomalyKind::TruncatedRecord => "truncated-record",
+            AnomalyKind::BadContentLength => "bad-content-length",
+            AnomalyKind::MissingMandatoryField => "missing-mandatory-field",
+            AnomalyKind::MalformedHttpHeaders => "malformed-http-headers",
+            AnomalyKind::PayloadDigestMismatch => "payload-digest-mismatch",
+            AnomalyKind::TrailingGarbage => "trailing-garbage",
+        }
+    }
+
+    fn index(self) -> usize {
+        AnomalyKind::ALL.iter().position(|k| *k == self).unwrap_or(0)
+    }
+}
+
+/// One recoverable oddity, located.
+#[derive(Debug, Clone)]
+pub struct Anomaly {
+    /// What kind.
+    pub kind: AnomalyKind,
+    /// Byte offset in the file as stored (the gzip member offset for compressed files,
+    /// unless the message says otherwise).
+    pub offset: u64,
+    /// A human-readable detail.
+    pub message: String,
+}
+
+impl fmt::Display for Anomaly {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "offset {}: {}: {}", self.offset, self.kind.name(), self.message)
+    }
+}
+
+/// Counts of anomalies by kind.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AnomalyCounts {
+    counts: [u64; AnomalyKind::ALL.len()],
+}
+
+impl AnomalyCounts {
+    /// Adds one of `kind`.
+    pub fn add(&mut self, kind: AnomalyKind) {
+        self.counts[kind.index()] += 1;
+    }
+
+    /// How many of `kind`.
+    pub fn get(&self, kind: AnomalyKind) -> u64 {
+        self.counts[kind.index()]
+    }
+
+    /// Total of all kinds.
+    pub fn total(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+
+    /// Adds another set of counts to this one.
+    pub fn merge(&mut self, other: &AnomalyCounts) {
+        for (a, b) in self.counts.iter_mut().zip(other.counts.iter()) {
+            *a += b;
+        }
+    }
+
+    /// The non-zero counts, in reporting order.
+    pub fn nonzero(&self) -> impl Iterator<Item = (AnomalyKind, u64)> + '_ {
+        AnomalyKind::ALL
+            .iter()
+            .map(|k| (*k, self.get(*k)))
+            .filter(|(_, n)| *n > 0)
+    }
+}
+
+impl fmt::Display for AnomalyCounts {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut first = true;
+        for (k, n) in self.nonzero() {
+            if !first {
+                write!(f, ", ")?;
+            }
+            first = false;
+            write!(f, "{} {}", k.name(), n)?;
+        }
+        if first {
+            write!(f, "none")?;
+        }
+        Ok(())
+    }
+}

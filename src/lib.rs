@@ -1,0 +1,17 @@
+//! warcdex: ARC and WARC files to CDX indexes and a de-duplicated full-text index.
+//!
+//! The principal types:
+//! - [`reader::ArchiveReader`] reads ARC v1/v2 and WARC 0.17–1.1, plain or gzip, one
+//!   [`reader::Record`] at a time, with the stored offset and length of each
+//!   ([`reader::Span`]) and every recoverable oddity counted ([`error::Anomaly`]).
+//! - [`records`] writes the per-record JSON index (`warcdex records`).
+//!
+//! CDX lines, SURT keys, dedup and revisits live in the `warcdex-cdx` crate.
+#![deny(missing_docs)]
+
+pub mod error;
+pub mod progress;
+pub mod reader;
+pub mod records;
+
+pub use error::{Anomaly, AnomalyCounts, AnomalyKind, Error, ErrorKind, Result};

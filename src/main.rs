@@ -1,0 +1,26 @@
+//! The `warcdex` binary: parses flags and calls the library.
+
+mod cli;
+
+use std::io;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let args = cli::Cli::parse();
+    let result = match args.command {
+        cli::Command::Records(a) => cli::records::run(a),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code as u8),
+        Err(e) => {
+            // A closed pipe (`warcdex records x | head`) is not a failure.
+            if e.downcast_ref::<io::Error>().is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe) {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("warcdex: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}

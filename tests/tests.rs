@@ -1,0 +1,5 @@
+//! warcdex's integration tests: one binary, one module per area.
+
+mod util;
+
+mod reader_corpus;

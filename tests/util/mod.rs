@@ -1,0 +1,50 @@
+//! Shared test helpers: corpus paths, running the reader in-process, comparing lines.
+
+use std::path::{Path, PathBuf};
+
+use warcdex::reader::{ArchiveReader, ReaderOptions};
+use warcdex::records::{write_records, FileReport, RecordsOptions};
+
+/// `../shared` beside the repository. Tests that need it fail loudly when it is missing.
+pub fn shared() -> PathBuf {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
+    assert!(p.join("corpus/real").is_dir(), "../shared/corpus/real is missing: the corpus tests need it");
+    p
+}
+
+/// `fixtures/` in the repository.
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+}
+
+/// Runs `records` over a file in-process with the given read size.
+pub fn records_of(path: &Path, buffer_size: usize, opts: RecordsOptions) -> (String, FileReport) {
+    let ropts = ReaderOptions {
+        buffer_size,
+        ..ReaderOptions::default()
+    };
+    let mut reader = ArchiveReader::open_with(path, ropts).unwrap_or_else(|e| panic!("{e}"));
+    let mut out = Vec::new();
+    let report = write_records(&mut reader, &mut out, opts, &mut |_| {}).expect("writing to a Vec");
+    (String::from_utf8(out).expect("JSON is UTF-8"), report)
+}
+
+/// Runs `records` over bytes in memory with the given read size.
+pub fn records_of_bytes(bytes: &[u8], buffer_size: usize) -> (String, FileReport) {
+    let ropts = ReaderOptions {
+        buffer_size,
+        ..ReaderOptions::default()
+    };
+    let mut out = Vec::new();
+    let report = match ArchiveReader::with_options(bytes, ropts) {
+        Ok(mut reader) => write_records(&mut reader, &mut out, RecordsOptions::default(), &mut |_| {}).expect("Vec"),
+        Err(e) => FileReport {
+            error: Some(e),
+            ..FileReport::default()
+        },
+    };
+    (String::from_utf8(out).expect("JSON is UTF-8"), report)
+}
+
+/// The read sizes every reader test runs with.
+pub const BUFFER_SIZES: [usize; 4] = [1, 7, 4096, 256 * 1024];
