@@ -210,7 +210,10 @@ impl AnomalyKind {
     }
 
     fn index(self) -> usize {
-        AnomalyKind::ALL.iter().position(|k| *k == self).unwrap_or(0)
+        AnomalyKind::ALL
+            .iter()
+            .position(|k| *k == self)
+            .unwrap_or(0)
     }
 }
 
@@ -228,7 +231,13 @@ pub struct Anomaly {
 
 impl fmt::Display for Anomaly {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "offset {}: {}: {}", self.offset, self.kind.name(), self.message)
+        write!(
+            f,
+            "offset {}: {}: {}",
+            self.offset,
+            self.kind.name(),
+            self.message
+        )
     }
 }
 

@@ -61,7 +61,11 @@ pub fn write_records<R: Read, W: Write>(
     Ok(report)
 }
 
-fn next_line<R: Read>(reader: &mut ArchiveReader<R>, opts: RecordsOptions, line: &mut String) -> Result<bool> {
+fn next_line<R: Read>(
+    reader: &mut ArchiveReader<R>,
+    opts: RecordsOptions,
+    line: &mut String,
+) -> Result<bool> {
     let Some(mut rec) = reader.next_record()? else {
         return Ok(false);
     };

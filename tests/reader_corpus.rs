@@ -2,12 +2,11 @@
 //! (`../shared/corpus/expected/warcio-index/`) as the reference.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
 use serde_json::Value;
 use warcdex::records::RecordsOptions;
 
-use crate::util::{records_of, shared};
+use crate::util::{check_snapshot, records_of, shared};
 
 /// Fields compared with warcio for every record. `warc-record-id` is compared for WARC
 /// only: warcio invents a random one for each ARC record.
@@ -20,6 +19,104 @@ const FIELDS: [&str; 8] = [
     "http:status",
     "http:content-type",
     "warc-payload-digest",
+];
+
+/// Files warcio reads without error where warcdex deliberately differs. Our output for
+/// each is pinned by a snapshot (`fixtures/corpus-records/<file>.jsonl`).
+const DELIBERATE: [(&str, &str); 9] = [
+    ("jwat/jwat-common/test-utf8.warc", "header values start with a tab; warcdex trims it (warcio keeps \"\\twarcinfo\")"),
+    ("jwat/jwat-warc/valid-warcfile-fields-continuation.warc", "values on continuation lines; warcdex trims the leading space warcio keeps (\" continuation\", \"%20http://...\")"),
+    ("jwat/jwat-warc/valid-warcfile-fields-metainfo.warc", "as above, leading tabs in values"),
+    ("jwat/jwat-warc/valid-warcfile-fields-warcinfo.warc", "as above, leading tabs in values"),
+    ("jwat/jwat-warc/invalid-warcfile-lonely-continuation.warc", "no Content-Length: warcio reads to the end of the file (41), warcdex takes an empty block (37) and counts bad-content-length"),
+    ("jwat/jwat-warc/invalid-warcfile-lonely-monkeys.warc", "no Content-Length, as above (29 vs 31)"),
+    ("jwat/jwat-warc/invalid-warcfile-lonely-warcinfo-metadata.warc", "no Content-Length: warcio swallows the second record into the first; warcdex reads both"),
+    ("netarchivesuite/indexserver/data/originals/arcfiles/3-metadata-2.arc", "ARC lengths wrong: warcio takes body lines for ARC headers (URL \"metadata\"); warcdex resynchronises on the real header lines"),
+    ("netarchivesuite/indexserver/data/originals/arcfiles/4-metadata-1.arc", "as above"),
+];
+
+/// Files warcio reads without error where the reader must report an error after what it kept.
+const EXPECT_ERROR: [(&str, u64, &str); 1] = [(
+    "resiliparse/clipped.warc.gz",
+    1,
+    "the only gzip member is cut short: the record is kept (as warcio keeps it) and the error follows",
+)];
+
+/// Files warcio could not read (RUNS.json `failed`): the record count warcdex reaches,
+/// and whether an error is expected. Every one is also pinned by a snapshot.
+const WARCIO_FAILED: [(&str, usize, bool, &str); 12] = [
+    (
+        "aut/arc/badexample.arc.gz",
+        4,
+        false,
+        "whole-file gzip ARC: 4 records, each with the member's offset and length",
+    ),
+    (
+        "jwat/jwat-arc/invalid-arcfile-record-then-garbage.arc",
+        1,
+        false,
+        "no filedesc; one record, then garbage counted",
+    ),
+    (
+        "jwat/jwat-warc/invalid-warcfile-fields-empty.warc",
+        1,
+        false,
+        "empty header values; the second 'record' is HTTP text, counted as garbage",
+    ),
+    (
+        "jwat/jwat-warc/invalid-warcfile-fields-invalidformat.warc",
+        1,
+        false,
+        "as above",
+    ),
+    (
+        "jwat/jwat-warc/invalid-warcfile-lonely-request-response-resource-conversion.warc",
+        4,
+        false,
+        "records without WARC-Target-URI are still records",
+    ),
+    (
+        "jwat/jwat-warc/invalid-warcfile-lonely-revisit.warc",
+        1,
+        false,
+        "revisit without WARC-Target-URI",
+    ),
+    (
+        "jwat/jwat-warc/invalid-warcfile-record-then-garbage.warc",
+        1,
+        false,
+        "garbage after the record is counted, not parsed as an ARC record",
+    ),
+    (
+        "pywb-2.10.0/warcs/example-bad.warc.gz.bad",
+        6,
+        false,
+        "whole-file gzip WARC",
+    ),
+    (
+        "warcio-py/example-bad-non-chunked.warc.gz",
+        6,
+        false,
+        "whole-file gzip WARC",
+    ),
+    (
+        "warcio-py/example-wrong-chunks.warc.gz",
+        2,
+        false,
+        "gzip members not aligned with records: both records are read",
+    ),
+    (
+        "webarchive-commons/format/arc/IAH-20080430204825-00000-blackbook-truncated.arc",
+        9,
+        false,
+        "filedesc length wrong; every record after it is read",
+    ),
+    (
+        "webarchive-commons/resource/html/link-extraction-test.warc",
+        8,
+        false,
+        "hand-edited Content-Lengths; resynchronised on every record",
+    ),
 ];
 
 fn parse_lines(s: &str) -> Vec<BTreeMap<String, Value>> {
@@ -45,7 +142,11 @@ fn diff(ours: &[BTreeMap<String, Value>], theirs: &[BTreeMap<String, Value>]) ->
         }
         for f in fields {
             if a.get(f) != b.get(f) {
-                out.push(format!("record {i} {f}: ours {:?}, warcio {:?}", a.get(f), b.get(f)));
+                out.push(format!(
+                    "record {i} {f}: ours {:?}, warcio {:?}",
+                    a.get(f),
+                    b.get(f)
+                ));
             }
         }
     }
@@ -61,29 +162,88 @@ fn every_corpus_archive_matches_warcio() {
     let real = shared.join("corpus/real");
     let expected = shared.join("corpus/expected/warcio-index");
     let runs = runs();
+    assert!(runs.len() >= 185, "RUNS.json lists {} files", runs.len());
     let mut problems = Vec::new();
-    let mut compared = 0;
+    let (mut identical, mut deliberate, mut failed_seen) = (0, 0, 0);
     for (file, run) in &runs {
-        let warcio = &run["warcio-index"];
         let path = real.join(file);
-        let (ours, report) = records_of(&path, 256 * 1024, RecordsOptions::default());
-        let ours = parse_lines(&ours);
-        let theirs = parse_lines(&std::fs::read_to_string(expected.join(format!("{file}.jsonl"))).unwrap_or_default());
-        let failed = warcio["failed"].as_bool().unwrap_or(true);
-        let d = diff(&ours, &theirs);
-        if !failed {
-            compared += 1;
-            if !d.is_empty() || report.error.is_some() {
-                problems.push(format!("{file}: error {:?}; {}", report.error.map(|e| e.to_string()), d.join("; ")));
+        let (text, report) = records_of(&path, 256 * 1024, RecordsOptions::default());
+        let ours = parse_lines(&text);
+        let theirs_text =
+            std::fs::read_to_string(expected.join(format!("{file}.jsonl"))).unwrap_or_default();
+        let theirs = parse_lines(&theirs_text);
+        let warcio_failed = run["warcio-index"]["failed"].as_bool().unwrap_or(true);
+        if let Some((_, n, want_err, _)) = WARCIO_FAILED.iter().find(|(f, ..)| f == file) {
+            failed_seen += 1;
+            if !warcio_failed {
+                problems.push(format!(
+                    "{file}: listed as failed in warcio but RUNS.json says it succeeded"
+                ));
             }
+            if ours.len() != *n || report.error.is_some() != *want_err {
+                problems.push(format!(
+                    "{file}: {} records (want {n}), error {:?}",
+                    ours.len(),
+                    report.error.map(|e| e.to_string())
+                ));
+            }
+            if let Err(e) = check_snapshot(&format!("corpus-records/{file}.jsonl"), &text) {
+                problems.push(e);
+            }
+            continue;
+        }
+        if warcio_failed {
+            problems.push(format!(
+                "{file}: warcio failed on it but it is not in WARCIO_FAILED"
+            ));
+            continue;
+        }
+        if DELIBERATE.iter().any(|(f, _)| f == file) {
+            deliberate += 1;
+            if diff(&ours, &theirs).is_empty() {
+                problems.push(format!(
+                    "{file}: listed as a deliberate difference but identical to warcio"
+                ));
+            }
+            if let Err(e) = check_snapshot(&format!("corpus-records/{file}.jsonl"), &text) {
+                problems.push(e);
+            }
+            continue;
+        }
+        let d = diff(&ours, &theirs);
+        let want_err = EXPECT_ERROR.iter().find(|(f, ..)| f == file);
+        match (want_err, &report.error) {
+            (Some((_, n, _)), Some(e)) => {
+                assert!(
+                    e.offset().is_some() && e.path().is_some(),
+                    "{file}: error lacks a location: {e}"
+                );
+                assert_eq!(
+                    ours.len() as u64,
+                    *n,
+                    "{file}: records kept before the error"
+                );
+            }
+            (Some(_), None) => problems.push(format!("{file}: expected an error")),
+            (None, Some(e)) => problems.push(format!("{file}: unexpected error {e}")),
+            (None, None) => {}
+        }
+        if d.is_empty() {
+            identical += 1;
         } else {
-            problems.push(format!("FAILED-IN-WARCIO {file}: ours {} records, error {:?}; {}", ours.len(), report.error.map(|e| e.to_string()), d.join("; ")));
+            problems.push(format!("{file}: {}", d.join("; ")));
         }
     }
     for p in &problems {
         eprintln!("{p}");
     }
-    eprintln!("compared {compared} files");
-    assert!(problems.is_empty(), "{} files differ", problems.len());
-    let _ = Path::new("");
+    eprintln!("{identical} files identical to warcio, {deliberate} deliberate differences, {failed_seen} files warcio could not read");
+    assert!(
+        problems.is_empty(),
+        "{} files differ:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+    assert_eq!(failed_seen, WARCIO_FAILED.len());
+    assert_eq!(deliberate, DELIBERATE.len());
 }

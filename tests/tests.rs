@@ -3,3 +3,4 @@
 mod util;
 
 mod reader_corpus;
+mod reader_fixtures;

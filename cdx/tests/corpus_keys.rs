@@ -130,7 +130,10 @@ fn check_cdxj(tally: &mut Tally, path: &Path, name: &str) {
 }
 
 fn relative(path: &Path, base: &Path) -> String {
-    path.strip_prefix(base).unwrap().to_string_lossy().into_owned()
+    path.strip_prefix(base)
+        .unwrap()
+        .to_string_lossy()
+        .into_owned()
 }
 
 #[test]
@@ -157,7 +160,11 @@ fn cdxj_indexer_surt_keys() {
         check_cdxj(&mut tally, f, &relative(f, &base));
     }
     assert!(tally.checked > 2000, "only {} URLs", tally.checked);
-    assert_eq!(tally.allowed, REFUSED_KEPT_AS_KEY.len(), "allow-list is stale");
+    assert_eq!(
+        tally.allowed,
+        REFUSED_KEPT_AS_KEY.len(),
+        "allow-list is stale"
+    );
     tally.assert_clean("cdxj-indexer");
 }
 

@@ -13,9 +13,8 @@ fn surt_0_3_1_vectors() {
     let mut checked = 0;
     let mut mismatches = Vec::new();
     for (i, line) in VECTORS.lines().enumerate() {
-        let field = |k| {
-            common::json_field(line, k).unwrap_or_else(|| panic!("line {}: no {k:?}", i + 1))
-        };
+        let field =
+            |k| common::json_field(line, k).unwrap_or_else(|| panic!("line {}: no {k:?}", i + 1));
         let url = field("url").expect("url is a string");
         for (style, want) in [
             (KeyStyle::Surt, field("surt")),

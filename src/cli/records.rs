@@ -42,12 +42,13 @@ pub fn run(args: RecordsArgs) -> Result<i32> {
         verify: args.verify,
     };
     let mut total = AnomalyCounts::default();
-    let (mut records, mut failed_files) = (0u64, 0u64);
+    let (mut records, mut failed_files, mut unopened) = (0u64, 0u64, 0u64);
     for path in &args.files {
         let mut reader = match ArchiveReader::open_with(path, ReaderOptions::default()) {
             Ok(r) => r,
             Err(e) => {
                 eprintln!("warcdex: {e}");
+                unopened += 1;
                 failed_files += 1;
                 continue;
             }
@@ -69,7 +70,12 @@ pub fn run(args: RecordsArgs) -> Result<i32> {
             failed_files += 1;
         }
         if report.counts.total() > 0 {
-            eprintln!("warcdex: {}: {} records; anomalies: {}", path.display(), report.records, report.counts);
+            eprintln!(
+                "warcdex: {}: {} records; anomalies: {}",
+                path.display(),
+                report.records,
+                report.counts
+            );
         }
     }
     out.flush()?;
@@ -78,11 +84,13 @@ pub fn run(args: RecordsArgs) -> Result<i32> {
         "warcdex records: {} files, {records} records, {failed_files} files with errors; anomalies: {total}",
         args.files.len()
     );
-    Ok(if args.strict && (failed_files > 0 || total.total() > 0) {
-        1
-    } else if failed_files > 0 && args.strict {
-        1
-    } else {
-        0
-    })
+    // A file that cannot be opened is a failure; damage inside a file is reported and
+    // counted, and fails the run only with --strict.
+    Ok(
+        if unopened > 0 || (args.strict && (failed_files > 0 || total.total() > 0)) {
+            1
+        } else {
+            0
+        },
+    )
 }

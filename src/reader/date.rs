@@ -105,7 +105,10 @@ mod tests {
         assert_eq!(arc_date_to_iso("201512000000000"), "2015-12-01T00:00:00Z");
         assert_eq!(arc_date_to_iso("2000082305410049"), "2000-08-23T05:41:00Z");
         assert_eq!(arc_date_to_iso("20160211000000jpg"), "2016-02-11T00:00:00Z");
-        assert_eq!(arc_date_to_iso("a0d1fdddf3165d0447b1f7a285c61c1c9"), "2999-12-31T23:16:59Z");
+        assert_eq!(
+            arc_date_to_iso("a0d1fdddf3165d0447b1f7a285c61c1c9"),
+            "2999-12-31T23:16:59Z"
+        );
         assert_eq!(arc_date_to_iso("63.241.16.130"), "2999-12-31T23:13:59Z");
         assert_eq!(arc_date_to_iso("200011101120"), "2000-11-10T11:20:59Z");
         assert_eq!(arc_date_to_iso("20040230120000"), "2004-02-29T12:00:00Z");
@@ -115,6 +118,9 @@ mod tests {
     fn warc_dates_to_14() {
         assert_eq!(iso_to_14("2014-01-03T03:03:21Z"), "20140103030321");
         assert_eq!(iso_to_14("2020-04-10T15:55:40.123456Z"), "20200410155540");
-        assert_eq!(iso_to_14("2020-04-10T15:55:40.123456789Z"), "20200410155540");
+        assert_eq!(
+            iso_to_14("2020-04-10T15:55:40.123456789Z"),
+            "20200410155540"
+        );
     }
 }

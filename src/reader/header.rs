@@ -84,7 +84,13 @@ impl RecordType {
 }
 
 /// ARC v1 field names, in header-line order (warcio's names).
-pub const ARC_V1_FIELDS: [&str; 5] = ["uri", "ip-address", "archive-date", "content-type", "length"];
+pub const ARC_V1_FIELDS: [&str; 5] = [
+    "uri",
+    "ip-address",
+    "archive-date",
+    "content-type",
+    "length",
+];
 /// ARC v2 field names, in header-line order.
 pub const ARC_V2_FIELDS: [&str; 10] = [
     "uri",

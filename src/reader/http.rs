@@ -202,7 +202,9 @@ mod tests {
 
     #[test]
     fn status_and_headers() {
-        let h = parse(b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nX-A:  b\r\n  c\r\n\r\n");
+        let h = parse(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nX-A:  b\r\n  c\r\n\r\n",
+        );
         assert_eq!(h.protocol(), b"HTTP/1.1");
         assert_eq!(h.status_code(), b"200");
         assert_eq!(h.status(), Some(200));

@@ -124,6 +124,7 @@ pub struct ArchiveReader<R: Read> {
     content_start: u64,
     content_end: Option<u64>,
     truncated: bool,
+    multi_flagged: bool,
     prev_content_end: u64,
     arc_version: Option<Format>,
     counts: AnomalyCounts,
@@ -209,6 +210,7 @@ impl<R: Read> ArchiveReader<R> {
             content_start: 0,
             content_end: None,
             truncated: false,
+            multi_flagged: false,
             prev_content_end: 0,
             arc_version: None,
             counts: AnomalyCounts::default(),
@@ -288,6 +290,9 @@ impl<R: Read> ArchiveReader<R> {
         if self.in_record {
             self.finish_current()?;
         }
+        if let Some(e) = self.s.take_error() {
+            return Err(self.fail(e));
+        }
         if self.failed {
             return Ok(None);
         }
@@ -333,7 +338,12 @@ impl<R: Read> ArchiveReader<R> {
 
     /// Is the line at the cursor the first line of a WARC or ARC record?
     fn header_start(&self, line: &[u8]) -> Option<Format> {
-        if line.starts_with(b"WARC/") && line.get(5).is_some_and(u8::is_ascii_digit) {
+        self.header_start_with(line, false)
+    }
+
+    /// `strict`: while skipping garbage, an ARC header line must end in a number.
+    fn header_start_with(&self, line: &[u8], strict: bool) -> Option<Format> {
+        if line.len() > 5 && line[..5].eq_ignore_ascii_case(b"WARC/") && line[5].is_ascii_digit() {
             return Some(Format::Warc);
         }
         if self.arc_version.is_none() && self.records > 0 {
@@ -341,7 +351,7 @@ impl<R: Read> ArchiveReader<R> {
             return None;
         }
         let version = self.arc_version.unwrap_or(Format::ArcV1);
-        parse_arc_line(line, version).map(|(f, _)| f)
+        parse_arc_line(line, version, strict).map(|(f, _)| f)
     }
 
     /// Skips blank lines and anything that is not a record header. False at the end.
@@ -360,7 +370,7 @@ impl<R: Read> ArchiveReader<R> {
                         self.s.consume(len);
                         continue;
                     }
-                    if self.header_start(l).is_some() {
+                    if self.header_start_with(l, garbage.is_some()).is_some() {
                         break true;
                     }
                     len
@@ -385,7 +395,11 @@ impl<R: Read> ArchiveReader<R> {
                     offset,
                 ));
             }
-            let where_ = if found { "before the next record" } else { "at the end of the file" };
+            let where_ = if found {
+                "before the next record"
+            } else {
+                "at the end of the file"
+            };
             self.anomaly(
                 AnomalyKind::GarbageBetweenRecords,
                 offset,
@@ -418,11 +432,13 @@ impl<R: Read> ArchiveReader<R> {
         self.http_state = HttpState::NotParsed;
         self.payload_touched = false;
         self.truncated = false;
+        self.multi_flagged = false;
         self.rec_start = self.s.position();
-        self.s.prune_members(self.rec_start.min(self.prev_content_end));
+        self.s
+            .prune_members(self.rec_start.min(self.prev_content_end));
         self.rec_offset = self.record_offset();
         let first = self.s.buffer()[0];
-        if first == b'W' {
+        if first == b'W' || first == b'w' {
             self.read_warc_header()?;
         } else {
             self.read_arc_header()?;
@@ -447,6 +463,7 @@ impl<R: Read> ArchiveReader<R> {
         };
         if self.records > 0 && self.prev_content_end > m.dstart {
             let offset = m.cstart;
+            self.multi_flagged = true;
             self.anomaly(
                 AnomalyKind::MultiRecordGzipMember,
                 offset,
@@ -478,7 +495,10 @@ impl<R: Read> ArchiveReader<R> {
         while let Some((len, complete)) = self.take_line(limit)? {
             let line = &self.s.buffer()[..len];
             if self.header.raw.len() + len > limit {
-                return Err(Error::at(ErrorKind::HeaderTooLong { limit }, self.rec_offset));
+                return Err(Error::at(
+                    ErrorKind::HeaderTooLong { limit },
+                    self.rec_offset,
+                ));
             }
             self.header.raw.extend_from_slice(line);
             if complete && (len < 2 || line[len - 2] != b'\r') {
@@ -538,11 +558,15 @@ impl<R: Read> ArchiveReader<R> {
                 );
             }
         }
-        let cl = self.header.get("Content-Length").map(|v| parse_u64(trim(v)));
+        let cl = self
+            .header
+            .get("Content-Length")
+            .map(|v| parse_u64(trim(v)));
         self.header.content_length = match cl {
             Some(Some(n)) => Some(n),
             Some(None) => {
-                let v = header::decode(self.header.get("Content-Length").unwrap_or_default()).into_owned();
+                let v = header::decode(self.header.get("Content-Length").unwrap_or_default())
+                    .into_owned();
                 self.bad_length(format!("Content-Length {v:?} is not a number"))
             }
             None => self.bad_length("no Content-Length".into()),
@@ -585,7 +609,10 @@ impl<R: Read> ArchiveReader<R> {
                 self.anomaly(
                     AnomalyKind::MalformedHeaderLine,
                     self.rec_offset,
-                    format!("continuation line with nothing to continue: {:?}", header::decode(line)),
+                    format!(
+                        "continuation line with nothing to continue: {:?}",
+                        header::decode(line)
+                    ),
                 );
             }
             return;
@@ -620,7 +647,8 @@ impl<R: Read> ArchiveReader<R> {
         let line = self.s.buffer()[..len].to_vec();
         self.s.consume(len);
         self.header.raw.extend_from_slice(&line);
-        let (format, parts) = parse_arc_line(&line, version).expect("seek_header checked the line");
+        let (format, parts) =
+            parse_arc_line(&line, version, false).expect("seek_header checked the line");
         self.header.format = format;
         let names: &[&str] = if format == Format::ArcV2 {
             &header::ARC_V2_FIELDS
@@ -645,14 +673,20 @@ impl<R: Read> ArchiveReader<R> {
             RecordType::Response
         };
         let length = parts[parts.len() - 1];
-        self.header.content_length = match std::str::from_utf8(trim(length)).ok().and_then(|s| s.parse::<i64>().ok()) {
+        self.header.content_length = match std::str::from_utf8(trim(length))
+            .ok()
+            .and_then(|s| s.parse::<i64>().ok())
+        {
             Some(n) if n >= 0 => Some(n as u64),
             _ => {
                 // warcio takes a negative or broken ARC length as 0.
                 self.anomaly(
                     AnomalyKind::BadContentLength,
                     self.rec_offset,
-                    format!("ARC length {:?} is not usable; the block is taken as empty", header::decode(length)),
+                    format!(
+                        "ARC length {:?} is not usable; the block is taken as empty",
+                        header::decode(length)
+                    ),
                 );
                 Some(0)
             }
@@ -666,6 +700,35 @@ impl<R: Read> ArchiveReader<R> {
                 } else {
                     Format::ArcV1
                 });
+                // Quirk (warcio, and IA's own writer): the version line and the field
+                // line always belong to the filedesc record, even when its length is
+                // shorter than they are.
+                let first = n;
+                let buf_has_second =
+                    memchr::memchr(b'\n', &self.s.buffer()[first..]).map(|i| first + i + 1);
+                let two = match buf_has_second {
+                    Some(t) => Some(t),
+                    None => {
+                        // Read on until the second line is buffered (it is short).
+                        loop {
+                            if self.s.fill()? == 0 {
+                                break None;
+                            }
+                            if let Some(i) = memchr::memchr(b'\n', &self.s.buffer()[first..]) {
+                                break Some(first + i + 1);
+                            }
+                            if self.s.buffer().len() > limit {
+                                break None;
+                            }
+                        }
+                    }
+                };
+                if let Some(two) = two {
+                    let cl = self.header.content_length.unwrap_or(0);
+                    if (two as u64) > cl {
+                        self.header.content_length = Some(two as u64);
+                    }
+                }
             }
         } else if self.arc_version.is_none() {
             self.arc_version = Some(format);
@@ -719,7 +782,9 @@ impl<R: Read> ArchiveReader<R> {
                         self.anomaly(
                             AnomalyKind::TruncatedRecord,
                             self.rec_offset,
-                            format!("file ends {missing} bytes before the end of the record's block"),
+                            format!(
+                                "file ends {missing} bytes before the end of the record's block"
+                            ),
                         );
                     }
                     self.content_end = Some(pos);
@@ -746,7 +811,10 @@ impl<R: Read> ArchiveReader<R> {
 
     fn http_applies(&self) -> bool {
         let t = self.header.record_type;
-        if !matches!(t, RecordType::Response | RecordType::Request | RecordType::Revisit) {
+        if !matches!(
+            t,
+            RecordType::Response | RecordType::Request | RecordType::Revisit
+        ) {
             return false;
         }
         if self.header.content_length == Some(0) {
@@ -783,7 +851,10 @@ impl<R: Read> ArchiveReader<R> {
                     Some(i) => (i + 1, true),
                     None => (chunk.len(), false),
                 };
-                if chunk[..n].iter().any(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c)) {
+                if chunk[..n]
+                    .iter()
+                    .any(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c))
+                {
                     blank = false;
                 }
                 if self.http.raw.len() + n <= limit {
@@ -1014,6 +1085,11 @@ impl<R: Read> ArchiveReader<R> {
             );
             return Ok(b);
         }
+        self.anomaly(
+            AnomalyKind::RecordSpansGzipMembers,
+            self.rec_offset,
+            "the record's block continues across a gzip member boundary".into(),
+        );
         Ok(content_end)
     }
 
@@ -1030,7 +1106,9 @@ impl<R: Read> ArchiveReader<R> {
             .s
             .members
             .iter()
-            .filter(|m| m.dend.is_some_and(|d| d >= content_end && d <= pos) && m.dend != Some(m.dstart))
+            .filter(|m| {
+                m.dend.is_some_and(|d| d >= content_end && d <= pos) && m.dend != Some(m.dstart)
+            })
             .map(|m| m.cend.expect("ended member has an end"))
             .next()
             .or_else(|| {
@@ -1049,13 +1127,16 @@ impl<R: Read> ArchiveReader<R> {
             });
         }
         // The record ends inside its member: report the whole member.
-        let Some((_, m)) = self.s.member_at(content_end.saturating_sub(1).max(self.rec_start)) else {
+        let Some((_, m)) = self
+            .s
+            .member_at(content_end.saturating_sub(1).max(self.rec_start))
+        else {
             return Ok(Span {
                 offset: self.rec_offset,
                 length: 0,
             });
         };
-        if self.rec_offset == m.cstart && self.records > 0 {
+        if !self.multi_flagged {
             self.anomaly(
                 AnomalyKind::MultiRecordGzipMember,
                 m.cstart,
@@ -1064,6 +1145,8 @@ impl<R: Read> ArchiveReader<R> {
         }
         let cend = match m.cend {
             Some(c) => c,
+            // The input ended inside the member (a truncated file): it ends where the file does.
+            None if self.s.is_eof() => self.s.compressed_position(),
             None => self.probe_member_end(m.cstart)?,
         };
         Ok(Span {
@@ -1189,7 +1272,11 @@ impl<R: Read> Read for Record<'_, R> {
 
 /// Splits an ARC header line from the right (warcio's rule; copes with spaces in URLs).
 /// Returns the format and the fields, URL first.
-pub(crate) fn parse_arc_line(line: &[u8], version: Format) -> Option<(Format, Vec<&[u8]>)> {
+pub(crate) fn parse_arc_line(
+    line: &[u8],
+    version: Format,
+    strict: bool,
+) -> Option<(Format, Vec<&[u8]>)> {
     let line = line.strip_suffix(b"\n").unwrap_or(line);
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     if line.is_empty() || line[0] == b' ' {
@@ -1203,7 +1290,9 @@ pub(crate) fn parse_arc_line(line: &[u8], version: Format) -> Option<(Format, Ve
         parts.reverse();
         let len = trim(parts[n - 1]);
         let num = len.strip_prefix(b"-").unwrap_or(len);
-        if num.is_empty() || !num.iter().all(u8::is_ascii_digit) {
+        // Quirk (warcio): any five fields make an ARC header line; a broken length
+        // becomes 0. While resynchronising, require a number to avoid taking text for one.
+        if strict && (num.is_empty() || !num.iter().all(u8::is_ascii_digit)) {
             return None;
         }
         if parts[0].is_empty() {
@@ -1214,6 +1303,7 @@ pub(crate) fn parse_arc_line(line: &[u8], version: Format) -> Option<(Format, Ve
     if line.starts_with(b"filedesc:") {
         return try_split(5).map(|p| (Format::ArcV1, p));
     }
+
     if version == Format::ArcV2 {
         if let Some(p) = try_split(10) {
             return Some((Format::ArcV2, p));
@@ -1338,14 +1428,26 @@ mod tests {
 
     #[test]
     fn arc_lines_split_from_the_right() {
-        let (f, p) = parse_arc_line(b"http://a.b/x y z 1.2.3.4 20000101000000 text/html 12\n", Format::ArcV1).unwrap();
+        let (f, p) = parse_arc_line(
+            b"http://a.b/x y z 1.2.3.4 20000101000000 text/html 12\n",
+            Format::ArcV1,
+            true,
+        )
+        .unwrap();
         assert_eq!(f, Format::ArcV1);
         assert_eq!(p[0], b"http://a.b/x y z");
         assert_eq!(p[4], b"12");
-        let (_, p) = parse_arc_line(b"http://a/ 1.2.3.4 20110804181142  39\n", Format::ArcV1).unwrap();
+        let (_, p) = parse_arc_line(
+            b"http://a/ 1.2.3.4 20110804181142  39\n",
+            Format::ArcV1,
+            true,
+        )
+        .unwrap();
         assert_eq!(p[3], b"");
-        assert!(parse_arc_line(b"WARC/1.0\r\n", Format::ArcV1).is_none());
-        assert!(parse_arc_line(b"hello world\n", Format::ArcV1).is_none());
+        assert!(parse_arc_line(b"WARC/1.0\r\n", Format::ArcV1, false).is_none());
+        assert!(parse_arc_line(b"hello world\n", Format::ArcV1, false).is_none());
+        assert!(parse_arc_line(b"a b c d e\n", Format::ArcV1, true).is_none());
+        assert!(parse_arc_line(b"a b c d e\n", Format::ArcV1, false).is_some());
     }
 
     #[test]

@@ -64,6 +64,9 @@ pub(crate) struct Member {
     pub cend: Option<u64>,
 }
 
+// The gzip variant is much larger than the plain one; there is one Source per file,
+// so boxing it would only add an indirection on the hot path.
+#[allow(clippy::large_enum_variant)]
 enum Source<R: Read> {
     Plain(CountingReader<R>),
     Gzip {
@@ -85,6 +88,8 @@ pub(crate) struct Stream<R: Read> {
     pub(crate) members: VecDeque<Member>,
     pub(crate) anomalies: Vec<Anomaly>,
     compressed_len_hint: u64,
+    /// A decompression error, held until the record being read is handed out.
+    error: Option<Error>,
 }
 
 impl<R: Read> Stream<R> {
@@ -113,6 +118,7 @@ impl<R: Read> Stream<R> {
             members: VecDeque::new(),
             anomalies: Vec::new(),
             compressed_len_hint: 0,
+            error: None,
         })
     }
 
@@ -136,6 +142,11 @@ impl<R: Read> Stream<R> {
                 _ => self.compressed_len_hint,
             },
         }
+    }
+
+    /// True once the input is exhausted (or broken).
+    pub(crate) fn is_eof(&self) -> bool {
+        self.eof
     }
 
     /// The unread bytes in the buffer.
@@ -245,7 +256,9 @@ impl<R: Read> Stream<R> {
                         self.anomalies.push(Anomaly {
                             kind: AnomalyKind::TrailingGarbage,
                             offset: at,
-                            message: format!("{skipped} bytes after the last gzip member are not gzip"),
+                            message: format!(
+                                "{skipped} bytes after the last gzip member are not gzip"
+                            ),
                         });
                         self.compressed_len_hint = r.pos;
                         *idle = Some(r);
@@ -265,14 +278,18 @@ impl<R: Read> Stream<R> {
                 let n = match read_retry(dec, out) {
                     Ok(n) => n,
                     Err(e) => {
+                        // Held, not returned: the bytes decoded before the damage still
+                        // make a (truncated) record, and the error follows it.
                         self.eof = true;
-                        return Err(Error::at(
+                        self.compressed_len_hint = dec.get_ref().pos;
+                        self.error = Some(Error::at(
                             ErrorKind::Gzip {
                                 member_offset: cstart,
                                 message: e.to_string(),
                             },
                             dec.get_ref().pos,
                         ));
+                        return Ok(0);
                     }
                 };
                 if n > 0 {
@@ -290,13 +307,21 @@ impl<R: Read> Stream<R> {
                         self.anomalies.push(Anomaly {
                             kind: AnomalyKind::EmptyGzipMember,
                             offset: m.cstart,
-                            message: format!("gzip member of {} bytes holds no data", cend - m.cstart),
+                            message: format!(
+                                "gzip member of {} bytes holds no data",
+                                cend - m.cstart
+                            ),
                         });
                     }
                 }
                 Ok(0)
             }
         }
+    }
+
+    /// The decompression error that ended the input, if one did.
+    pub(crate) fn take_error(&mut self) -> Option<Error> {
+        self.error.take()
     }
 
     /// Drops member records that end before decompressed offset `before`.

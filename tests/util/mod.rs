@@ -8,7 +8,10 @@ use warcdex::records::{write_records, FileReport, RecordsOptions};
 /// `../shared` beside the repository. Tests that need it fail loudly when it is missing.
 pub fn shared() -> PathBuf {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
-    assert!(p.join("corpus/real").is_dir(), "../shared/corpus/real is missing: the corpus tests need it");
+    assert!(
+        p.join("corpus/real").is_dir(),
+        "../shared/corpus/real is missing: the corpus tests need it"
+    );
     p
 }
 
@@ -37,7 +40,13 @@ pub fn records_of_bytes(bytes: &[u8], buffer_size: usize) -> (String, FileReport
     };
     let mut out = Vec::new();
     let report = match ArchiveReader::with_options(bytes, ropts) {
-        Ok(mut reader) => write_records(&mut reader, &mut out, RecordsOptions::default(), &mut |_| {}).expect("Vec"),
+        Ok(mut reader) => write_records(
+            &mut reader,
+            &mut out,
+            RecordsOptions::default(),
+            &mut |_| {},
+        )
+        .expect("Vec"),
         Err(e) => FileReport {
             error: Some(e),
             ..FileReport::default()
@@ -48,3 +57,36 @@ pub fn records_of_bytes(bytes: &[u8], buffer_size: usize) -> (String, FileReport
 
 /// The read sizes every reader test runs with.
 pub const BUFFER_SIZES: [usize; 4] = [1, 7, 4096, 256 * 1024];
+
+/// Compares `got` with the snapshot `fixtures/<name>`, or writes it when
+/// `WARCDEX_BLESS=1`. Snapshots are warcdex's own output; reference goldens from other
+/// tools are never blessed.
+pub fn check_snapshot(name: &str, got: &str) -> Result<(), String> {
+    let path = fixtures().join(name);
+    if std::env::var("WARCDEX_BLESS").as_deref() == Ok("1") {
+        std::fs::create_dir_all(path.parent().expect("has a parent")).expect("mkdir");
+        std::fs::write(&path, got).expect("write snapshot");
+        return Ok(());
+    }
+    let want = std::fs::read_to_string(&path).map_err(|e| {
+        format!(
+            "{}: {e} (run with WARCDEX_BLESS=1 to create it)",
+            path.display()
+        )
+    })?;
+    if want == got {
+        return Ok(());
+    }
+    let line = want
+        .lines()
+        .zip(got.lines())
+        .position(|(a, b)| a != b)
+        .unwrap_or(want.lines().count().min(got.lines().count()));
+    Err(format!(
+        "{}: differs at line {}:\n  want: {}\n  got:  {}",
+        path.display(),
+        line + 1,
+        want.lines().nth(line).unwrap_or("<end>"),
+        got.lines().nth(line).unwrap_or("<end>")
+    ))
+}

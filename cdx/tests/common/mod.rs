@@ -1,5 +1,6 @@
-//! Helpers shared by the integration tests: a minimal JSON reader for the
-//! flat objects in CDXJ lines and test-vector files (no dev-dependency).
+// Helpers shared by the tests: a minimal JSON reader for the flat objects in
+// CDXJ lines and test-vector files (no dev-dependency). Plain comments: this
+// file is also `include!`d by the unit tests in src/surt.rs.
 
 /// The members of a flat JSON object: string values decoded, `null` as
 /// `None`, other values (numbers, booleans) as their raw text. `None` on

@@ -46,7 +46,20 @@ HOSTS = ['example.com', 'www.example.com', 'WWW.Example.COM', 'www2.www.example.
          'b%E4r.de', '%C3%BC.de', 'exa mple.com', 'foo_bar.com', 'a' * 70 + '.com',
          '\u00e9' * 70 + '.com', '-foo.com', 'foo.com.', '', 'foo.com:bar', '%31.2.3.4',
          '1.2.3.4%0A', 'caf\u00e9..com', '\u05d0\u05d1.il', 'a\u00adb.com', 'xn--\u00e9.com',
-         'x\u00a0y.com', '%25%34%31.com', 'EXAMPLE.%43OM']
+         'x\u00a0y.com', '%25%34%31.com', 'EXAMPLE.%43OM', 'a\u2060b.com', 'a\u200bb.com',
+         'a\ufe0fb.com', '\u0627\u0628.com', '\u0627b\u0628.com', 'a\u0627.com', 'x\u3000y.com',
+         '\u00c0\u00c1.com', '\u0391\u03a3.gr', '\u03c3\u03c2.gr', 'a\ue000.com',
+         '1.256.3.4', '256.1.1.1', '1.2.65535', '1.2.65536', '1.16777215', '1.16777216',
+         '0377.0377.0377.0377', '0400.1.1.1', '00.0.0.0', '0.0.0.09', '4294967295',
+         '4294967296', '08', '1.2.3.4.', '.1.2.3', '1..2', '01.02.03.04', '1.2.3.04',
+         '1.2.3.08', '09.1.1.1', '11111111111111111111', '00000', '1.2.3.4 ',
+         '%31%2e2.3.4', '1\u30022.3.4', 'www.1.2.3.4', 'www1.2.3.4', 'WWW123.example.com',
+         'www-1.example.com', 'www1.', 'wwwa.b']
+# Every Latin-1 character (reachable through the Latin-1 fallback) and the
+# Greek/Latin letters whose IDNA folding is not plain lowercasing.
+HOSTS += ['x%sy.com' % chr(i) for i in range(0xa0, 0x100)]
+HOSTS += ['%s.gr' % c for c in '\u0132\u013f\u0149\u017f\u01c4\u01c5\u01c8\u01cb\u01f2'
+                                '\u03c2\u03d0\u03d1\u03d2\u03d5\u03d6\u03f0\u03f1\u03f2\u03f5\u03f9\u1e9e']
 PORTS = ['', ':80', ':443', ':8080', ':0', ':', '::', ':080', ':65535', ':65536', ':x',
          ':99999999', ':21', ': 80']
 PATHS = ['', '/', '/a/b/', '/A/B.HTML', '/a/./b/../c', '/../a', '/a//b///c/', '//a',
@@ -107,13 +120,25 @@ def cases():
                 'http://JavaScript:Wtop(\'www.pick2hand.com/index2.html\')', ':', '/',
                 '//', '//x.com/a', '?', '#', 'a', 'A:', 'example.com:8080/x']
     rnd = random.Random(20240601)
-    for _ in range(1500):
+    a32 = '0123456789abcdefghijklemopqrstuv'
+    qtok = ['jsessionid=', 'JSESSIONID=', 'phpsessid=', 'sid=', a32, a32.upper(), a32[:31],
+            '&', '&', '=', 'x', 'a=1', 'cfid=', '&cftoken=', '&CFTOKEN=', 'v', 'aspsessionid',
+            'ASPSESSIONIDABCDEFGH=ABCDEFGHIJKLMNOPQRSTUVWX', 'ABCDEFGH',
+            '=ABCDEFGHIJKLMNOPQRSTUVWX', '%26', '%3D']
+    ptok = ['/', '/', '(', ')', 'S(', 'a(', 'abcdefghijklmnopqrstuvwx', ')/', '))/', '.aspx',
+            '.ASPX', 'x', '..', '.', '(S(4hqa0555fwsecu455xqckv45))/',
+            '(4hqa0555fwsecu455xqckv45)/', '%2F', '%28']
+    for _ in range(300):
+        yield url(query='?' + ''.join(rnd.choice(qtok) for _ in range(rnd.randint(1, 7))))
+        yield url(path=''.join(rnd.choice(ptok) for _ in range(rnd.randint(1, 8))),
+                  query=rnd.choice(['', '?q']))
+    for _ in range(1000):
         yield url(scheme=rnd.choice(SCHEMES), user=rnd.choice(USERINFO), host=rnd.choice(HOSTS),
                   port=rnd.choice(PORTS), path=rnd.choice(PATHS), query=rnd.choice(QUERIES),
                   frag=rnd.choice(FRAGMENTS), wrap=rnd.choice(WRAPS))
     alphabet = list('aAzZ09.:/?#&=%@[]()-_~ \t+;,') + ['%41', '%2e', '%25', 'www.', 'http://',
                                                           '\u00e9', '\u4e2d', '..', '//']
-    for _ in range(800):
+    for _ in range(600):
         yield ''.join(rnd.choice(alphabet) for _ in range(rnd.randint(1, 24)))
 
 

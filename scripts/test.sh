@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Runs warcdex's tests on a fresh machine: installs what the tests need that the
+# machine lacks, then runs the whole workspace's tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v cargo >/dev/null 2>&1; then
+    echo "scripts/test.sh: cargo is required (https://rustup.rs)" >&2
+    exit 1
+fi
+if [ ! -d ../shared/corpus/real ]; then
+    echo "scripts/test.sh: ../shared (the reference corpus) must sit beside the repository" >&2
+    exit 1
+fi
+for tool in rustfmt clippy-driver; do
+    if ! command -v "$tool" >/dev/null 2>&1 && command -v rustup >/dev/null 2>&1; then
+        rustup component add rustfmt clippy >/dev/null 2>&1 || true
+    fi
+done
+
+cargo test --workspace --locked "$@"
