@@ -10,6 +10,7 @@
 #![deny(missing_docs)]
 
 pub mod error;
+pub mod inflate;
 pub mod progress;
 pub mod reader;
 pub mod records;

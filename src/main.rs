@@ -7,10 +7,18 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+fn inflate(file: &std::path::Path) -> anyhow::Result<i32> {
+    let f = std::fs::File::open(file).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+    let s = warcdex::inflate::inflate_all(f)?;
+    eprintln!("{} members, {} bytes", s.members, s.bytes);
+    Ok(0)
+}
+
 fn main() -> ExitCode {
     let args = cli::Cli::parse();
     let result = match args.command {
         cli::Command::Records(a) => cli::records::run(a),
+        cli::Command::Inflate { file } => inflate(&file),
     };
     match result {
         Ok(code) => ExitCode::from(code as u8),

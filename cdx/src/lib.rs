@@ -2,6 +2,13 @@
 //!
 //! This crate is usable on its own: it reads and writes text lines and has no
 //! dependency on the ARC/WARC reader, tantivy, flate2 or HTML parsing.
+//!
+//! ```
+//! use warcdex_cdx::{surt_key, url_key, KeyStyle};
+//! assert_eq!(surt_key("http://www.example.org/index.html").unwrap(), "org,example)/index.html");
+//! assert_eq!(surt_key("https://www2.example.org:443/a/b/?b=2&a=1&A=3").unwrap(), "org,example)/a/b?a=1&a=3&b=2");
+//! assert_eq!(url_key("http://www.example.org/Index.html", KeyStyle::Url).unwrap(), "example.org/index.html");
+//! ```
 #![deny(missing_docs)]
 
 pub mod surt;

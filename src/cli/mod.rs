@@ -21,6 +21,12 @@ pub enum Command {
     /// One JSON line per record (offset, length, type, URI, date, id, HTTP status and
     /// type, payload digest), as `warcio index` writes them; anomaly counts on stderr.
     Records(records::RecordsArgs),
+    /// Decompress every gzip member and discard the output (the benchmark's lower bound).
+    #[command(hide = true)]
+    Inflate {
+        /// A gzip file.
+        file: PathBuf,
+    },
 }
 
 /// Shared: a list of input files.
