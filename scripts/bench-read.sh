@@ -10,13 +10,17 @@ runs=${2:-3}
 cargo build --release --quiet
 bin=./target/release/warcdex
 size=$(stat -c %s "$file")
+tmp=$(mktemp)
+trap 'rm -f "$tmp"' EXIT
+command -v /usr/bin/time >/dev/null || { echo "bench-read.sh needs GNU time (apt-get install time)" >&2; exit 1; }
 cat "$file" > /dev/null  # warm the page cache so every tool reads from memory
 
 # median wall seconds and max RSS (KiB) of a command over $runs runs
 measure() {
     local times=() rss=0 out
     for _ in $(seq "$runs"); do
-        out=$( { /usr/bin/time -f "%e %M" "$@" > /dev/null 2>/dev/null; } 2>&1 | tail -1 )
+        /usr/bin/time -o "$tmp" -f "%e %M" "$@" > /dev/null 2>/dev/null
+        out=$(tail -1 "$tmp")
         times+=("${out% *}")
         local r=${out#* }
         (( r > rss )) && rss=$r

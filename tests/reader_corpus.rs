@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 use warcdex::records::RecordsOptions;
 
-use crate::util::{check_snapshot, records_of, shared};
+use crate::util::{check_snapshot, records_of, shared, BUFFER_SIZES};
 
 /// Fields compared with warcio for every record. `warc-record-id` is compared for WARC
 /// only: warcio invents a random one for each ARC record.
@@ -246,4 +246,32 @@ fn every_corpus_archive_matches_warcio() {
     );
     assert_eq!(failed_seen, WARCIO_FAILED.len());
     assert_eq!(deliberate, DELIBERATE.len());
+}
+
+/// The same corpus at the small read sizes: the output must not depend on where reads
+/// split the input. Size 1 is limited to files under 32 KB and 7 to files under 512 KB
+/// to keep the test quick; 4096 runs on everything.
+#[test]
+fn corpus_output_does_not_depend_on_read_size() {
+    let shared = shared();
+    let real = shared.join("corpus/real");
+    let mut checked = 0;
+    for file in runs().keys() {
+        let path = real.join(file);
+        let len = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        let (want, wr) = records_of(&path, 256 * 1024, RecordsOptions::default());
+        for size in BUFFER_SIZES {
+            if (size == 1 && len > 32 * 1024) || (size == 7 && len > 512 * 1024) {
+                continue;
+            }
+            let (got, gr) = records_of(&path, size, RecordsOptions::default());
+            assert_eq!(got, want, "{file}: read size {size} changes the output");
+            assert_eq!(
+                gr.counts, wr.counts,
+                "{file}: read size {size} changes the anomaly counts"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 500, "only {checked} runs");
 }
