@@ -4,7 +4,9 @@
 use warcdex::error::AnomalyKind;
 use warcdex::records::RecordsOptions;
 
-use crate::util::{check_snapshot, fixtures, records_of, records_of_bytes, BUFFER_SIZES};
+use crate::util::{
+    assert_same_at_read_size, check_snapshot, fixtures, records_of, records_of_bytes, BUFFER_SIZES,
+};
 
 /// Every fixture archive, with the anomaly it must report (if any) and its record count.
 const FIXTURES: [(&str, usize, Option<AnomalyKind>); 18] = [
@@ -113,24 +115,11 @@ fn fixtures_give_the_same_records_at_every_read_size() {
         }
         check_snapshot(&format!("{name}.records.jsonl"), &want).unwrap_or_else(|e| panic!("{e}"));
         for size in BUFFER_SIZES {
-            let (got, r) = records_of(
-                &path,
-                size,
-                RecordsOptions {
-                    digest: true,
-                    verify: false,
-                },
-            );
-            assert_eq!(got, want, "{name}: read size {size} changes the output");
-            assert_eq!(
-                r.counts, report.counts,
-                "{name}: read size {size} changes the anomaly counts"
-            );
-            assert_eq!(
-                r.error.is_some(),
-                report.error.is_some(),
-                "{name}: read size {size} changes the error"
-            );
+            let opts = RecordsOptions {
+                digest: true,
+                verify: false,
+            };
+            assert_same_at_read_size(&path, size, opts, &want, &report);
         }
     }
 }

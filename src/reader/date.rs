@@ -15,9 +15,8 @@ pub fn iso_to_14(s: &str) -> String {
 }
 
 fn pad14(d: &str) -> String {
-    // Quirk: pywb pads short timestamps with "20000101000000"-style defaults is not
-    // what happens; warcio pads month/day with 12/31 and times with their maximum.
-    // Only whole fields are ever missing here, so take the clamp path below.
+    // Missing fields are filled as warcio fills them: each takes its maximum
+    // (month 12, day 31, 23:59:59), via the same clamping as ARC dates.
     let iso = arc_date_to_iso(d);
     iso_digits(&iso)
 }

@@ -703,24 +703,12 @@ impl<R: Read> ArchiveReader<R> {
                 // Quirk (warcio, and IA's own writer): the version line and the field
                 // line always belong to the filedesc record, even when its length is
                 // shorter than they are.
-                let first = n;
-                let buf_has_second =
-                    memchr::memchr(b'\n', &self.s.buffer()[first..]).map(|i| first + i + 1);
-                let two = match buf_has_second {
-                    Some(t) => Some(t),
-                    None => {
-                        // Read on until the second line is buffered (it is short).
-                        loop {
-                            if self.s.fill()? == 0 {
-                                break None;
-                            }
-                            if let Some(i) = memchr::memchr(b'\n', &self.s.buffer()[first..]) {
-                                break Some(first + i + 1);
-                            }
-                            if self.s.buffer().len() > limit {
-                                break None;
-                            }
-                        }
+                let two = loop {
+                    if let Some(i) = memchr::memchr(b'\n', &self.s.buffer()[n..]) {
+                        break Some(n + i + 1);
+                    }
+                    if self.s.buffer().len() > limit || self.s.fill()? == 0 {
+                        break None;
                     }
                 };
                 if let Some(two) = two {
@@ -1101,25 +1089,15 @@ impl<R: Read> ArchiveReader<R> {
     fn gzip_span(&mut self, content_end: u64) -> Result<Span> {
         let pos = self.s.position();
         // The first member boundary at or after the content end, and not past the
-        // next record.
-        let boundary = self
-            .s
-            .members
+        // next record; a non-empty member's end is preferred over an empty one's.
+        let ends_here = |m: &&stream::Member| m.dend.is_some_and(|d| d >= content_end && d <= pos);
+        let members = &self.s.members;
+        let boundary = members
             .iter()
-            .filter(|m| {
-                m.dend.is_some_and(|d| d >= content_end && d <= pos) && m.dend != Some(m.dstart)
-            })
-            .map(|m| m.cend.expect("ended member has an end"))
-            .next()
-            .or_else(|| {
-                // Content ended exactly where an (empty or not) member ended.
-                self.s
-                    .members
-                    .iter()
-                    .filter(|m| m.dend.is_some_and(|d| d >= content_end && d <= pos))
-                    .map(|m| m.cend.expect("ended member has an end"))
-                    .next()
-            });
+            .filter(ends_here)
+            .find(|m| m.dend != Some(m.dstart))
+            .or_else(|| members.iter().find(ends_here))
+            .map(|m| m.cend.expect("ended member has an end"));
         if let Some(cend) = boundary {
             return Ok(Span {
                 offset: self.rec_offset,

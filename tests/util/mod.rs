@@ -55,6 +55,29 @@ pub fn records_of_bytes(bytes: &[u8], buffer_size: usize) -> (String, FileReport
     (String::from_utf8(out).expect("JSON is UTF-8"), report)
 }
 
+/// Asserts that reading `path` with read size `size` gives exactly `want` (the output at
+/// the default size), the same anomaly counts, and an error exactly when `report` had one.
+pub fn assert_same_at_read_size(
+    path: &Path,
+    size: usize,
+    opts: RecordsOptions,
+    want: &str,
+    report: &FileReport,
+) {
+    let (got, r) = records_of(path, size, opts);
+    let name = path.display();
+    assert_eq!(got, want, "{name}: read size {size} changes the output");
+    assert_eq!(
+        r.counts, report.counts,
+        "{name}: read size {size} changes the anomaly counts"
+    );
+    assert_eq!(
+        r.error.is_some(),
+        report.error.is_some(),
+        "{name}: read size {size} changes the error"
+    );
+}
+
 /// The read sizes every reader test runs with.
 pub const BUFFER_SIZES: [usize; 4] = [1, 7, 4096, 256 * 1024];
 
