@@ -160,11 +160,13 @@ pub enum AnomalyKind {
     PayloadDigestMismatch,
     /// Bytes after the last gzip member that are not gzip.
     TrailingGarbage,
+    /// A target URI the SURT canonicalizer rejects; its CDX key is the URI as written.
+    UncanonicalizableUrl,
 }
 
 impl AnomalyKind {
     /// Every kind, in reporting order.
-    pub const ALL: [AnomalyKind; 18] = [
+    pub const ALL: [AnomalyKind; 19] = [
         AnomalyKind::LfLineEndings,
         AnomalyKind::HeaderContinuation,
         AnomalyKind::LeadingWhitespace,
@@ -183,6 +185,7 @@ impl AnomalyKind {
         AnomalyKind::MalformedHttpHeaders,
         AnomalyKind::PayloadDigestMismatch,
         AnomalyKind::TrailingGarbage,
+        AnomalyKind::UncanonicalizableUrl,
     ];
 
     /// A short stable name, used in counts and JSON.
@@ -206,6 +209,7 @@ impl AnomalyKind {
             AnomalyKind::MalformedHttpHeaders => "malformed-http-headers",
             AnomalyKind::PayloadDigestMismatch => "payload-digest-mismatch",
             AnomalyKind::TrailingGarbage => "trailing-garbage",
+            AnomalyKind::UncanonicalizableUrl => "uncanonicalizable-url",
         }
     }
 

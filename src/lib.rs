@@ -9,6 +9,7 @@
 //! CDX lines, SURT keys, dedup and revisits live in the `warcdex-cdx` crate.
 #![deny(missing_docs)]
 
+pub mod cdx;
 pub mod error;
 pub mod inflate;
 pub mod progress;

@@ -18,6 +18,7 @@ fn main() -> ExitCode {
     let args = cli::Cli::parse();
     let result = match args.command {
         cli::Command::Records(a) => cli::records::run(a),
+        cli::Command::Cdx(a) => cli::cdx::run(a),
         cli::Command::Inflate { file } => inflate(&file),
     };
     match result {

@@ -2,5 +2,6 @@
 
 mod util;
 
+mod cdx_corpus;
 mod reader_corpus;
 mod reader_fixtures;

@@ -11,6 +11,10 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod line;
+pub mod sort;
 pub mod surt;
 
+pub use line::{CdxFormat, CdxLine, LineError, LEGEND_CDX11, LEGEND_CDX9};
+pub use sort::{check_sorted, merge_sorted, ExternalSorter, OrderError, SortOptions};
 pub use surt::{surt_key, url_key, CanonicalizeError, KeyStyle};

@@ -1,5 +1,6 @@
 //! The command line: flag parsing (clap derive) and one small module per subcommand.
 
+pub mod cdx;
 pub mod records;
 
 use std::path::PathBuf;
@@ -21,6 +22,9 @@ pub enum Command {
     /// One JSON line per record (offset, length, type, URI, date, id, HTTP status and
     /// type, payload digest), as `warcio index` writes them; anomaly counts on stderr.
     Records(records::RecordsArgs),
+    /// CDX (11- or 9-field, as pywb `cdx-indexer` writes it) or CDXJ (as `cdxj-indexer`
+    /// writes it) for ARC and WARC files, optionally sorted in C byte order.
+    Cdx(cdx::CdxArgs),
     /// Decompress every gzip member and discard the output (the benchmark's lower bound).
     #[command(hide = true)]
     Inflate {

@@ -83,6 +83,12 @@ impl HttpHead {
         self.get(name).map(decode)
     }
 
+    /// True when the head has neither status text nor header fields (an empty first
+    /// line, or a bare protocol): warcio treats such a head as absent.
+    pub fn is_blank(&self) -> bool {
+        self.status_rest.is_empty() && self.fields.is_empty()
+    }
+
     /// True when the head had no terminating blank line within the block or limit.
     pub fn is_unterminated(&self) -> bool {
         self.unterminated

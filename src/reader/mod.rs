@@ -1190,6 +1190,17 @@ impl<R: Read> Record<'_, R> {
         Ok(Some(PayloadDigest::Computed(d)))
     }
 
+    /// Computes base32 SHA-1 of the payload as stored (the bytes after the HTTP head,
+    /// not de-chunked) whatever the header says, by reading the rest of the block.
+    /// `None` when the caller already read part of the payload.
+    pub fn compute_payload_digest(&mut self) -> Result<Option<String>> {
+        if self.rd.payload_touched {
+            return Ok(None);
+        }
+        let (d, _) = self.rd.hash_rest(false)?;
+        Ok(Some(d))
+    }
+
     /// Recomputes the payload digest and compares it with `WARC-Payload-Digest`, in both
     /// the stored and the de-chunked form. Reads the rest of the block.
     pub fn verify_payload_digest(&mut self) -> Result<DigestCheck> {

@@ -1,0 +1,375 @@
+//! Which records get a CDX line and what goes in each field, as pywb 2.10
+//! `cdx-indexer` (classic layouts) and `cdxj-indexer` 1.5 (CDXJ) decide it.
+//!
+//! Both tools read through warcio, whose quirks matter here: an HTTP head with
+//! neither status text nor headers counts as absent, and pywb then invents
+//! `200 OK` with the WARC Content-Type (`ensure_http_headers`), while
+//! cdxj-indexer leaves mime and status out.
+
+use std::io::Read;
+
+use warcdex_cdx::{url_key, CdxFormat, CdxLine, KeyStyle};
+
+use super::CdxOptions;
+use crate::error::{Anomaly, AnomalyKind, Result};
+use crate::reader::date::{arc_date_to_14, iso_to_14};
+use crate::reader::header::decode;
+use crate::reader::{ArchiveReader, Record};
+
+/// What one record gave.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// The CDX line, unless the record is not indexed.
+    pub line: Option<Box<CdxLine>>,
+    /// Why the record is not indexed.
+    pub skipped: Option<&'static str>,
+    /// A problem with the record that did not stop it being indexed.
+    pub warning: Option<Anomaly>,
+    /// Why a capture could not be indexed, for a message naming its offset.
+    pub problem: Option<String>,
+}
+
+impl Outcome {
+    fn skip(why: &'static str) -> Self {
+        Outcome {
+            skipped: Some(why),
+            ..Outcome::default()
+        }
+    }
+
+    fn unindexable(why: &'static str, problem: &str) -> Self {
+        Outcome {
+            skipped: Some(why),
+            problem: Some(problem.to_string()),
+            ..Outcome::default()
+        }
+    }
+}
+
+/// Reads the next record and applies the rules of `opts.format`. `Ok(None)` at the end.
+pub fn next_line<R: Read>(
+    reader: &mut ArchiveReader<R>,
+    filename: &str,
+    opts: &CdxOptions,
+) -> Result<Option<Outcome>> {
+    let Some(mut rec) = reader.next_record()? else {
+        return Ok(None);
+    };
+    let out = match opts.format {
+        CdxFormat::Cdxj => cdxj_indexer_line(&mut rec, filename, opts)?,
+        _ => pywb_line(&mut rec, filename, opts)?,
+    };
+    let mut out = out;
+    let offset = rec.offset();
+    if let Some(p) = out.problem.take() {
+        out.problem = Some(format!("offset {offset}: {p}"));
+    }
+    if let Some(line) = out.line.as_deref_mut() {
+        let span = rec.finish()?;
+        line.length = Some(span.length.to_string());
+        line.offset = Some(span.offset.to_string());
+    } else {
+        rec.finish()?;
+    }
+    Ok(Some(out))
+}
+
+/// The HTTP head as warcio presents it to the indexers.
+struct HttpView {
+    /// The status code (first word of the status text), as written.
+    code: String,
+    /// The status line after the protocol.
+    status_text: String,
+    /// The Content-Type header, if any.
+    content_type: Option<String>,
+}
+
+/// The parsed HTTP head, unless absent or blank (warcio treats a blank one as absent).
+fn parsed_http<R: Read>(rec: &mut Record<'_, R>) -> Result<Option<HttpView>> {
+    Ok(rec.http()?.filter(|h| !h.is_blank()).map(|h| HttpView {
+        code: decode(h.status_code()).into_owned(),
+        status_text: decode(h.status_line_rest()).into_owned(),
+        content_type: h.get_str("Content-Type").map(|v| v.into_owned()),
+    }))
+}
+
+/// pywb `cdx-indexer` (archiveindexer.py DefaultRecordParser + cdxindexer.py writers).
+fn pywb_line<R: Read>(
+    rec: &mut Record<'_, R>,
+    filename: &str,
+    opts: &CdxOptions,
+) -> Result<Outcome> {
+    let h = rec.header();
+    let is_arc = h.format().is_arc();
+    let rtype = h.type_name().into_owned();
+    let warc_ct = h.content_type().map(|v| decode(v).into_owned());
+    if is_arc && rtype == "warcinfo" {
+        return Ok(Outcome::skip("arc-header"));
+    }
+    if !is_arc {
+        if rtype == "warcinfo" {
+            return Ok(Outcome::skip("warcinfo"));
+        }
+        if rtype == "request" && !opts.all_records {
+            return Ok(Outcome::skip("request"));
+        }
+        if !opts.all_records && warc_ct.as_deref() == Some("application/warc-fields") {
+            return Ok(Outcome::skip("warc-fields"));
+        }
+    }
+    // pywb reads ARC URLs as written; warcio rewrites spaces only in WARC headers.
+    let url = if is_arc {
+        h.target_uri().map(|u| decode(u).into_owned())
+    } else {
+        target_uri(h)
+    };
+    let date = h.date().map(|d| decode(d).into_owned());
+    let header_digest = h.get_str("WARC-Payload-Digest").map(|v| v.into_owned());
+
+    // warcio's ensure_http_headers: no usable head means "200 OK" plus the record's
+    // own Content-Type.
+    let http = parsed_http(rec)?;
+    let (code, status_text, http_ct) = match http {
+        Some(v) => (v.code, v.status_text, v.content_type),
+        None => ("200".to_string(), "200 OK".to_string(), warc_ct.clone()),
+    };
+    if !opts.all_records && code == "-" {
+        return Ok(Outcome::skip("status-dash"));
+    }
+    let Some(url) = url.filter(|u| !u.is_empty()) else {
+        return Ok(Outcome::unindexable("no-url", "no target URI: not indexed"));
+    };
+    let url = if is_arc {
+        url.replace('\r', "%0D")
+            .replace('\n', "%0A")
+            .replace('\x0c', "%0C")
+            .replace('\0', "%00")
+    } else {
+        url
+    };
+    let extract_status = || -> String {
+        if code.is_empty() || (code == "204" && status_text.contains("Error")) {
+            "-".to_string()
+        } else {
+            code.clone()
+        }
+    };
+    let mut line = CdxLine {
+        original: Some(url.clone()),
+        filename: Some(filename.to_string()),
+        ..CdxLine::default()
+    };
+    let mut compute = false;
+    if is_arc {
+        let d = date.unwrap_or_default();
+        line.timestamp = d.chars().take(14).collect();
+        line.mime = Some(pywb_mime(warc_ct.as_deref(), "unk"));
+        line.status = Some(extract_status());
+        compute = true;
+    } else {
+        let Some(d) = date else {
+            return Ok(Outcome::unindexable("no-date", "no WARC-Date: not indexed"));
+        };
+        line.timestamp = warc_timestamp(&d);
+        line.mime = Some(if rtype == "revisit" {
+            "warc/revisit".to_string()
+        } else {
+            let def = if rtype == "request" { "-" } else { "unk" };
+            pywb_mime(http_ct.as_deref(), def)
+        });
+        line.status = Some(if rtype == "response" {
+            extract_status()
+        } else {
+            "-".to_string()
+        });
+        match header_digest.as_deref() {
+            Some(d) if d.starts_with("sha1:") => line.digest = Some(d[5..].to_string()),
+            Some(d) if !d.is_empty() => line.digest = Some(d.to_string()),
+            _ => compute = !matches!(rtype.as_str(), "revisit" | "request" | "warcinfo"),
+        }
+        if rtype == "metadata" && line.mime.as_deref() == Some("text/anvl") {
+            return Ok(Outcome::skip("metadata-text-anvl"));
+        }
+    }
+    if compute {
+        line.digest = rec.compute_payload_digest()?;
+    }
+    let mut out = Outcome::default();
+    line.urlkey = key_or_raw(&url, opts.key, rec.offset(), &mut out);
+    out.line = Some(Box::new(line));
+    Ok(out)
+}
+
+/// `cdxj-indexer` (warcio Indexer with arc2warc, CDXJIndexer.get_field).
+fn cdxj_indexer_line<R: Read>(
+    rec: &mut Record<'_, R>,
+    filename: &str,
+    opts: &CdxOptions,
+) -> Result<Outcome> {
+    let h = rec.header();
+    let is_arc = h.format().is_arc();
+    let rtype = h.type_name().into_owned();
+    let warc_ct = h.content_type().map(|v| decode(v).into_owned());
+    if is_arc && rtype == "warcinfo" {
+        return Ok(Outcome::skip("arc-header"));
+    }
+    let wanted = matches!(
+        rtype.as_str(),
+        "response" | "revisit" | "resource" | "metadata"
+    ) || (opts.all_records && rtype == "request");
+    if !wanted {
+        return Ok(Outcome::skip(match rtype.as_str() {
+            "warcinfo" => "warcinfo",
+            "request" => "request",
+            _ => "other-record-type",
+        }));
+    }
+    if !is_arc
+        && matches!(rtype.as_str(), "resource" | "metadata")
+        && warc_ct.as_deref() == Some("application/warc-fields")
+    {
+        return Ok(Outcome::skip("warc-fields"));
+    }
+    let url = target_uri(h);
+    let date = h.date().map(|d| decode(d).into_owned());
+    let header_digest = h.get_str("WARC-Payload-Digest").map(|v| v.into_owned());
+    let http = parsed_http(rec)?;
+    let Some(url) = url else {
+        return Ok(Outcome::unindexable("no-url", "no target URI: not indexed"));
+    };
+    let Some(date) = date else {
+        return Ok(Outcome::unindexable("no-date", "no WARC-Date: not indexed"));
+    };
+    let mut line = CdxLine {
+        original: Some(url.clone()),
+        filename: Some(filename.to_string()),
+        timestamp: if is_arc {
+            arc_date_to_14(&date)
+        } else {
+            warc_timestamp(&date)
+        },
+        ..CdxLine::default()
+    };
+    let mime = match rtype.as_str() {
+        "revisit" => Some("warc/revisit".to_string()),
+        "response" | "request" => http.as_ref().and_then(|v| v.content_type.clone()),
+        _ => warc_ct,
+    };
+    line.mime = mime.map(|m| {
+        if m.is_empty() {
+            m
+        } else {
+            let first = m.split([';', ' ', '\t', '\r', '\n', '\x0b', '\x0c']).next();
+            first.unwrap_or("").trim().to_string()
+        }
+    });
+    if matches!(rtype.as_str(), "response" | "revisit") {
+        line.status = http.as_ref().map(|v| v.code.clone());
+    }
+    line.digest = match header_digest.filter(|d| !d.is_empty()) {
+        Some(d) => Some(d),
+        // warcio's ensure_digest leaves a revisit without a digest as it is.
+        None if rtype == "revisit" => None,
+        None => rec.compute_payload_digest()?.map(|d| format!("sha1:{d}")),
+    };
+    let mut out = Outcome::default();
+    line.urlkey = key_or_raw(&url, opts.key, rec.offset(), &mut out);
+    out.line = Some(Box::new(line));
+    Ok(out)
+}
+
+/// The target URI as warcio hands it on: spaces written as `%20` (warcio 1.8.1 does
+/// this for WARC headers, and for ARC records it converts to WARC).
+fn target_uri(h: &crate::reader::RecordHeader) -> Option<String> {
+    h.target_uri().map(|u| decode(u).replace(' ', "%20"))
+}
+
+/// pywb's `extract_mime`: the Content-Type up to the first `;` or space, or `default`
+/// when there is none.
+fn pywb_mime(ct: Option<&str>, default: &str) -> String {
+    match ct {
+        Some(ct) if !ct.is_empty() => ct.split([';', ' ']).next().unwrap_or("").to_string(),
+        _ => default.to_string(),
+    }
+}
+
+/// The URL key; when the canonicalizer rejects the URL (pywb stops the whole file
+/// there) the URL itself is the key, as cdxj-indexer does, and a warning says so.
+fn key_or_raw(url: &str, style: KeyStyle, offset: u64, out: &mut Outcome) -> String {
+    match url_key(url, style) {
+        Ok(k) => k,
+        Err(e) => {
+            out.warning = Some(Anomaly {
+                kind: AnomalyKind::UncanonicalizableUrl,
+                offset,
+                message: format!("{e}; the URL is used as its key"),
+            });
+            url.to_string()
+        }
+    }
+}
+
+/// warcio's `iso_date_to_timestamp`: the digit groups of the date as year, month,
+/// day, hour, minute, second (fractions dropped). A date it would reject is read
+/// leniently instead (pywb stops the file on it).
+pub fn warc_timestamp(date: &str) -> String {
+    strict_iso_timestamp(date).unwrap_or_else(|| iso_to_14(date))
+}
+
+fn strict_iso_timestamp(date: &str) -> Option<String> {
+    let mut nums: Vec<&str> = date.split(|c: char| !c.is_ascii_digit()).collect();
+    if nums.last() == Some(&"") {
+        nums.pop();
+    }
+    if !(3..=7).contains(&nums.len()) || nums.iter().any(|n| n.is_empty()) {
+        return None;
+    }
+    let v: Vec<u32> = nums
+        .iter()
+        .take(6)
+        .map(|n| n.parse().ok())
+        .collect::<Option<_>>()?;
+    let get = |i: usize| v.get(i).copied().unwrap_or(0);
+    let (y, mo, d, hh, mm, ss) = (get(0), get(1), get(2), get(3), get(4), get(5));
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let dim = match mo {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return None,
+    };
+    if !(1..=9999).contains(&y) || d == 0 || d > dim || hh > 23 || mm > 59 || ss > 59 {
+        return None;
+    }
+    Some(format!("{y:04}{mo:02}{d:02}{hh:02}{mm:02}{ss:02}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_as_warcio() {
+        assert_eq!(warc_timestamp("2014-01-03T03:03:21Z"), "20140103030321");
+        assert_eq!(
+            warc_timestamp("2014-01-03T03:03:21.123456Z"),
+            "20140103030321"
+        );
+        assert_eq!(warc_timestamp("2014-01-03"), "20140103000000");
+        // Rejected by warcio (month 13): read leniently.
+        assert_eq!(warc_timestamp("2014-13-03T03:03:21Z").len(), 14);
+    }
+
+    #[test]
+    fn pywb_mime_rules() {
+        assert_eq!(
+            pywb_mime(Some("text/html; charset=utf-8"), "unk"),
+            "text/html"
+        );
+        assert_eq!(pywb_mime(Some("text/html charset"), "unk"), "text/html");
+        assert_eq!(pywb_mime(Some(""), "unk"), "unk");
+        assert_eq!(pywb_mime(None, "-"), "-");
+        assert_eq!(pywb_mime(Some(";x"), "unk"), "");
+    }
+}

@@ -1,0 +1,333 @@
+//! Indexing several archives: in parallel with output in argument order, optionally
+//! sorted in C byte order in bounded memory, with counts per file and in total.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, BufWriter, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+
+use indicatif::ProgressBar;
+use warcdex_cdx::sort::{ExternalSorter, SortOptions};
+use warcdex_cdx::CdxLine;
+
+use super::{index_archive, CdxOptions, CdxReport};
+use crate::reader::{ArchiveReader, ReaderOptions};
+
+/// How to run `cdx` over several files.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// What to index and how to write it.
+    pub cdx: CdxOptions,
+    /// Sort the whole output in C byte order (`LC_ALL=C sort`).
+    pub sort: bool,
+    /// Memory for the sort's in-memory runs, in bytes.
+    pub sort_memory: usize,
+    /// Where sort runs and spilled per-file output go (default: the system temp dir).
+    pub tmp_dir: Option<PathBuf>,
+    /// Files indexed at the same time.
+    pub jobs: usize,
+    /// Messages printed per file and anomaly kind (counts are always complete).
+    pub max_messages: usize,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            cdx: CdxOptions::default(),
+            sort: false,
+            sort_memory: 256 << 20,
+            tmp_dir: None,
+            jobs: 1,
+            max_messages: 5,
+        }
+    }
+}
+
+/// What a run gave.
+#[derive(Debug, Default)]
+pub struct RunReport {
+    /// Files given.
+    pub files: u64,
+    /// Files that could not be opened or recognised.
+    pub unopened: u64,
+    /// Files that stopped early on damage (their lines before it are written).
+    pub damaged: u64,
+    /// Totals over all files.
+    pub total: CdxReport,
+}
+
+/// The file-name column: the base name, as pywb writes it when run in the file's folder.
+pub fn filename_column(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.to_string_lossy().into_owned())
+}
+
+/// Indexes `files` and writes the CDX (legend first for classic layouts) to `out`.
+/// Problems are described through `log`, one message per call, in file order.
+pub fn run_cdx(
+    files: &[PathBuf],
+    opts: &RunOptions,
+    out: &mut dyn Write,
+    bar: &ProgressBar,
+    log: &mut dyn FnMut(&str),
+) -> io::Result<RunReport> {
+    if let Some(legend) = opts.cdx.format.legend() {
+        out.write_all(legend.as_bytes())?;
+        out.write_all(b"\n")?;
+    }
+    let mut sorter = opts.sort.then(|| {
+        ExternalSorter::new(SortOptions {
+            memory: opts.sort_memory,
+            tmp_dir: opts.tmp_dir.clone(),
+            unique: false,
+        })
+    });
+    let mut report = RunReport {
+        files: files.len() as u64,
+        ..RunReport::default()
+    };
+    let jobs = opts.jobs.clamp(1, files.len().max(1));
+    if jobs == 1 {
+        for path in files {
+            let mut sink = |bytes: &[u8]| -> io::Result<()> {
+                match sorter.as_mut() {
+                    Some(s) => s.push(bytes.strip_suffix(b"\n").unwrap_or(bytes)),
+                    None => out.write_all(bytes),
+                }
+            };
+            let r = index_file(path, opts, &mut sink, &mut |m| log(m), bar)?;
+            tally(&mut report, r);
+        }
+    } else {
+        run_parallel(files, opts, jobs, bar, &mut |done: FileDone| {
+            for m in &done.messages {
+                log(m);
+            }
+            match sorter.as_mut() {
+                Some(s) => done.output.for_each_line(|l| s.push(l))?,
+                None => done.output.copy_to(out)?,
+            }
+            tally(&mut report, done.result);
+            Ok(())
+        })?;
+    }
+    if let Some(s) = sorter {
+        s.finish_into(&mut *out)?;
+    }
+    out.flush()?;
+    Ok(report)
+}
+
+fn tally(report: &mut RunReport, r: FileResult) {
+    match r {
+        FileResult::Unopened => report.unopened += 1,
+        FileResult::Indexed(r) => {
+            if r.error.is_some() {
+                report.damaged += 1;
+            }
+            report.total.merge(&r);
+        }
+    }
+}
+
+enum FileResult {
+    Unopened,
+    Indexed(Box<CdxReport>),
+}
+
+/// Indexes one file, passing each formatted line to `sink` and each message to `log`.
+fn index_file(
+    path: &Path,
+    opts: &RunOptions,
+    sink: &mut dyn FnMut(&[u8]) -> io::Result<()>,
+    log: &mut dyn FnMut(&str),
+    bar: &ProgressBar,
+) -> io::Result<FileResult> {
+    let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let mut reader = match ArchiveReader::open_with(path, ReaderOptions::default()) {
+        Ok(r) => r,
+        Err(e) => {
+            log(&format!("{e}"));
+            bar.inc(size);
+            return Ok(FileResult::Unopened);
+        }
+    };
+    let filename = filename_column(path);
+    let display = path.display().to_string();
+    let format = opts.cdx.format;
+    // Both callbacks below print through one limiter.
+    let limiter = std::cell::RefCell::new((BTreeMap::<&'static str, usize>::new(), log));
+    let say = |kind: &'static str, msg: &dyn std::fmt::Display| {
+        let mut l = limiter.borrow_mut();
+        let n = l.0.entry(kind).or_insert(0);
+        *n += 1;
+        if *n <= opts.max_messages {
+            (l.1)(&format!("{display}: {msg}"));
+        }
+    };
+    let mut buf = Vec::with_capacity(512);
+    // Progress moves every 1 MiB of stored input, so one huge file shows progress too.
+    let mut reported = 0u64;
+    let result = index_archive(
+        &mut reader,
+        &filename,
+        &opts.cdx,
+        &mut |line: &CdxLine, pos: u64| {
+            if pos >= reported + (1 << 20) {
+                bar.inc(pos - reported);
+                reported = pos;
+            }
+            buf.clear();
+            line.write(format, &mut buf);
+            sink(&buf)
+        },
+        &mut |a| say(a.kind.name(), a),
+        &mut |p| say("unindexable", &p),
+    )?;
+    let log = limiter.into_inner().1;
+    bar.inc(size.saturating_sub(reported));
+    if let Some(e) = &result.error {
+        log(&format!("{e} (kept {} lines before it)", result.lines));
+    }
+    if result.counts.total() > 0 || result.error.is_some() {
+        log(&format!(
+            "{display}: {} records, {} lines; anomalies: {}",
+            result.records, result.lines, result.counts
+        ));
+    }
+    Ok(FileResult::Indexed(Box::new(result)))
+}
+
+/// One finished file of a parallel run.
+struct FileDone {
+    output: SpillBuffer,
+    messages: Vec<String>,
+    result: FileResult,
+}
+
+fn run_parallel(
+    files: &[PathBuf],
+    opts: &RunOptions,
+    jobs: usize,
+    bar: &ProgressBar,
+    deliver: &mut dyn FnMut(FileDone) -> io::Result<()>,
+) -> io::Result<()> {
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = mpsc::channel::<(usize, io::Result<FileDone>)>();
+    std::thread::scope(|scope| -> io::Result<()> {
+        for _ in 0..jobs {
+            let tx = tx.clone();
+            let next = &next;
+            scope.spawn(move || loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= files.len() {
+                    break;
+                }
+                let done = (|| {
+                    let mut output = SpillBuffer::new(opts.tmp_dir.clone());
+                    let mut messages = Vec::new();
+                    let result = index_file(
+                        &files[i],
+                        opts,
+                        &mut |b| output.write(b),
+                        &mut |m| messages.push(m.to_string()),
+                        bar,
+                    )?;
+                    Ok(FileDone {
+                        output,
+                        messages,
+                        result,
+                    })
+                })();
+                let failed = done.is_err();
+                if tx.send((i, done)).is_err() || failed {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        // Deliver in argument order; later files wait (spilled to disk when large).
+        let mut pending: BTreeMap<usize, FileDone> = BTreeMap::new();
+        let mut want = 0usize;
+        for (i, done) in rx {
+            pending.insert(i, done?);
+            while let Some(d) = pending.remove(&want) {
+                deliver(d)?;
+                want += 1;
+            }
+        }
+        if want != files.len() {
+            return Err(io::Error::other("an indexing worker stopped early"));
+        }
+        Ok(())
+    })
+}
+
+/// A file's output held in memory up to a limit, then in a temporary file.
+struct SpillBuffer {
+    mem: Vec<u8>,
+    file: Option<BufWriter<File>>,
+    tmp_dir: Option<PathBuf>,
+}
+
+const SPILL_AT: usize = 4 << 20;
+
+impl SpillBuffer {
+    fn new(tmp_dir: Option<PathBuf>) -> Self {
+        SpillBuffer {
+            mem: Vec::new(),
+            file: None,
+            tmp_dir,
+        }
+    }
+
+    fn write(&mut self, b: &[u8]) -> io::Result<()> {
+        if let Some(f) = self.file.as_mut() {
+            return f.write_all(b);
+        }
+        self.mem.extend_from_slice(b);
+        if self.mem.len() >= SPILL_AT {
+            let f = match &self.tmp_dir {
+                Some(d) => tempfile::tempfile_in(d)?,
+                None => tempfile::tempfile()?,
+            };
+            let mut w = BufWriter::with_capacity(1 << 16, f);
+            w.write_all(&self.mem)?;
+            self.mem = Vec::new();
+            self.file = Some(w);
+        }
+        Ok(())
+    }
+
+    fn into_reader(self) -> io::Result<Box<dyn BufRead>> {
+        match self.file {
+            None => Ok(Box::new(io::Cursor::new(self.mem))),
+            Some(w) => {
+                let mut f = w.into_inner().map_err(|e| e.into_error())?;
+                f.seek(SeekFrom::Start(0))?;
+                Ok(Box::new(BufReader::with_capacity(1 << 16, f)))
+            }
+        }
+    }
+
+    fn copy_to(self, out: &mut dyn Write) -> io::Result<()> {
+        let mut r = self.into_reader()?;
+        io::copy(&mut r, out)?;
+        Ok(())
+    }
+
+    fn for_each_line(self, mut f: impl FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
+        let mut r = self.into_reader()?;
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            if r.read_until(b'\n', &mut line)? == 0 {
+                return Ok(());
+            }
+            f(line.strip_suffix(b"\n").unwrap_or(&line))?;
+        }
+    }
+}

@@ -1,0 +1,142 @@
+//! `warcdex cdx [--format cdx11|cdx9|cdxj] [--all-records] [--sort] [--key surt|url] [-o OUT] FILE...`
+
+use std::io::{self, BufWriter, Write};
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::{Args, ValueEnum};
+
+use warcdex::cdx::run::{run_cdx, RunOptions};
+use warcdex::cdx::CdxOptions;
+use warcdex::progress::bytes_bar;
+use warcdex_cdx::{CdxFormat, KeyStyle};
+
+/// Output layouts.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum FormatArg {
+    /// ` CDX N b a m s k r M S V g` (pywb `cdx-indexer`).
+    Cdx11,
+    /// ` CDX N b a m s k r V g` (pywb `cdx-indexer -9`).
+    Cdx9,
+    /// `urlkey timestamp {json}` (`cdxj-indexer`).
+    Cdxj,
+}
+
+/// URL key styles.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum KeyArg {
+    /// SURT keys: `org,example)/path`.
+    Surt,
+    /// Canonical URLs without the SURT reordering: `example.org/path` (pywb `-u`).
+    Url,
+}
+
+/// Flags of `warcdex cdx`.
+#[derive(Debug, Args)]
+pub struct CdxArgs {
+    /// ARC or WARC files, plain or gzip.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Output layout.
+    #[arg(long, value_enum, default_value = "cdx11")]
+    pub format: FormatArg,
+    /// Index request records too (pywb `-a`).
+    #[arg(short = 'a', long)]
+    pub all_records: bool,
+    /// Append a POST/PUT request's form body to its response's URL key (pywb `-p`).
+    #[arg(short = 'p', long)]
+    pub post_append: bool,
+    /// Sort the output in C byte order (as `LC_ALL=C sort`), in bounded memory.
+    #[arg(short = 's', long)]
+    pub sort: bool,
+    /// URL key style.
+    #[arg(long, value_enum, default_value = "surt")]
+    pub key: KeyArg,
+    /// Write to this file (atomically: a temporary name, renamed when complete)
+    /// instead of stdout.
+    #[arg(short = 'o', long)]
+    pub output: Option<PathBuf>,
+    /// Files indexed at once (default: the number of CPUs).
+    #[arg(short = 'j', long)]
+    pub jobs: Option<usize>,
+    /// Memory for sorting, in MiB.
+    #[arg(long, default_value_t = 256)]
+    pub memory: usize,
+    /// Directory for temporary sort runs.
+    #[arg(long)]
+    pub tmp_dir: Option<PathBuf>,
+    /// Exit 1 when any file is damaged or any anomaly was found.
+    #[arg(long)]
+    pub strict: bool,
+    /// Print at most this many messages per file and anomaly kind (counts are complete).
+    #[arg(long, default_value_t = 5)]
+    pub max_messages: usize,
+}
+
+/// Runs `cdx`; returns the exit code.
+pub fn run(args: CdxArgs) -> Result<i32> {
+    let opts = RunOptions {
+        cdx: CdxOptions {
+            format: match args.format {
+                FormatArg::Cdx11 => CdxFormat::Cdx11,
+                FormatArg::Cdx9 => CdxFormat::Cdx9,
+                FormatArg::Cdxj => CdxFormat::Cdxj,
+            },
+            all_records: args.all_records,
+            post_append: args.post_append,
+            key: match args.key {
+                KeyArg::Surt => KeyStyle::Surt,
+                KeyArg::Url => KeyStyle::Url,
+            },
+        },
+        sort: args.sort,
+        sort_memory: args.memory.max(1) << 20,
+        tmp_dir: args.tmp_dir.clone(),
+        jobs: args.jobs.unwrap_or_else(rayon::current_num_threads).max(1),
+        max_messages: args.max_messages,
+    };
+    let bar = bytes_bar(super::inputs_total_size(&args.files), "cdx");
+    let mut log = |m: &str| {
+        bar.suspend(|| eprintln!("warcdex: {m}"));
+    };
+    let report = match &args.output {
+        None => {
+            let stdout = io::stdout();
+            let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+            run_cdx(&args.files, &opts, &mut out, &bar, &mut log)?
+        }
+        Some(path) => {
+            let dir = path
+                .parent()
+                .filter(|d| !d.as_os_str().is_empty())
+                .unwrap_or(std::path::Path::new("."));
+            let tmp = tempfile::Builder::new()
+                .prefix(".warcdex-cdx-")
+                .tempfile_in(dir)
+                .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
+            let mut out = BufWriter::with_capacity(1 << 16, tmp);
+            let report = run_cdx(&args.files, &opts, &mut out, &bar, &mut log)?;
+            out.flush()?;
+            let tmp = out.into_inner().map_err(|e| e.into_error())?;
+            tmp.persist(path)
+                .with_context(|| format!("cannot rename the output to {}", path.display()))?;
+            report
+        }
+    };
+    bar.finish_and_clear();
+    let t = &report.total;
+    eprintln!(
+        "warcdex cdx: {} files ({} unreadable, {} damaged), {} records, {} lines; skipped: {}; anomalies: {}",
+        report.files,
+        report.unopened,
+        report.damaged,
+        t.records,
+        t.lines,
+        t.skipped_summary(),
+        t.counts
+    );
+    // An unreadable file fails the run; damage inside a file is reported and counted,
+    // and fails it only with --strict.
+    let bad = report.unopened > 0 || (args.strict && (report.damaged > 0 || t.counts.total() > 0));
+    Ok(i32::from(bad))
+}
