@@ -3,5 +3,6 @@
 mod util;
 
 mod cdx_corpus;
+mod cdx_fixtures;
 mod reader_corpus;
 mod reader_fixtures;

@@ -6,6 +6,7 @@
 //! §1.4): [`rules`] holds both rule sets; [`run`] handles several files, ordering,
 //! sorting and output.
 
+pub mod post;
 pub mod rules;
 pub mod run;
 
@@ -94,16 +95,19 @@ pub fn index_archive<R: Read>(
     on_problem: &mut dyn FnMut(&str),
 ) -> io::Result<CdxReport> {
     let mut report = CdxReport::default();
+    // POST append pairs each record with the one before it, so one waits.
+    let mut waiting: Option<rules::Outcome> = None;
     loop {
         let outcome = rules::next_line(reader, filename, opts);
         for a in reader.take_anomalies() {
             on_anomaly(&a);
         }
+        let pos = reader.stored_position();
         match outcome {
             Ok(None) => break,
-            Ok(Some(o)) => {
+            Ok(Some(mut o)) => {
                 report.records += 1;
-                if let Some(a) = o.warning {
+                if let Some(a) = o.warning.take() {
                     on_anomaly(&a);
                     report.counts.add(a.kind);
                 }
@@ -113,9 +117,24 @@ pub fn index_archive<R: Read>(
                 if let Some(why) = o.skipped {
                     *report.skipped.entry(why).or_insert(0) += 1;
                 }
-                if let Some(line) = o.line {
-                    report.lines += 1;
-                    emit(&line, reader.stored_position())?;
+                if o.line.is_none() {
+                    continue;
+                }
+                if o.join.is_none() {
+                    emit_outcome(o, &mut report, pos, emit)?;
+                    continue;
+                }
+                match waiting.take() {
+                    None => waiting = Some(o),
+                    Some(mut prev) => {
+                        if join_request(&mut prev, &mut o, opts) {
+                            emit_outcome(prev, &mut report, pos, emit)?;
+                            emit_outcome(o, &mut report, pos, emit)?;
+                        } else {
+                            emit_outcome(prev, &mut report, pos, emit)?;
+                            waiting = Some(o);
+                        }
+                    }
                 }
             }
             Err(e) => {
@@ -124,8 +143,57 @@ pub fn index_archive<R: Read>(
             }
         }
     }
+    if let Some(prev) = waiting {
+        emit_outcome(prev, &mut report, reader.stored_position(), emit)?;
+    }
     let mut counts = reader.counts().clone();
     counts.merge(&report.counts);
     report.counts = counts;
     Ok(report)
+}
+
+fn emit_outcome(
+    o: rules::Outcome,
+    report: &mut CdxReport,
+    pos: u64,
+    emit: &mut dyn FnMut(&CdxLine, u64) -> io::Result<()>,
+) -> io::Result<()> {
+    match o.line {
+        Some(line) if !o.hidden => {
+            report.lines += 1;
+            emit(&line, pos)
+        }
+        Some(_) => {
+            *report.skipped.entry("request").or_insert(0) += 1;
+            Ok(())
+        }
+        None => Ok(()),
+    }
+}
+
+/// pywb's `join_request_records`: a response and its request, adjacent, same URL, the
+/// second concurrent to the first; the request's method and body are appended to the
+/// URL of both keys. Returns true when the two were paired.
+fn join_request(prev: &mut rules::Outcome, cur: &mut rules::Outcome, opts: &CdxOptions) -> bool {
+    let (Some(a), Some(b)) = (&prev.join, &cur.join) else {
+        return false;
+    };
+    if a.url != b.url || b.concurrent_to != a.record_id {
+        return false;
+    }
+    let query = match (&a.request_query, &b.request_query) {
+        (Some(q), None) | (None, Some(q)) => q.clone(),
+        _ => return false,
+    };
+    if let Some(q) = query {
+        let new_url = post::append_query(&a.url, &q);
+        let mut scratch = rules::Outcome::default();
+        let key = rules::key_or_raw(&new_url, opts.key, 0, &mut scratch);
+        for o in [prev, cur] {
+            if let Some(l) = o.line.as_deref_mut() {
+                l.urlkey = key.clone();
+            }
+        }
+    }
+    true
 }

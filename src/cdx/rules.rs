@@ -27,6 +27,23 @@ pub struct Outcome {
     pub warning: Option<Anomaly>,
     /// Why a capture could not be indexed, for a message naming its offset.
     pub problem: Option<String>,
+    /// With POST append: what pairing a request with its response needs.
+    pub join: Option<JoinInfo>,
+    /// A request line kept only for POST append (not written without `--all-records`).
+    pub hidden: bool,
+}
+
+/// A record's part in POST append (pywb `join_request_records`).
+#[derive(Debug, Default)]
+pub struct JoinInfo {
+    /// The target URI.
+    pub url: String,
+    /// WARC-Record-ID.
+    pub record_id: Option<String>,
+    /// WARC-Concurrent-To.
+    pub concurrent_to: Option<String>,
+    /// For a request: the method/body query to append (`None` for GET).
+    pub request_query: Option<Option<String>>,
 }
 
 impl Outcome {
@@ -110,7 +127,7 @@ fn pywb_line<R: Read>(
         if rtype == "warcinfo" {
             return Ok(Outcome::skip("warcinfo"));
         }
-        if rtype == "request" && !opts.all_records {
+        if rtype == "request" && !opts.all_records && !opts.post_append {
             return Ok(Outcome::skip("request"));
         }
         if !opts.all_records && warc_ct.as_deref() == Some("application/warc-fields") {
@@ -195,10 +212,53 @@ fn pywb_line<R: Read>(
         line.digest = rec.compute_payload_digest()?;
     }
     let mut out = Outcome::default();
+    if opts.post_append && !is_arc {
+        out.join = Some(join_info(rec, &url, &rtype)?);
+        out.hidden = rtype == "request" && !opts.all_records;
+    }
     line.urlkey = key_or_raw(&url, opts.key, rec.offset(), &mut out);
     out.line = Some(Box::new(line));
     Ok(out)
 }
+
+/// Record ids and, for a request, the query its method and body give (reads the body).
+fn join_info<R: Read>(rec: &mut Record<'_, R>, url: &str, rtype: &str) -> Result<JoinInfo> {
+    let h = rec.header();
+    let mut info = JoinInfo {
+        url: url.to_string(),
+        record_id: h.get_str("WARC-Record-ID").map(|v| v.into_owned()),
+        concurrent_to: h.get_str("WARC-Concurrent-To").map(|v| v.into_owned()),
+        request_query: None,
+    };
+    if rtype != "request" {
+        return Ok(info);
+    }
+    let Some(head) = rec.http()? else {
+        info.request_query = Some(None);
+        return Ok(info);
+    };
+    let method = decode(head.protocol()).into_owned();
+    let content_type = head.get_str("Content-Type").map(|v| v.into_owned());
+    // The body is what Content-Length says (a bad length: no body), as pywb reads it.
+    let len = head
+        .get_str("Content-Length")
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .unwrap_or(0);
+    let mut body = Vec::new();
+    std::io::Read::by_ref(rec)
+        .take(len.min(MAX_POST_BODY))
+        .read_to_end(&mut body)
+        .map_err(crate::error::Error::from)?;
+    info.request_query = Some(super::post::method_query(
+        &method,
+        content_type.as_deref(),
+        Some(&body),
+    ));
+    Ok(info)
+}
+
+/// Request bodies beyond this are not read into the key (a key is not a file store).
+const MAX_POST_BODY: u64 = 1 << 20;
 
 /// `cdxj-indexer` (warcio Indexer with arc2warc, CDXJIndexer.get_field).
 fn cdxj_indexer_line<R: Read>(
@@ -295,7 +355,7 @@ fn pywb_mime(ct: Option<&str>, default: &str) -> String {
 
 /// The URL key; when the canonicalizer rejects the URL (pywb stops the whole file
 /// there) the URL itself is the key, as cdxj-indexer does, and a warning says so.
-fn key_or_raw(url: &str, style: KeyStyle, offset: u64, out: &mut Outcome) -> String {
+pub(crate) fn key_or_raw(url: &str, style: KeyStyle, offset: u64, out: &mut Outcome) -> String {
     match url_key(url, style) {
         Ok(k) => k,
         Err(e) => {

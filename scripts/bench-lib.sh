@@ -1,0 +1,26 @@
+# Shared by the scripts/bench-*.sh drivers (sourced, not run).
+# measure CMD...: median wall seconds and peak RSS (KiB) of CMD over $runs runs, stdout
+# discarded. Needs GNU time.
+command -v /usr/bin/time >/dev/null || { echo "benchmarks need GNU time (apt-get install time)" >&2; exit 1; }
+bench_tmp=$(mktemp)
+trap 'rm -f "$bench_tmp"' EXIT
+
+measure() {
+    local times=() rss=0 out
+    for _ in $(seq "$runs"); do
+        /usr/bin/time -o "$bench_tmp" -f "%e %M" "$@" > /dev/null 2>/dev/null
+        out=$(tail -1 "$bench_tmp")
+        times+=("${out% *}")
+        local r=${out#* }
+        (( r > rss )) && rss=$r
+    done
+    local med
+    med=$(printf '%s\n' "${times[@]}" | sort -n | sed -n "$(( (runs + 1) / 2 ))p")
+    echo "$med $rss"
+}
+
+# header / row NAME SECONDS RSS_KIB: one table line with MB/s of $size compressed bytes and
+# ratios against $zs (zcat seconds) and $is (inflate-alone seconds).
+header() { printf '%-36s %8s %9s %9s %9s %9s\n' tool seconds "MB/s gz" "x zcat" "x inflate" "RSS MiB"; }
+row() { awk -v n="$1" -v s="$2" -v r="$3" -v size="$size" -v z="$zs" -v i="$is" \
+    'BEGIN { printf "%-36s %8.2f %9.1f %9.2f %9.2f %9.1f\n", n, s, size/1e6/s, z/s, s/i, r/1024 }'; }
