@@ -109,7 +109,9 @@ impl<R: Read> Stream<R> {
         };
         Ok(Stream {
             src,
-            buf: vec![0; chunk.max(16)],
+            // Room for several reads besides the KEEP_BEHIND tail, so rolling the buffer
+            // (which copies that tail) costs little next to decompression.
+            buf: vec![0; chunk.saturating_mul(4).max(16)],
             pos: 0,
             end: 0,
             base: 0,
