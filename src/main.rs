@@ -19,6 +19,10 @@ fn main() -> ExitCode {
     let result = match args.command {
         cli::Command::Records(a) => cli::records::run(a),
         cli::Command::Cdx(a) => cli::cdx::run(a),
+        cli::Command::DedupCdx(a) => cli::lists::run_list(cli::lists::List::Dedup, a),
+        cli::Command::Revisits(a) => cli::lists::run_list(cli::lists::List::Revisits, a),
+        cli::Command::SortCdx(a) => cli::lists::run_sort(false, a),
+        cli::Command::MergeCdx(a) => cli::lists::run_sort(true, a),
         cli::Command::Inflate { file } => inflate(&file),
     };
     match result {

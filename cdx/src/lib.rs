@@ -11,7 +11,9 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod dedup;
 pub mod line;
+pub mod plumbing;
 pub mod sort;
 pub mod surt;
 

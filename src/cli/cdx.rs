@@ -1,9 +1,8 @@
 //! `warcdex cdx [--format cdx11|cdx9|cdxj] [--all-records] [--sort] [--key surt|url] [-o OUT] FILE...`
 
-use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::{Args, ValueEnum};
 
 use warcdex::cdx::run::{run_cdx, RunOptions};
@@ -99,30 +98,9 @@ pub fn run(args: CdxArgs) -> Result<i32> {
     let mut log = |m: &str| {
         bar.suspend(|| eprintln!("warcdex: {m}"));
     };
-    let report = match &args.output {
-        None => {
-            let stdout = io::stdout();
-            let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
-            run_cdx(&args.files, &opts, &mut out, &bar, &mut log)?
-        }
-        Some(path) => {
-            let dir = path
-                .parent()
-                .filter(|d| !d.as_os_str().is_empty())
-                .unwrap_or(std::path::Path::new("."));
-            let tmp = tempfile::Builder::new()
-                .prefix(".warcdex-cdx-")
-                .tempfile_in(dir)
-                .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
-            let mut out = BufWriter::with_capacity(1 << 16, tmp);
-            let report = run_cdx(&args.files, &opts, &mut out, &bar, &mut log)?;
-            out.flush()?;
-            let tmp = out.into_inner().map_err(|e| e.into_error())?;
-            tmp.persist(path)
-                .with_context(|| format!("cannot rename the output to {}", path.display()))?;
-            report
-        }
-    };
+    let report = super::with_output(args.output.as_deref(), |out| {
+        Ok(run_cdx(&args.files, &opts, out, &bar, &mut log)?)
+    })?;
     bar.finish_and_clear();
     let t = &report.total;
     eprintln!(

@@ -1,9 +1,13 @@
 //! The command line: flag parsing (clap derive) and one small module per subcommand.
 
 pub mod cdx;
+pub mod lists;
 pub mod records;
 
-use std::path::PathBuf;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
 
 use clap::{Parser, Subcommand};
 
@@ -25,6 +29,16 @@ pub enum Command {
     /// CDX (11- or 9-field, as pywb `cdx-indexer` writes it) or CDXJ (as `cdxj-indexer`
     /// writes it) for ARC and WARC files, optionally sorted in C byte order.
     Cdx(cdx::CdxArgs),
+    /// The exclusion list: every capture of a URL key + digest except the earliest, as
+    /// `URLKEY sha1:DIGEST DATE14 FILE`, sorted (NutchWAX `dedup-cdx`).
+    DedupCdx(lists::ListArgs),
+    /// Revisit records as `URLKEY sha1:DIGEST DATE14`, sorted and unique (NutchWAX
+    /// `revisits`; mime `warc/revisit`, or a Wayback 1.x line whose 9th field is `-`).
+    Revisits(lists::ListArgs),
+    /// Sort CDX in C byte order (`LC_ALL=C sort`) in bounded memory, one legend on top.
+    SortCdx(lists::SortArgs),
+    /// Merge sorted CDX files into one sorted file, one legend on top.
+    MergeCdx(lists::SortArgs),
     /// Decompress every gzip member and discard the output (the benchmark's lower bound).
     #[command(hide = true)]
     Inflate {
@@ -40,4 +54,38 @@ pub fn inputs_total_size(paths: &[PathBuf]) -> u64 {
         .filter_map(|p| std::fs::metadata(p).ok())
         .map(|m| m.len())
         .sum()
+}
+
+/// Runs `f` with stdout, or with a temporary file beside `path` that is renamed to
+/// `path` only when `f` succeeds (so a crash never leaves half an output).
+pub fn with_output<T>(
+    path: Option<&Path>,
+    f: impl FnOnce(&mut dyn Write) -> anyhow::Result<T>,
+) -> anyhow::Result<T> {
+    match path {
+        None => {
+            let stdout = io::stdout();
+            let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+            let r = f(&mut out)?;
+            out.flush()?;
+            Ok(r)
+        }
+        Some(path) => {
+            let dir = path
+                .parent()
+                .filter(|d| !d.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            let tmp = tempfile::Builder::new()
+                .prefix(".warcdex-")
+                .tempfile_in(dir)
+                .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
+            let mut out = BufWriter::with_capacity(1 << 16, tmp);
+            let r = f(&mut out)?;
+            out.flush()?;
+            let tmp = out.into_inner().map_err(|e| e.into_error())?;
+            tmp.persist(path)
+                .with_context(|| format!("cannot rename the output to {}", path.display()))?;
+            Ok(r)
+        }
+    }
 }

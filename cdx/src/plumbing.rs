@@ -1,0 +1,136 @@
+//! Sorted-CDX plumbing: sort any CDX in C byte order in bounded memory, merge sorted
+//! CDX files, check that a file is sorted. One legend line (the first seen) is kept
+//! at the top; it sorts first anyway because it starts with a space.
+
+use std::io::{self, BufRead, Write};
+use std::path::PathBuf;
+
+use crate::line::CdxLine;
+use crate::sort::{check_sorted, merge_sorted, ExternalSorter, OrderError, SortOptions};
+
+/// What a sort or merge wrote.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SortReport {
+    /// Capture lines written.
+    pub lines: u64,
+    /// The legend written at the top, if any input had one.
+    pub legend: Option<String>,
+    /// Legend lines that differed from the first (dropped; the layouts may not match).
+    pub conflicting_legends: u64,
+}
+
+/// Keeps the first legend line and counts different ones.
+#[derive(Default)]
+struct Legends {
+    first: Option<Vec<u8>>,
+    conflicting: u64,
+}
+
+impl Legends {
+    /// True when `line` is a legend (and so not a capture).
+    fn take(&mut self, line: &[u8]) -> bool {
+        if !CdxLine::is_legend(&String::from_utf8_lossy(line)) {
+            return false;
+        }
+        match &self.first {
+            None => self.first = Some(line.to_vec()),
+            Some(f) if f != line => self.conflicting += 1,
+            Some(_) => {}
+        }
+        true
+    }
+}
+
+fn strip_eol(line: &[u8]) -> &[u8] {
+    let l = line.strip_suffix(b"\n").unwrap_or(line);
+    l.strip_suffix(b"\r").unwrap_or(l)
+}
+
+/// Sorts the lines of `inputs` in C byte order (as `LC_ALL=C sort`), keeping
+/// duplicates, in at most about `memory` bytes plus temporary runs in `tmp_dir`.
+pub fn sort_cdx(
+    inputs: Vec<Box<dyn BufRead + '_>>,
+    out: &mut dyn Write,
+    memory: usize,
+    tmp_dir: Option<PathBuf>,
+) -> io::Result<SortReport> {
+    let mut sorter = ExternalSorter::new(SortOptions {
+        memory,
+        tmp_dir,
+        unique: false,
+    });
+    let mut legends = Legends::default();
+    let mut raw = Vec::with_capacity(512);
+    for mut input in inputs {
+        loop {
+            raw.clear();
+            if input.read_until(b'\n', &mut raw)? == 0 {
+                break;
+            }
+            let line = strip_eol(&raw);
+            if line.is_empty() || legends.take(line) {
+                continue;
+            }
+            sorter.push(line)?;
+        }
+    }
+    let mut report = SortReport {
+        legend: legends
+            .first
+            .as_ref()
+            .map(|l| String::from_utf8_lossy(l).into_owned()),
+        conflicting_legends: legends.conflicting,
+        ..SortReport::default()
+    };
+    let mut w = io::BufWriter::with_capacity(1 << 16, out);
+    if let Some(l) = &legends.first {
+        w.write_all(l)?;
+        w.write_all(b"\n")?;
+    }
+    report.lines = sorter.finish_into(&mut w)?;
+    w.flush()?;
+    Ok(report)
+}
+
+/// Merges CDX inputs that are each sorted into one sorted output. An input out of
+/// order makes the output out of order too: check with [`check_cdx`] first when unsure.
+pub fn merge_cdx(
+    inputs: Vec<Box<dyn BufRead + '_>>,
+    out: &mut dyn Write,
+) -> io::Result<SortReport> {
+    let mut legends = Legends::default();
+    let mut w = io::BufWriter::with_capacity(1 << 16, out);
+    let mut lines = 0u64;
+    merge_sorted(inputs, false, |line| {
+        let line = strip_eol(line);
+        if line.is_empty() {
+            return Ok(());
+        }
+        let was_first = legends.first.is_none();
+        if legends.take(line) {
+            // Legends sort before every capture, so the first one is still at the top.
+            if was_first {
+                w.write_all(line)?;
+                w.write_all(b"\n")?;
+            }
+            return Ok(());
+        }
+        lines += 1;
+        w.write_all(line)?;
+        w.write_all(b"\n")
+    })?;
+    w.flush()?;
+    Ok(SortReport {
+        lines,
+        legend: legends
+            .first
+            .as_ref()
+            .map(|l| String::from_utf8_lossy(l).into_owned()),
+        conflicting_legends: legends.conflicting,
+    })
+}
+
+/// Checks that `input` is in C byte order; the first line out of order otherwise.
+pub fn check_cdx(input: impl BufRead) -> io::Result<Result<u64, OrderError>> {
+    check_sorted(input, false)
+}
