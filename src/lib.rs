@@ -11,6 +11,7 @@
 
 pub mod cdx;
 pub mod error;
+pub mod gzip_member;
 pub mod inflate;
 pub mod progress;
 pub mod reader;

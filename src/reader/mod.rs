@@ -179,10 +179,13 @@ fn member_end(path: &Path, offset: u64) -> io::Result<u64> {
             self.n += n as u64;
         }
     }
-    let mut dec = flate2::bufread::GzDecoder::new(Count {
-        inner: BufReader::new(f),
-        n: 0,
-    });
+    let mut dec = crate::gzip_member::MemberDecoder::new(
+        Count {
+            inner: BufReader::new(f),
+            n: 0,
+        },
+        Default::default(),
+    );
     io::copy(&mut dec, &mut io::sink())?;
     Ok(offset + dec.get_ref().n)
 }

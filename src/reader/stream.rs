@@ -3,13 +3,13 @@
 //!
 //! Offsets in CDX (`V`) and lengths (`S`) are facts about the *compressed* file,
 //! so the compressed position is counted below the decoder, and each gzip member
-//! gets its own `flate2::bufread::GzDecoder`: that decoder stops exactly at the
-//! member's end, which `MultiGzDecoder` would hide.
+//! gets its own `MemberDecoder` (`crate::gzip_member`): it stops exactly at the
+//! member's end, which a multi-member decoder would hide.
 
 use std::collections::VecDeque;
 use std::io::{self, BufRead, BufReader, Read};
 
-use flate2::bufread::GzDecoder;
+use crate::gzip_member::{InflateState, MemberDecoder};
 
 use crate::error::{Anomaly, AnomalyKind, Error, ErrorKind, Result};
 
@@ -70,8 +70,10 @@ pub(crate) struct Member {
 enum Source<R: Read> {
     Plain(CountingReader<R>),
     Gzip {
-        decoder: Option<GzDecoder<CountingReader<R>>>,
+        decoder: Option<MemberDecoder<CountingReader<R>>>,
         idle: Option<CountingReader<R>>,
+        /// The inflate state, kept between members.
+        spare: Option<InflateState>,
     },
 }
 
@@ -103,6 +105,7 @@ impl<R: Read> Stream<R> {
             Source::Gzip {
                 decoder: None,
                 idle: Some(counting),
+                spare: None,
             }
         } else {
             Source::Plain(counting)
@@ -138,7 +141,7 @@ impl<R: Read> Stream<R> {
     pub(crate) fn compressed_position(&self) -> u64 {
         match &self.src {
             Source::Plain(r) => r.pos,
-            Source::Gzip { decoder, idle } => match (decoder, idle) {
+            Source::Gzip { decoder, idle, .. } => match (decoder, idle) {
                 (Some(d), _) => d.get_ref().pos,
                 (None, Some(r)) => r.pos,
                 _ => self.compressed_len_hint,
@@ -232,7 +235,11 @@ impl<R: Read> Stream<R> {
                 self.end += n;
                 Ok(n)
             }
-            Source::Gzip { decoder, idle } => {
+            Source::Gzip {
+                decoder,
+                idle,
+                spare,
+            } => {
                 if decoder.is_none() {
                     let mut r = idle.take().expect("gzip source present");
                     let head = r.fill_buf()?;
@@ -273,7 +280,7 @@ impl<R: Read> Stream<R> {
                         dend: None,
                         cend: None,
                     });
-                    *decoder = Some(GzDecoder::new(r));
+                    *decoder = Some(MemberDecoder::new(r, spare.take().unwrap_or_default()));
                 }
                 let dec = decoder.as_mut().expect("decoder set");
                 let cstart = self.members.back().map(|m| m.cstart).unwrap_or(0);
@@ -299,7 +306,8 @@ impl<R: Read> Stream<R> {
                     return Ok(n);
                 }
                 // End of this member: hand the reader back and note where it ended.
-                let r = decoder.take().expect("decoder set").into_inner();
+                let (r, state) = decoder.take().expect("decoder set").into_parts();
+                *spare = Some(state);
                 let cend = r.pos;
                 *idle = Some(r);
                 if let Some(m) = self.members.back_mut() {
