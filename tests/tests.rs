@@ -4,5 +4,6 @@ mod util;
 
 mod cdx_corpus;
 mod cdx_fixtures;
+mod lists_cli;
 mod reader_corpus;
 mod reader_fixtures;
