@@ -275,12 +275,19 @@ pub fn revisits(
 /// What a list keeps of each capture, and which of its sorted unique lines it writes.
 trait ListKind {
     /// Appends the capture's projected line to `buf`; false to leave it out.
-    fn project(&self, c: &Capture<'_>, buf: &mut Vec<u8>) -> bool;
+    fn project(&self, c: &Capture<'_>, buf: &mut Vec<u8>) -> bool {
+        (self.projector())(c, buf)
+    }
+    /// The projection as a plain function (it runs on the reading thread).
+    fn projector(&self) -> Projector;
     /// Sees the next line in order; writes it when it belongs to the list.
     fn emit(&mut self, line: &[u8], out: &mut dyn Write) -> io::Result<bool>;
     /// Forgets what `emit` saw (the run starts again).
     fn reset(&mut self);
 }
+
+/// Appends a capture's projected line to the buffer; false to leave it out.
+type Projector = fn(&Capture<'_>, &mut Vec<u8>) -> bool;
 
 /// `dedup-cdx`: the scripts' `print $1, "sha1:" $6, $2, FILE | sort -u`, then every
 /// line whose URL key and digest equal the previous line's.
@@ -288,20 +295,34 @@ struct Dedup {
     group: Vec<u8>,
 }
 
+fn project_dedup(c: &Capture<'_>, buf: &mut Vec<u8>) -> bool {
+    for part in [
+        &*c.urlkey,
+        " sha1:",
+        &*c.digest,
+        " ",
+        &*c.date,
+        " ",
+        &*c.filename,
+    ] {
+        buf.extend_from_slice(part.as_bytes());
+    }
+    true
+}
+
+fn project_revisit(c: &Capture<'_>, buf: &mut Vec<u8>) -> bool {
+    if !c.revisit {
+        return false;
+    }
+    for part in [&*c.urlkey, " sha1:", &*c.digest, " ", &*c.date] {
+        buf.extend_from_slice(part.as_bytes());
+    }
+    true
+}
+
 impl ListKind for Dedup {
-    fn project(&self, c: &Capture<'_>, buf: &mut Vec<u8>) -> bool {
-        for part in [
-            &*c.urlkey,
-            " sha1:",
-            &*c.digest,
-            " ",
-            &*c.date,
-            " ",
-            &*c.filename,
-        ] {
-            buf.extend_from_slice(part.as_bytes());
-        }
-        true
+    fn projector(&self) -> Projector {
+        project_dedup
     }
 
     fn emit(&mut self, line: &[u8], out: &mut dyn Write) -> io::Result<bool> {
@@ -326,14 +347,8 @@ impl ListKind for Dedup {
 struct Revisits;
 
 impl ListKind for Revisits {
-    fn project(&self, c: &Capture<'_>, buf: &mut Vec<u8>) -> bool {
-        if !c.revisit {
-            return false;
-        }
-        for part in [&*c.urlkey, " sha1:", &*c.digest, " ", &*c.date] {
-            buf.extend_from_slice(part.as_bytes());
-        }
-        true
+    fn projector(&self) -> Projector {
+        project_revisit
     }
 
     fn emit(&mut self, line: &[u8], out: &mut dyn Write) -> io::Result<bool> {
@@ -499,6 +514,7 @@ fn external(
 
 /// The streaming path for sorted inputs: a merge by line, the lines of one URL key
 /// gathered, sorted and walked together. Gives up when a URL key goes backwards.
+/// Reading, parsing and projecting run on a second thread, in chunks of lines.
 fn stream_sorted(
     inputs: &[Input],
     out: &mut dyn Write,
@@ -506,45 +522,119 @@ fn stream_sorted(
     broken: &mut Vec<BrokenLine>,
     kind: &mut dyn ListKind,
 ) -> io::Result<StreamOutcome> {
+    let project = kind.projector();
     let mut report = ListReport::default();
-    let mut readers = Vec::with_capacity(inputs.len());
-    for input in inputs {
-        readers.push(input.open()?);
-    }
-    let mut merged = MergedLines::new(readers)?;
     let mut block = Block::new(opts);
-    let (mut current_key, mut buf, mut text) = (Vec::new(), Vec::with_capacity(256), String::new());
+    let mut current_key: Vec<u8> = Vec::new();
     let mut written = 0u64;
-    while let Some((idx, line_no)) = merged.next_line()? {
-        if merged.out_of_order {
-            return Ok(StreamOutcome::Unsorted);
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Chunk>(4);
+    std::thread::scope(|scope| -> io::Result<StreamOutcome> {
+        scope.spawn(move || produce_chunks(inputs, opts.strict, project, tx));
+        for chunk in rx {
+            if let Some(e) = chunk.error {
+                return Err(e);
+            }
+            report.lines += chunk.report.lines;
+            report.legends += chunk.report.legends;
+            report.broken += chunk.report.broken;
+            broken.extend(chunk.broken);
+            for &(a, l) in &chunk.spans {
+                let line = &chunk.arena[a..a + l];
+                let key = match memchr::memchr(b' ', line) {
+                    Some(i) => &line[..i],
+                    None => line,
+                };
+                if key != current_key.as_slice() {
+                    written += block.flush(out, kind)?;
+                    current_key.clear();
+                    current_key.extend_from_slice(key);
+                }
+                block.push(line)?;
+            }
+            if chunk.unsorted {
+                // Dropping the receiver stops the reading thread.
+                return Ok(StreamOutcome::Unsorted);
+            }
         }
-        let c = capture_of(
-            &merged.current,
-            &mut text,
-            (&inputs[idx], line_no),
-            &mut report,
-            opts.strict,
-            &mut |b| broken.push(b),
-        )?;
-        let Some(c) = c else { continue };
-        let key = c.urlkey.as_bytes();
-        if key < current_key.as_slice() {
-            return Ok(StreamOutcome::Unsorted);
+        written += block.flush(out, kind)?;
+        report.written = written;
+        Ok(StreamOutcome::Done(report))
+    })
+}
+
+/// Projected lines of consecutive input lines, and what reading them found.
+#[derive(Default)]
+struct Chunk {
+    arena: Vec<u8>,
+    spans: Vec<(usize, usize)>,
+    report: ListReport,
+    broken: Vec<BrokenLine>,
+    /// A URL key went backwards: the inputs are not sorted.
+    unsorted: bool,
+    error: Option<io::Error>,
+}
+
+const CHUNK_LINES: usize = 16 * 1024;
+
+/// The reading thread: merges the inputs, parses and projects each line, checks the
+/// order, and sends chunks until the end, an error or a line out of order.
+fn produce_chunks(
+    inputs: &[Input],
+    strict: bool,
+    project: Projector,
+    tx: std::sync::mpsc::SyncSender<Chunk>,
+) {
+    let mut chunk = Chunk::default();
+    let result = (|| -> io::Result<()> {
+        let mut readers = Vec::with_capacity(inputs.len());
+        for input in inputs {
+            readers.push(input.open()?);
         }
-        if key != current_key.as_slice() {
-            written += block.flush(out, kind)?;
-            current_key.clear();
-            current_key.extend_from_slice(key);
+        let mut merged = MergedLines::new(readers)?;
+        let (mut current_key, mut text) = (Vec::new(), String::new());
+        while let Some((idx, line_no)) = merged.next_line()? {
+            if merged.out_of_order {
+                chunk.unsorted = true;
+                return Ok(());
+            }
+            let mut found = Vec::new();
+            let c = capture_of(
+                &merged.current,
+                &mut text,
+                (&inputs[idx], line_no),
+                &mut chunk.report,
+                strict,
+                &mut |b| found.push(b),
+            )?;
+            chunk.broken.extend(found);
+            if let Some(c) = c {
+                let key = c.urlkey.as_bytes();
+                if key < current_key.as_slice() {
+                    chunk.unsorted = true;
+                    return Ok(());
+                }
+                if key != current_key.as_slice() {
+                    current_key.clear();
+                    current_key.extend_from_slice(key);
+                }
+                let start = chunk.arena.len();
+                if project(&c, &mut chunk.arena) {
+                    chunk.spans.push((start, chunk.arena.len() - start));
+                }
+            }
+            if chunk.report.lines as usize >= CHUNK_LINES {
+                let full = std::mem::take(&mut chunk);
+                if tx.send(full).is_err() {
+                    return Ok(());
+                }
+            }
         }
-        buf.clear();
-        if kind.project(&c, &mut buf) {
-            block.push(&buf)?;
-        }
+        Ok(())
+    })();
+    if let Err(e) = result {
+        chunk.error = Some(e);
     }
-    written += block.flush(out, kind)?;
-    report.written = written;
-    Ok(StreamOutcome::Done(report))
+    let _ = tx.send(chunk);
 }
 
 /// The projected lines of one URL key; spills to an external sorter if one key has
