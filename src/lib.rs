@@ -16,5 +16,6 @@ pub mod inflate;
 pub mod progress;
 pub mod reader;
 pub mod records;
+pub mod segment;
 
 pub use error::{Anomaly, AnomalyCounts, AnomalyKind, Error, ErrorKind, Result};

@@ -1,0 +1,54 @@
+//! Segments: the parsed documents of an import, one row per URL + digest, stored as
+//! Parquet (zstd) beside a `segment.json` manifest (design.md §4).
+
+pub mod rows;
+
+use serde::{Deserialize, Serialize};
+
+/// A link found in a page: the target resolved against the page's base URL, and the
+/// link's anchor text (white space collapsed).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Outlink {
+    /// Absolute target URL.
+    pub url: String,
+    /// Anchor text (may be empty).
+    pub anchor: String,
+}
+
+/// One document of a segment: a version (URL + payload digest) with every capture date
+/// the import saw for it, and the metadata and parsed content of its earliest capture.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SegmentRow {
+    /// `URL sha1:DIGEST`: the document key.
+    pub key: String,
+    /// The original URL (WARC-Target-URI or ARC URL).
+    pub url: String,
+    /// The canonical URL key (SURT unless the segment says otherwise).
+    pub urlkey: String,
+    /// `sha1:` + base32 SHA-1 of the payload as stored.
+    pub digest: String,
+    /// Every capture date (14 digits), sorted, unique.
+    pub dates: Vec<String>,
+    /// The earliest capture date.
+    pub first_date: String,
+    /// The collection name (manifest column or `--collection`).
+    pub collection: String,
+    /// The archive file of the earliest capture (base name).
+    pub filename: String,
+    /// Stored offset of that capture's record.
+    pub offset: u64,
+    /// Stored length of that capture's record.
+    pub length: u64,
+    /// MIME type (HTTP Content-Type without parameters, or the record's).
+    pub mime: String,
+    /// HTTP status code, when there is one.
+    pub status: Option<u16>,
+    /// The charset the text was decoded with (WHATWG name), for text types.
+    pub charset: Option<String>,
+    /// The HTML title.
+    pub title: Option<String>,
+    /// Visible text, capped at the import's content limit.
+    pub text: String,
+    /// Links out of the page.
+    pub outlinks: Vec<Outlink>,
+}

@@ -1,0 +1,1 @@
+//! Parquet I/O for segment rows (being written).
