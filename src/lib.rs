@@ -12,6 +12,8 @@
 pub mod cdx;
 pub mod error;
 pub mod gzip_member;
+pub mod html;
+pub mod import;
 pub mod inflate;
 pub mod progress;
 pub mod reader;

@@ -23,6 +23,8 @@ fn main() -> ExitCode {
         cli::Command::Revisits(a) => cli::lists::run_list(cli::lists::List::Revisits, a),
         cli::Command::SortCdx(a) => cli::lists::run_sort(false, a),
         cli::Command::MergeCdx(a) => cli::lists::run_sort(true, a),
+        cli::Command::Import(a) => cli::import::run(a),
+        cli::Command::SegmentInfo(a) => cli::import::info(a),
         cli::Command::Inflate { file } => inflate(&file),
     };
     match result {

@@ -4,6 +4,9 @@ mod util;
 
 mod cdx_corpus;
 mod cdx_fixtures;
+mod html_pages;
+mod import;
 mod lists_cli;
 mod reader_corpus;
 mod reader_fixtures;
+mod segment_rows;

@@ -30,6 +30,16 @@ pub enum KeyArg {
     Url,
 }
 
+impl KeyArg {
+    /// The canonicalizer this names.
+    pub fn style(self) -> KeyStyle {
+        match self {
+            KeyArg::Surt => KeyStyle::Surt,
+            KeyArg::Url => KeyStyle::Url,
+        }
+    }
+}
+
 /// Flags of `warcdex cdx`.
 #[derive(Debug, Args)]
 pub struct CdxArgs {
@@ -83,10 +93,7 @@ pub fn run(args: CdxArgs) -> Result<i32> {
             },
             all_records: args.all_records,
             post_append: args.post_append,
-            key: match args.key {
-                KeyArg::Surt => KeyStyle::Surt,
-                KeyArg::Url => KeyStyle::Url,
-            },
+            key: args.key.style(),
         },
         sort: args.sort,
         sort_memory: args.memory.max(1) << 20,

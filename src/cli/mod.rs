@@ -1,6 +1,7 @@
 //! The command line: flag parsing (clap derive) and one small module per subcommand.
 
 pub mod cdx;
+pub mod import;
 pub mod lists;
 pub mod records;
 
@@ -39,6 +40,11 @@ pub enum Command {
     SortCdx(lists::SortArgs),
     /// Merge sorted CDX files into one sorted file, one legend on top.
     MergeCdx(lists::SortArgs),
+    /// Parse archives into a segment: one document per URL + digest (title, text, links,
+    /// charset, every capture date), skipping captures the exclusion list names.
+    Import(import::ImportArgs),
+    /// A segment's manifest and counts, or its rows as JSON lines (`--rows`).
+    SegmentInfo(import::SegmentInfoArgs),
     /// Decompress every gzip member and discard the output (the benchmark's lower bound).
     #[command(hide = true)]
     Inflate {

@@ -1,0 +1,143 @@
+//! `warcdex import [-e EXCLUSIONS] [--collection NAME] [--status 200-299] [--content-limit BYTES] MANIFEST [SEGMENT]`
+//! and `warcdex segment-info SEGMENT [--rows]`.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use clap::Args;
+
+use warcdex::import::manifest::read_manifest;
+use warcdex::import::segment_dir::{self, ExclusionsInfo};
+use warcdex::import::{import_archives, load_exclusions, ImportOptions, StatusFilter};
+use warcdex::progress::bytes_bar;
+use warcdex::segment::rows::read_rows;
+
+use super::cdx::KeyArg;
+
+/// Flags of `warcdex import`.
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// One archive per line: `PATH [COLLECTION]`; `#` comments; `-` reads stdin.
+    pub manifest: PathBuf,
+    /// The segment directory to create (default `segments/<14-digit UTC time>`).
+    pub segment: Option<PathBuf>,
+    /// Exclusion list (`URLKEY sha1:DIGEST DATE14 [...]`, from dedup-cdx or revisits).
+    #[arg(short = 'e', long)]
+    pub exclusions: Option<PathBuf>,
+    /// Collection of archives whose manifest line names none.
+    #[arg(long, default_value = "default")]
+    pub collection: String,
+    /// HTTP statuses to import: ranges, codes and `unknown` (no HTTP status).
+    #[arg(long, default_value = "200-299")]
+    pub status: String,
+    /// Bytes of each payload kept for parsing (and of extracted text).
+    #[arg(long, default_value_t = 1 << 20)]
+    pub content_limit: usize,
+    /// URL key style; must match the exclusion list's.
+    #[arg(long, value_enum, default_value = "surt")]
+    pub key: KeyArg,
+    /// Archives imported at once (default: the number of CPUs).
+    #[arg(short = 'j', long)]
+    pub jobs: Option<usize>,
+    /// Exit 1 when any archive was damaged or any anomaly was found.
+    #[arg(long)]
+    pub strict: bool,
+}
+
+/// Runs `import`; returns the exit code.
+pub fn run(args: ImportArgs) -> Result<i32> {
+    let opts = ImportOptions {
+        key: args.key.style(),
+        status: StatusFilter::parse(&args.status).map_err(anyhow::Error::msg)?,
+        content_limit: args.content_limit,
+        collection: args.collection.clone(),
+    };
+    let entries = if args.manifest.as_os_str() == "-" {
+        read_manifest(io::stdin().lock(), None)?
+    } else {
+        let f = std::fs::File::open(&args.manifest)
+            .with_context(|| format!("cannot open manifest {}", args.manifest.display()))?;
+        read_manifest(io::BufReader::new(f), args.manifest.parent())?
+    };
+    let exclusions = match &args.exclusions {
+        None => None,
+        Some(p) => Some(
+            load_exclusions(p, opts.key, &mut |m| eprintln!("warcdex: {m}"))
+                .with_context(|| format!("exclusion list {}", p.display()))?,
+        ),
+    };
+    let dest = args
+        .segment
+        .clone()
+        .unwrap_or_else(|| Path::new("segments").join(segment_dir::timestamp14()));
+    let paths: Vec<PathBuf> = entries.iter().map(|e| e.path.clone()).collect();
+    let bar = bytes_bar(super::inputs_total_size(&paths), "import");
+    let jobs = args.jobs.unwrap_or_else(rayon::current_num_threads).max(1);
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs).build()?;
+    let (rows, sources) = pool.install(|| {
+        import_archives(
+            &entries,
+            exclusions.as_ref(),
+            &opts,
+            &|p| bar.inc(std::fs::metadata(p).map(|m| m.len()).unwrap_or(0)),
+            &|m| bar.suspend(|| eprintln!("warcdex: {m}")),
+        )
+    });
+    bar.finish_and_clear();
+    let info = match (&args.exclusions, &exclusions) {
+        (Some(p), Some(x)) => Some(ExclusionsInfo {
+            path: p.display().to_string(),
+            entries: x.len() as u64,
+            malformed: x.malformed,
+        }),
+        _ => None,
+    };
+    let m = segment_dir::write_segment(&dest, &rows, sources, &opts, info)
+        .with_context(|| format!("cannot write segment {}", dest.display()))?;
+    let failed = m.sources.iter().filter(|s| s.error.is_some()).count();
+    let anomalies: u64 = m.sources.iter().flat_map(|s| s.anomalies.values()).sum();
+    let sum =
+        |f: fn(&warcdex::import::SourceReport) -> u64| -> u64 { m.sources.iter().map(f).sum() };
+    eprintln!(
+        "warcdex import: {} archives ({failed} with errors), {} records, {} captures imported, {} excluded, {} refused by status, {} parse failures; {} documents (versions) in {}; {anomalies} anomalies",
+        m.sources.len(),
+        sum(|s| s.records),
+        m.captures,
+        sum(|s| s.excluded),
+        sum(|s| s.status_filtered),
+        sum(|s| s.parse_failures),
+        m.documents,
+        dest.display()
+    );
+    println!("{}", dest.display());
+    Ok(i32::from(args.strict && (failed > 0 || anomalies > 0)))
+}
+
+/// Flags of `warcdex segment-info`.
+#[derive(Debug, Args)]
+pub struct SegmentInfoArgs {
+    /// A segment directory.
+    pub segment: PathBuf,
+    /// Dump every row as a JSON line instead of the summary.
+    #[arg(long)]
+    pub rows: bool,
+}
+
+/// Runs `segment-info`; returns the exit code.
+pub fn info(args: SegmentInfoArgs) -> Result<i32> {
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    if args.rows {
+        for row in read_rows(&args.segment.join(segment_dir::ROWS_FILE))? {
+            serde_json::to_writer(&mut out, &row?)?;
+            out.write_all(b"\n")?;
+        }
+    } else {
+        let m = segment_dir::read_manifest(&args.segment)?;
+        serde_json::to_writer_pretty(&mut out, &m)?;
+        out.write_all(b"\n")?;
+    }
+    out.flush()?;
+    Ok(0)
+}

@@ -1,0 +1,502 @@
+//! `warcdex import`: archives to a segment of parsed documents, one per version
+//! (canonical URL key + payload digest), never one per URL (design.md §2).
+//!
+//! Each capture is selected (WARC response/resource, ARC records after the filedesc),
+//! filtered by HTTP status and the exclusion list (`URLKEY sha1:DIGEST DATE14`), parsed
+//! (HTML title/text/links, plain text), and merged with other captures of the same
+//! version: one row with every date, the earliest capture's metadata and content.
+
+pub mod body;
+pub mod exclusions;
+pub mod manifest;
+pub mod segment_dir;
+
+use std::collections::BTreeMap;
+use std::io::{self, Read};
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use sha1::{Digest, Sha1};
+use warcdex_cdx::{url_key, KeyStyle};
+
+use crate::error::AnomalyCounts;
+use crate::reader::header::decode;
+use crate::reader::{ArchiveReader, Record};
+use crate::segment::SegmentRow;
+use exclusions::Exclusions;
+use manifest::ManifestEntry;
+
+/// Which HTTP statuses are imported: ranges and single codes, plus `unknown` for
+/// captures without an HTTP status (ARC `dns:` records, for example). Every range is
+/// honoured (NutchWAX tested only the first).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StatusFilter {
+    /// Inclusive ranges.
+    pub ranges: Vec<(u16, u16)>,
+    /// Import captures that have no HTTP status.
+    pub unknown: bool,
+}
+
+impl Default for StatusFilter {
+    fn default() -> Self {
+        StatusFilter {
+            ranges: vec![(200, 299)],
+            unknown: false,
+        }
+    }
+}
+
+impl StatusFilter {
+    /// Parses `200-299,304,unknown`.
+    pub fn parse(spec: &str) -> Result<StatusFilter, String> {
+        let mut f = StatusFilter {
+            ranges: Vec::new(),
+            unknown: false,
+        };
+        for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            if part == "unknown" {
+                f.unknown = true;
+                continue;
+            }
+            let (a, b) = part.split_once('-').unwrap_or((part, part));
+            let a: u16 = a
+                .trim()
+                .parse()
+                .map_err(|_| format!("bad status {part:?}"))?;
+            let b: u16 = b
+                .trim()
+                .parse()
+                .map_err(|_| format!("bad status {part:?}"))?;
+            if a > b {
+                return Err(format!("bad status range {part:?}"));
+            }
+            f.ranges.push((a, b));
+        }
+        Ok(f)
+    }
+
+    /// True when a capture with `status` is imported.
+    pub fn allows(&self, status: Option<u16>) -> bool {
+        match status {
+            None => self.unknown,
+            Some(s) => self.ranges.iter().any(|&(a, b)| a <= s && s <= b),
+        }
+    }
+}
+
+/// How to import.
+#[derive(Debug, Clone)]
+pub struct ImportOptions {
+    /// The URL canonicalizer for keys (must match the exclusion list's).
+    pub key: KeyStyle,
+    /// Statuses imported.
+    pub status: StatusFilter,
+    /// Bytes of each payload kept for parsing, and of extracted text.
+    pub content_limit: usize,
+    /// The collection of archives whose manifest line names none.
+    pub collection: String,
+}
+
+impl Default for ImportOptions {
+    fn default() -> Self {
+        ImportOptions {
+            key: KeyStyle::Surt,
+            status: StatusFilter::default(),
+            content_limit: 1 << 20,
+            collection: "default".into(),
+        }
+    }
+}
+
+/// What one archive gave.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SourceReport {
+    /// The archive as the manifest names it.
+    pub path: String,
+    /// Its collection.
+    pub collection: String,
+    /// Records read.
+    pub records: u64,
+    /// Captures imported (before merging versions).
+    pub imported: u64,
+    /// Captures the exclusion list named.
+    pub excluded: u64,
+    /// Captures whose HTTP status the filter refused.
+    pub status_filtered: u64,
+    /// Records not imported by type (`request`, `revisit`, `warcinfo`, ...).
+    pub skipped: BTreeMap<String, u64>,
+    /// Captures whose content could not be parsed (imported with metadata only).
+    pub parse_failures: u64,
+    /// Reader anomalies by kind name.
+    pub anomalies: BTreeMap<String, u64>,
+    /// The error that stopped the archive early, if any (captures before it are kept).
+    pub error: Option<String>,
+}
+
+/// One capture ready to merge: its version key and its row.
+struct CaptureRow {
+    urlkey: String,
+    row: SegmentRow,
+    /// Archive index and offset: the tie-break after the date.
+    order: (usize, u64),
+}
+
+/// Imports every archive of `entries` (in parallel) and merges the captures into one row
+/// per version, ordered by (URL key, digest). Messages about problems go to `log`.
+pub fn import_archives(
+    entries: &[ManifestEntry],
+    exclusions: Option<&Exclusions>,
+    opts: &ImportOptions,
+    on_done: &(dyn Fn(&Path) + Sync),
+    log: &(dyn Fn(&str) + Sync),
+) -> (Vec<SegmentRow>, Vec<SourceReport>) {
+    use rayon::prelude::*;
+    let results: Vec<(Vec<CaptureRow>, SourceReport)> = entries
+        .par_iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let r = import_one(i, e, exclusions, opts, log);
+            on_done(&e.path);
+            r
+        })
+        .collect();
+    let mut versions: BTreeMap<(String, String), (CaptureRow, Vec<String>)> = BTreeMap::new();
+    let mut reports = Vec::with_capacity(results.len());
+    for (rows, report) in results {
+        reports.push(report);
+        for c in rows {
+            let k = (c.urlkey.clone(), c.row.digest.clone());
+            match versions.get_mut(&k) {
+                None => {
+                    let dates = c.row.dates.clone();
+                    versions.insert(k, (c, dates));
+                }
+                Some((kept, dates)) => {
+                    dates.extend(c.row.dates.iter().cloned());
+                    let earlier = (&c.row.first_date, c.order) < (&kept.row.first_date, kept.order);
+                    if earlier {
+                        *kept = c;
+                    }
+                }
+            }
+        }
+    }
+    let rows = versions
+        .into_values()
+        .map(|(c, mut dates)| {
+            dates.sort();
+            dates.dedup();
+            let mut row = c.row;
+            row.dates = dates;
+            row
+        })
+        .collect();
+    (rows, reports)
+}
+
+fn import_one(
+    index: usize,
+    entry: &ManifestEntry,
+    exclusions: Option<&Exclusions>,
+    opts: &ImportOptions,
+    log: &(dyn Fn(&str) + Sync),
+) -> (Vec<CaptureRow>, SourceReport) {
+    let name = entry.path.display().to_string();
+    let collection = entry
+        .collection
+        .clone()
+        .unwrap_or_else(|| opts.collection.clone());
+    let mut report = SourceReport {
+        path: name.clone(),
+        collection: collection.clone(),
+        ..SourceReport::default()
+    };
+    let mut rows = Vec::new();
+    let mut reader = match ArchiveReader::open(&entry.path) {
+        Ok(r) => r,
+        Err(e) => {
+            log(&format!("{e}"));
+            report.error = Some(e.to_string());
+            return (rows, report);
+        }
+    };
+    let filename = entry
+        .path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| name.clone());
+    let ctx = Ctx {
+        index,
+        filename: &filename,
+        collection: &collection,
+        exclusions,
+        opts,
+    };
+    let mut shown = 0usize;
+    loop {
+        let next = reader.next_record();
+        let outcome = match next {
+            Ok(None) => break,
+            Ok(Some(mut rec)) => {
+                report.records += 1;
+                let r = capture_of(&mut rec, &ctx, &mut report);
+                match r {
+                    Ok(row) => rec.finish().map(|span| (row, span)),
+                    Err(e) => Err(e),
+                }
+            }
+            Err(e) => Err(e),
+        };
+        for a in reader.take_anomalies() {
+            shown += 1;
+            if shown <= 5 {
+                log(&format!("{name}: {a}"));
+            }
+        }
+        match outcome {
+            Ok((Some(mut c), span)) => {
+                c.row.offset = span.offset;
+                c.row.length = span.length;
+                c.order = (index, span.offset);
+                report.imported += 1;
+                rows.push(c);
+            }
+            Ok((None, _)) => {}
+            Err(e) => {
+                let e = e.with_path(&entry.path);
+                log(&format!("{e} (kept {} captures before it)", rows.len()));
+                report.error = Some(e.to_string());
+                break;
+            }
+        }
+    }
+    report.anomalies = anomaly_map(reader.counts());
+    (rows, report)
+}
+
+fn anomaly_map(c: &AnomalyCounts) -> BTreeMap<String, u64> {
+    c.nonzero()
+        .map(|(k, n)| (k.name().to_string(), n))
+        .collect()
+}
+
+struct Ctx<'a> {
+    index: usize,
+    filename: &'a str,
+    collection: &'a str,
+    exclusions: Option<&'a Exclusions>,
+    opts: &'a ImportOptions,
+}
+
+/// The HTTP facts a capture's row needs.
+#[derive(Default)]
+struct HttpFacts {
+    status: Option<u16>,
+    content_type: Option<String>,
+    transfer_encoding: Option<String>,
+    content_encoding: Option<String>,
+}
+
+fn skip(report: &mut SourceReport, why: &str) -> crate::Result<Option<CaptureRow>> {
+    *report.skipped.entry(why.to_string()).or_insert(0) += 1;
+    Ok(None)
+}
+
+/// Applies selection, status filter, exclusion and parsing to one record.
+fn capture_of<R: Read>(
+    rec: &mut Record<'_, R>,
+    ctx: &Ctx<'_>,
+    report: &mut SourceReport,
+) -> crate::Result<Option<CaptureRow>> {
+    let h = rec.header();
+    let is_arc = h.format().is_arc();
+    let rtype = h.type_name().into_owned();
+    let wanted = if is_arc {
+        rtype == "response"
+    } else {
+        rtype == "response" || rtype == "resource"
+    };
+    if !wanted {
+        let why = if is_arc { "filedesc" } else { rtype.as_str() };
+        return skip(report, if why.is_empty() { "untyped" } else { why });
+    }
+    let Some(url) = h.target_uri().map(|u| decode(u).into_owned()) else {
+        return skip(report, "no-url");
+    };
+    let Some(date) = h.date14() else {
+        return skip(report, "no-date");
+    };
+    let record_ct = h.content_type().map(|v| decode(v).into_owned());
+    let header_digest = h
+        .get_str("WARC-Payload-Digest")
+        .map(|v| v.trim().to_string())
+        .filter(|v| v.len() > 5 && v[..5].eq_ignore_ascii_case("sha1:"));
+    let facts = match rec.http()? {
+        Some(head) if !head.is_blank() => HttpFacts {
+            status: head.status(),
+            content_type: head.get_str("Content-Type").map(|v| v.into_owned()),
+            transfer_encoding: head.get_str("Transfer-Encoding").map(|v| v.into_owned()),
+            content_encoding: head.get_str("Content-Encoding").map(|v| v.into_owned()),
+        },
+        // A resource record is stored content: there was no HTTP exchange to fail.
+        _ if rtype == "resource" => HttpFacts {
+            status: Some(200),
+            content_type: record_ct.clone(),
+            ..HttpFacts::default()
+        },
+        _ => HttpFacts {
+            content_type: if is_arc { record_ct.clone() } else { None },
+            ..HttpFacts::default()
+        },
+    };
+    if !ctx.opts.status.allows(facts.status) {
+        report.status_filtered += 1;
+        return Ok(None);
+    }
+    let urlkey = url_key(&url, ctx.opts.key).unwrap_or_else(|_| url.clone());
+    // Exclusion first when the digest is known: no need to read an excluded body.
+    if let (Some(d), Some(ex)) = (&header_digest, ctx.exclusions) {
+        let digest = format!("sha1:{}", &d[5..]);
+        if ex.contains(&urlkey, &digest, &date) {
+            report.excluded += 1;
+            return Ok(None);
+        }
+    }
+    let (kept, computed) = read_payload(rec, ctx.opts.content_limit, header_digest.is_none())?;
+    let digest = match (&header_digest, computed) {
+        (Some(d), _) => format!("sha1:{}", &d[5..]),
+        (None, Some(c)) => format!("sha1:{c}"),
+        (None, None) => unreachable!("digest computed when the header has none"),
+    };
+    if header_digest.is_none() {
+        if let Some(ex) = ctx.exclusions {
+            if ex.contains(&urlkey, &digest, &date) {
+                report.excluded += 1;
+                return Ok(None);
+            }
+        }
+    }
+    let mime = facts
+        .content_type
+        .as_deref()
+        .and_then(|ct| ct.split(';').next())
+        .map(|m| m.trim().to_ascii_lowercase())
+        .filter(|m| !m.is_empty())
+        .unwrap_or_else(|| "unk".to_string());
+    let mut row = SegmentRow {
+        key: format!("{url} {digest}"),
+        url,
+        urlkey: urlkey.clone(),
+        digest,
+        dates: vec![date.clone()],
+        first_date: date,
+        collection: ctx.collection.to_string(),
+        filename: ctx.filename.to_string(),
+        mime,
+        status: facts.status,
+        ..SegmentRow::default()
+    };
+    if !parse_into(&mut row, &kept, &facts, ctx.opts.content_limit) {
+        report.parse_failures += 1;
+    }
+    Ok(Some(CaptureRow {
+        urlkey,
+        row,
+        order: (ctx.index, 0),
+    }))
+}
+
+/// Reads the payload: keeps its first `cap` bytes and, when asked, hashes all of it
+/// (base32 SHA-1 of the bytes as stored).
+fn read_payload<R: Read>(
+    rec: &mut Record<'_, R>,
+    cap: usize,
+    hash: bool,
+) -> crate::Result<(Vec<u8>, Option<String>)> {
+    let mut kept = Vec::new();
+    let mut sha = hash.then(Sha1::new);
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = rec.read(&mut buf).map_err(crate::Error::from)?;
+        if n == 0 {
+            break;
+        }
+        if let Some(s) = sha.as_mut() {
+            s.update(&buf[..n]);
+        }
+        if kept.len() < cap {
+            let take = n.min(cap - kept.len());
+            kept.extend_from_slice(&buf[..take]);
+        } else if sha.is_none() {
+            break;
+        }
+    }
+    Ok((
+        kept,
+        sha.map(|s| data_encoding::BASE32.encode(&s.finalize())),
+    ))
+}
+
+/// Fills title, text, outlinks and charset for text types. False when the parser
+/// failed (the row keeps its metadata).
+fn parse_into(row: &mut SegmentRow, stored: &[u8], facts: &HttpFacts, limit: usize) -> bool {
+    let is_html = matches!(row.mime.as_str(), "text/html" | "application/xhtml+xml");
+    let is_text = row.mime == "text/plain";
+    if !is_html && !is_text {
+        return true;
+    }
+    let mut body: std::borrow::Cow<[u8]> = std::borrow::Cow::Borrowed(stored);
+    if facts
+        .transfer_encoding
+        .as_deref()
+        .is_some_and(|t| t.to_ascii_lowercase().contains("chunked"))
+    {
+        if let Some(d) = body::dechunk(&body) {
+            body = d.into();
+        }
+    }
+    if let Some(ce) = facts.content_encoding.as_deref() {
+        if let Some(d) = body::decode_content(&body, ce, limit.saturating_mul(4)) {
+            body = d.into();
+        }
+    }
+    let ct = facts.content_type.clone();
+    let url = row.url.clone();
+    // Isolation: one bad page must never stop an import.
+    let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        if is_html {
+            let p = crate::html::parse_html(&body, ct.as_deref(), &url, limit);
+            (p.title, p.text, p.outlinks, p.charset)
+        } else {
+            let (text, charset, _) = crate::html::plain_text(&body, ct.as_deref(), limit);
+            (None, text, Vec::new(), charset)
+        }
+    }));
+    match parsed {
+        Ok((title, text, outlinks, charset)) => {
+            row.title = title;
+            row.text = text;
+            row.outlinks = outlinks;
+            row.charset = Some(charset.to_string());
+            true
+        }
+        Err(_) => false,
+    }
+}
+
+/// Reads an exclusion list from `path` (`-` = stdin), reporting malformed lines.
+pub fn load_exclusions(
+    path: &Path,
+    key: KeyStyle,
+    log: &mut dyn FnMut(&str),
+) -> io::Result<Exclusions> {
+    let name = path.display().to_string();
+    let mut on_bad = |n: u64, m: &str| log(&format!("{name}: line {n}: {m}"));
+    if name == "-" {
+        Exclusions::load(io::stdin().lock(), key, &mut on_bad)
+    } else {
+        let f = std::fs::File::open(path)
+            .map_err(|e| io::Error::new(e.kind(), format!("{name}: {e}")))?;
+        Exclusions::load(io::BufReader::new(f), key, &mut on_bad)
+    }
+}

@@ -1,0 +1,285 @@
+//! `import` on the worked example (formats.md §5.3) and on the whole real corpus.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use warcdex::cdx::run::{run_cdx, RunOptions};
+use warcdex::import::exclusions::Exclusions;
+use warcdex::import::manifest::ManifestEntry;
+use warcdex::import::{import_archives, ImportOptions, SourceReport};
+use warcdex::records::RecordsOptions;
+use warcdex::segment::SegmentRow;
+use warcdex_cdx::dedup::{dedup_cdx, Input, ListOptions};
+use warcdex_cdx::{url_key, KeyStyle};
+
+use crate::util::{fixtures, records_of, shared};
+
+const EXAMPLE: [&str; 5] = [
+    "crawl1-20071001.arc",
+    "crawl2-20071002.arc",
+    "crawl3-20071003.arc",
+    "crawl4-20071004.warc.gz",
+    "crawl5-20071005.warc",
+];
+
+fn example_entries() -> Vec<ManifestEntry> {
+    EXAMPLE
+        .iter()
+        .enumerate()
+        .map(|(i, f)| ManifestEntry {
+            path: fixtures().join("example").join(f),
+            collection: Some("example".into()),
+            line: i as u64 + 2,
+        })
+        .collect()
+}
+
+fn import(
+    entries: &[ManifestEntry],
+    ex: Option<&Exclusions>,
+) -> (Vec<SegmentRow>, Vec<SourceReport>) {
+    import_archives(entries, ex, &ImportOptions::default(), &|_| {}, &|_| {})
+}
+
+/// The exclusion list the pipeline makes for the example: cdx, then dedup-cdx.
+fn example_exclusions(dir: &Path) -> Exclusions {
+    let files: Vec<PathBuf> = example_entries().into_iter().map(|e| e.path).collect();
+    let mut cdx = Vec::new();
+    run_cdx(
+        &files,
+        &RunOptions::default(),
+        &mut cdx,
+        &indicatif::ProgressBar::hidden(),
+        &mut |_| {},
+    )
+    .unwrap();
+    let cdx_path = dir.join("all.cdx");
+    std::fs::write(&cdx_path, &cdx).unwrap();
+    let mut dup = Vec::new();
+    dedup_cdx(
+        &[Input::File(cdx_path)],
+        &mut dup,
+        &ListOptions::default(),
+        &mut |b| panic!("{b}"),
+    )
+    .unwrap();
+    // Three captures are duplicates of an earlier one: index A on 10-02 and 10-04 (the
+    // revisit of 10-05 too), about C on 10-02 (and its revisit of 10-05).
+    assert_eq!(
+        String::from_utf8_lossy(&dup).lines().count(),
+        5,
+        "{}",
+        String::from_utf8_lossy(&dup)
+    );
+    Exclusions::load(&dup[..], KeyStyle::Surt, &mut |n, m| {
+        panic!("line {n}: {m}")
+    })
+    .unwrap()
+}
+
+fn digests() -> std::collections::HashMap<String, String> {
+    std::fs::read_to_string(fixtures().join("example/DIGESTS.txt"))
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let f: Vec<&str> = l.splitn(3, ' ').collect();
+            (f[0].to_string(), format!("sha1:{}", f[1]))
+        })
+        .collect()
+}
+
+/// formats.md §5.3: with the exclusion list, exactly the five versions are imported,
+/// each from its first capture; the no-www capture of index A is excluded through the
+/// canonical key.
+#[test]
+fn worked_example_with_exclusions() {
+    let dir = tempfile::tempdir().unwrap();
+    let ex = example_exclusions(dir.path());
+    let (rows, reports) = import(&example_entries(), Some(&ex));
+    let d = digests();
+    let got: Vec<(String, Vec<String>, Option<String>)> = rows
+        .iter()
+        .map(|r| (r.key.clone(), r.dates.clone(), r.title.clone()))
+        .collect();
+    let want = vec![
+        (
+            format!("http://example.org/about.html {}", d["C"]),
+            vec!["20071001120100".to_string()],
+            Some("About C".to_string()),
+        ),
+        (
+            format!("http://www.example.org/index.html {}", d["B"]),
+            vec!["20071003120000".into()],
+            Some("Example B".into()),
+        ),
+        (
+            format!("http://www.example.org/index.html {}", d["A"]),
+            vec!["20071001120000".into()],
+            Some("Example A".into()),
+        ),
+        (
+            format!("http://www.example.org/news.html {}", d["D"]),
+            vec!["20071001120200".into()],
+            Some("News D".into()),
+        ),
+        (
+            format!("http://www.example.org/news.html {}", d["E"]),
+            vec!["20071002120200".into()],
+            Some("News E".into()),
+        ),
+    ];
+    let mut want_sorted = want.clone();
+    want_sorted.sort_by(|a, b| {
+        let ka = (
+            url_key(a.0.split(' ').next().unwrap(), KeyStyle::Surt).unwrap(),
+            a.0.split(' ').nth(1).unwrap().to_string(),
+        );
+        let kb = (
+            url_key(b.0.split(' ').next().unwrap(), KeyStyle::Surt).unwrap(),
+            b.0.split(' ').nth(1).unwrap().to_string(),
+        );
+        ka.cmp(&kb)
+    });
+    assert_eq!(got, want_sorted);
+    let excluded: u64 = reports.iter().map(|r| r.excluded).sum();
+    assert_eq!(excluded, 3, "index A 10-02 and 10-04, about C 10-02");
+    let revisits: u64 = reports
+        .iter()
+        .map(|r| r.skipped.get("revisit").copied().unwrap_or(0))
+        .sum();
+    assert_eq!(revisits, 2);
+}
+
+/// Without an exclusion list the same five versions come out, each with every date
+/// its captures had (revisit dates arrive later through add-dates).
+#[test]
+fn worked_example_without_exclusions_merges_dates() {
+    let (rows, _) = import(&example_entries(), None);
+    let d = digests();
+    let a = rows.iter().find(|r| r.digest == d["A"]).unwrap();
+    assert_eq!(
+        a.key,
+        format!("http://www.example.org/index.html {}", d["A"])
+    );
+    assert_eq!(
+        a.dates,
+        ["20071001120000", "20071002120000", "20071004120000"]
+    );
+    assert_eq!(a.filename, "crawl1-20071001.arc");
+    let c = rows.iter().find(|r| r.digest == d["C"]).unwrap();
+    assert_eq!(c.dates, ["20071001120100", "20071002120100"]);
+    assert_eq!(rows.len(), 5);
+    // Links resolved against the page URL, anchors kept; script and style are not text.
+    assert!(
+        a.outlinks
+            .iter()
+            .any(|l| l.url == "http://www.example.org/about.html"
+                && l.anchor == "About the example organisation"),
+        "{:?}",
+        a.outlinks
+    );
+    assert!(
+        a.text.contains("Welcome to the example organisation"),
+        "{}",
+        a.text
+    );
+    assert!(
+        !a.text.contains("hidden") && !a.text.contains("color"),
+        "{}",
+        a.text
+    );
+    assert_eq!(a.charset.as_deref(), Some("UTF-8"));
+}
+
+/// Every readable corpus archive: the versions imported are exactly the distinct
+/// (URL key, digest) pairs of its 2xx response and resource captures, computed here from
+/// `records --digest` (resource records count as 200: they are stored content).
+#[test]
+fn corpus_import_has_every_version() {
+    let expected = shared().join("corpus/expected");
+    let runs: Value =
+        serde_json::from_str(&std::fs::read_to_string(expected.join("RUNS.json")).unwrap())
+            .unwrap();
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for (file, run) in runs.as_object().unwrap() {
+        if run["warcio-index"]["failed"] != Value::Bool(false) {
+            continue;
+        }
+        let path = shared().join("corpus/real").join(file);
+        let (jsonl, _) = records_of(
+            &path,
+            256 * 1024,
+            RecordsOptions {
+                digest: true,
+                verify: false,
+            },
+        );
+        let mut want = BTreeSet::new();
+        for line in jsonl.lines() {
+            let v: Value = serde_json::from_str(line).unwrap();
+            let t = v["warc-type"].as_str().unwrap_or("");
+            let is_arc = v["format"] == "arc";
+            let wanted = if is_arc {
+                t == "response"
+            } else {
+                t == "response" || t == "resource"
+            };
+            if !wanted {
+                continue;
+            }
+            let status = match v["http:status"].as_str() {
+                Some(s) => s.parse::<u16>().ok(),
+                None if t == "resource" => Some(200),
+                None => None,
+            };
+            if !status.is_some_and(|s| (200..300).contains(&s)) {
+                continue;
+            }
+            let Some(uri) = v["warc-target-uri"].as_str() else {
+                continue;
+            };
+            // records writes spaces as %20 (warcio's quirk); import keeps the URI as stored.
+            let Some(digest) = v["payload-digest"].as_str() else {
+                continue;
+            };
+            let key = url_key(uri, KeyStyle::Surt).unwrap_or_else(|_| uri.to_string());
+            want.insert((key, format!("sha1:{digest}")));
+        }
+        let entries = vec![ManifestEntry {
+            path: path.clone(),
+            collection: None,
+            line: 1,
+        }];
+        let (rows, reports) = import(&entries, None);
+        let got: BTreeSet<(String, String)> = rows
+            .iter()
+            .map(|r| {
+                (
+                    url_key(&r.url.replace(' ', "%20"), KeyStyle::Surt)
+                        .unwrap_or_else(|_| r.urlkey.clone()),
+                    r.digest.clone(),
+                )
+            })
+            .collect();
+        if got != want {
+            let missing: Vec<_> = want.difference(&got).take(3).collect();
+            let extra: Vec<_> = got.difference(&want).take(3).collect();
+            failures.push(format!(
+                "{file}: {} versions, want {}; missing {missing:?}; extra {extra:?}; report {:?}",
+                got.len(),
+                want.len(),
+                reports[0]
+            ));
+        }
+        checked += 1;
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {checked} files differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(checked > 150, "{checked}");
+}

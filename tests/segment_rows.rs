@@ -1,0 +1,539 @@
+//! Segment rows as Parquet: round trips, the file as another reader sees it, and the
+//! compression. Write speed is measured by an ignored test (`--ignored write_speed`).
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use parquet::basic::{Compression, LogicalType, Repetition, Type as PhysicalType};
+use parquet::file::reader::{FileReader, SerializedFileReader};
+use parquet::record::{Field, ListAccessor, Row, RowAccessor};
+use warcdex::segment::rows::{read_rows, row_count, schema, RowWriter, RowWriterOptions};
+use warcdex::segment::{Outlink, SegmentRow};
+
+/// A deterministic generator, so that failures reproduce without a seed to report.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+const WORDS: &[&str] = &[
+    "archive",
+    "web",
+    "Zürich",
+    "naïve",
+    "東京",
+    "данные",
+    "crawl",
+    "🦀",
+    "page",
+    "the",
+    "of",
+    "link",
+    "\u{0}",
+    "tab\there",
+    "line\nbreak",
+    "ελληνικά",
+    "",
+];
+
+fn words(rng: &mut Lcg, n: u64) -> String {
+    let mut s = String::new();
+    for i in 0..n {
+        if i > 0 {
+            s.push(' ');
+        }
+        s.push_str(WORDS[rng.below(WORDS.len() as u64) as usize]);
+    }
+    s
+}
+
+/// Up to `max - 1` words.
+fn some_words(rng: &mut Lcg, max: u64) -> String {
+    let n = rng.below(max);
+    words(rng, n)
+}
+
+/// Row `i`: fields vary with `i` (None, empty lists, unicode) so that every column sees
+/// nulls, empties and long values somewhere.
+fn row(i: u64, rng: &mut Lcg) -> SegmentRow {
+    let url = format!("http://example{}.org/{}/{}", i % 97, words(rng, 1), i);
+    let digest = format!("sha1:{:032X}", rng.next() as u128 * 7919 + i as u128);
+    let ndates = rng.below(4) + 1;
+    let dates: Vec<String> = (0..ndates)
+        .map(|d| format!("2024{:02}{:02}120000", 1 + (i + d) % 12, 1 + d))
+        .collect();
+    let noutlinks = if i.is_multiple_of(5) {
+        0
+    } else {
+        rng.below(20)
+    };
+    SegmentRow {
+        key: format!("{url} {digest}"),
+        urlkey: format!("org,example{})/{}", i % 97, i),
+        url,
+        digest,
+        first_date: dates[0].clone(),
+        dates,
+        collection: if i.is_multiple_of(2) {
+            "coll-a"
+        } else {
+            "Sammlung-ü"
+        }
+        .to_string(),
+        filename: format!("crawl-{:05}.warc.gz", i / 1000),
+        offset: i * 1_000_003 + (u64::MAX - 10_000_000_000_000) * (i % 3 / 2),
+        length: rng.below(1 << 20),
+        mime: ["text/html", "application/pdf", "text/plain", ""][(i % 4) as usize].to_string(),
+        status: (!i.is_multiple_of(7)).then_some([200, 404, 301, 0, u16::MAX][(i % 5) as usize]),
+        charset: (!i.is_multiple_of(3))
+            .then(|| ["", "UTF-8", "windows-1252"][(i % 3) as usize].to_string()),
+        title: (i % 4 != 1).then(|| some_words(rng, 8)),
+        text: some_words(rng, 300),
+        outlinks: (0..noutlinks)
+            .map(|k| Outlink {
+                url: format!("http://example.org/{i}/{k}"),
+                anchor: words(rng, k % 4),
+            })
+            .collect(),
+    }
+}
+
+/// 10,000 varied rows, the first few of them extreme.
+fn varied_rows() -> Vec<SegmentRow> {
+    let mut rng = Lcg(42);
+    let mut rows: Vec<SegmentRow> = (0..10_000).map(|i| row(i, &mut rng)).collect();
+    // Everything optional absent and every list empty.
+    rows[0] = SegmentRow::default();
+    // A 1 MB text that is mostly multi-byte characters.
+    rows[1].text = "日本語のテキスト ".repeat(1024 * 1024 / 25);
+    assert!(rows[1].text.len() >= 1_000_000);
+    // Optional strings present but empty (distinct from None).
+    rows[2].charset = Some(String::new());
+    rows[2].title = Some(String::new());
+    rows[2].status = Some(0);
+    rows
+}
+
+fn write_all(path: &Path, rows: &[SegmentRow], opts: RowWriterOptions) -> u64 {
+    let mut w = RowWriter::create_with(path, opts).unwrap();
+    for r in rows {
+        w.write(r).unwrap();
+    }
+    w.finish().unwrap()
+}
+
+fn read_all(path: &Path) -> Vec<SegmentRow> {
+    read_rows(path)
+        .unwrap()
+        .collect::<std::io::Result<_>>()
+        .unwrap()
+}
+
+fn assert_rows_eq(got: &[SegmentRow], want: &[SegmentRow]) {
+    assert_eq!(got.len(), want.len(), "row count");
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        // Row by row, so that a failure names the row instead of printing 10,000.
+        assert_eq!(g, w, "row {i}");
+    }
+}
+
+fn row_groups(path: &Path) -> usize {
+    let reader = SerializedFileReader::new(std::fs::File::open(path).unwrap()).unwrap();
+    reader.num_row_groups()
+}
+
+#[test]
+fn round_trip_over_many_row_groups() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rows.parquet");
+    let rows = varied_rows();
+    // Batches that do not divide the row group size, so that batches straddle groups.
+    let opts = RowWriterOptions {
+        batch_rows: 300,
+        row_group_rows: 1_000,
+        ..RowWriterOptions::default()
+    };
+    assert_eq!(write_all(&path, &rows, opts), 10_000);
+    assert_eq!(row_count(&path).unwrap(), 10_000);
+    assert_eq!(row_groups(&path), 10);
+    assert_rows_eq(&read_all(&path), &rows);
+}
+
+#[test]
+fn round_trip_with_row_groups_bounded_by_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rows.parquet");
+    let rows = varied_rows();
+    let opts = RowWriterOptions {
+        row_group_bytes: 256 * 1024,
+        ..RowWriterOptions::default()
+    };
+    assert_eq!(write_all(&path, &rows, opts), 10_000);
+    let groups = row_groups(&path);
+    assert!(groups > 3, "{groups} row groups for a 256 KiB bound");
+    assert_rows_eq(&read_all(&path), &rows);
+}
+
+#[test]
+fn round_trip_with_defaults() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rows.parquet");
+    let rows = varied_rows();
+    let mut w = RowWriter::create(&path).unwrap();
+    for r in &rows {
+        w.write(r).unwrap();
+    }
+    assert_eq!(w.finish().unwrap(), 10_000);
+    assert_eq!(row_groups(&path), 1);
+    assert_rows_eq(&read_all(&path), &rows);
+}
+
+#[test]
+fn empty_file_is_valid() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("empty.parquet");
+    assert_eq!(RowWriter::create(&path).unwrap().finish().unwrap(), 0);
+    assert_eq!(row_count(&path).unwrap(), 0);
+    assert_eq!(read_all(&path), vec![]);
+}
+
+#[test]
+fn texts_past_the_batch_byte_bound_round_trip() {
+    // Three 30 MB texts cross the writer's 64 MiB batch bound, so the batch is cut short
+    // by bytes rather than rows (not observable from here); the rows must still come
+    // back whole and in order.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.parquet");
+    let rows: Vec<SegmentRow> = (0..3u8)
+        .map(|i| SegmentRow {
+            key: format!("k{i}"),
+            text: char::from(b'a' + i).to_string().repeat(30 << 20),
+            ..SegmentRow::default()
+        })
+        .collect();
+    assert_eq!(write_all(&path, &rows, RowWriterOptions::default()), 3);
+    let got = read_all(&path);
+    assert_eq!(got.len(), 3);
+    for (g, w) in got.iter().zip(&rows) {
+        assert!(g == w, "row {} differs", w.key);
+    }
+}
+
+#[test]
+fn zero_options_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("x.parquet");
+    let opts = RowWriterOptions {
+        batch_rows: 0,
+        ..RowWriterOptions::default()
+    };
+    let e = RowWriter::create_with(&path, opts).unwrap_err();
+    assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput);
+}
+
+#[test]
+fn not_parquet_and_other_schemas_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let junk = dir.path().join("junk.parquet");
+    std::fs::write(&junk, b"this is not parquet at all").unwrap();
+    let e = read_rows(&junk).unwrap_err();
+    assert!(e.to_string().contains("junk.parquet"), "{e}");
+    assert!(row_count(&junk).is_err());
+
+    // A valid Parquet file with another schema.
+    let other = dir.path().join("other.parquet");
+    let s = Arc::new(arrow_schema::Schema::new(vec![arrow_schema::Field::new(
+        "key",
+        arrow_schema::DataType::Utf8,
+        false,
+    )]));
+    let batch = arrow_array::RecordBatch::try_new(
+        s.clone(),
+        vec![Arc::new(arrow_array::StringArray::from(vec!["a"]))],
+    )
+    .unwrap();
+    let mut w =
+        parquet::arrow::ArrowWriter::try_new(std::fs::File::create(&other).unwrap(), s, None)
+            .unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+    let e = read_rows(&other).unwrap_err();
+    assert_eq!(e.kind(), std::io::ErrorKind::InvalidData, "{e}");
+    assert!(e.to_string().contains("not a segment rows file"), "{e}");
+
+    let missing = dir.path().join("missing.parquet");
+    assert_eq!(
+        read_rows(&missing).unwrap_err().kind(),
+        std::io::ErrorKind::NotFound
+    );
+}
+
+/// The value of the column named `name` in a record-API row.
+fn field<'a>(row: &'a Row, name: &str) -> &'a Field {
+    row.get_column_iter()
+        .find(|(n, _)| n.as_str() == name)
+        .unwrap_or_else(|| panic!("no column {name}"))
+        .1
+}
+
+fn opt_str(row: &Row, name: &str) -> Option<String> {
+    match field(row, name) {
+        Field::Null => None,
+        Field::Str(s) => Some(s.clone()),
+        f => panic!("{name}: {f:?}"),
+    }
+}
+
+#[test]
+fn opens_in_a_reader_that_is_not_ours() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rows.parquet");
+    let rows = varied_rows();
+    let opts = RowWriterOptions {
+        row_group_rows: 4_000,
+        ..RowWriterOptions::default()
+    };
+    write_all(&path, &rows, opts);
+
+    // The low-level reader: Parquet's own schema and record API, no Arrow.
+    let reader = SerializedFileReader::new(std::fs::File::open(&path).unwrap()).unwrap();
+    let meta = reader.metadata();
+    assert_eq!(meta.file_metadata().num_rows(), 10_000);
+    assert_eq!(meta.num_row_groups(), 3);
+
+    // Leaf columns: path, physical type, logical type, repetition.
+    let string = Some(LogicalType::String);
+    let u64 = Some(LogicalType::integer(64, false));
+    let u16 = Some(LogicalType::integer(16, false));
+    use PhysicalType::{BYTE_ARRAY, INT32, INT64};
+    // `Repetition` is a type alias, so its variants cannot be imported.
+    let (required, optional, repeated) = (
+        Repetition::REQUIRED,
+        Repetition::OPTIONAL,
+        Repetition::REPEATED,
+    );
+    let want: Vec<(&str, PhysicalType, Option<LogicalType>, Repetition)> = vec![
+        ("key", BYTE_ARRAY, string.clone(), required),
+        ("url", BYTE_ARRAY, string.clone(), required),
+        ("urlkey", BYTE_ARRAY, string.clone(), required),
+        ("digest", BYTE_ARRAY, string.clone(), required),
+        ("dates.list.element", BYTE_ARRAY, string.clone(), required),
+        ("first_date", BYTE_ARRAY, string.clone(), required),
+        ("collection", BYTE_ARRAY, string.clone(), required),
+        ("filename", BYTE_ARRAY, string.clone(), required),
+        ("offset", INT64, u64.clone(), required),
+        ("length", INT64, u64, required),
+        ("mime", BYTE_ARRAY, string.clone(), required),
+        ("status", INT32, u16, optional),
+        ("charset", BYTE_ARRAY, string.clone(), optional),
+        ("title", BYTE_ARRAY, string.clone(), optional),
+        ("text", BYTE_ARRAY, string.clone(), required),
+        (
+            "outlinks.list.element.url",
+            BYTE_ARRAY,
+            string.clone(),
+            required,
+        ),
+        ("outlinks.list.element.anchor", BYTE_ARRAY, string, required),
+    ];
+    let descr = meta.file_metadata().schema_descr();
+    let got: Vec<_> = descr
+        .columns()
+        .iter()
+        .map(|c| {
+            (
+                c.path().string(),
+                c.physical_type(),
+                c.logical_type_ref().cloned(),
+                c.self_type().get_basic_info().repetition(),
+            )
+        })
+        .collect();
+    let want: Vec<_> = want
+        .into_iter()
+        .map(|(p, t, l, r)| (p.to_string(), t, l, r))
+        .collect();
+    assert_eq!(got, want);
+
+    // Top-level fields: our names in our order; the two lists are annotated LIST with
+    // the standard three levels (required group, repeated group `list`, element).
+    let root = descr.root_schema();
+    let names: Vec<&str> = root.get_fields().iter().map(|f| f.name()).collect();
+    let arrow_names: Vec<String> = schema().fields().iter().map(|f| f.name().clone()).collect();
+    assert_eq!(names, arrow_names);
+    for list in ["dates", "outlinks"] {
+        let f = root.get_fields().iter().find(|f| f.name() == list).unwrap();
+        let info = f.get_basic_info();
+        assert_eq!(info.logical_type_ref(), Some(&LogicalType::List), "{list}");
+        assert_eq!(info.repetition(), required, "{list}");
+        let inner = &f.get_fields()[0];
+        assert_eq!(inner.name(), "list", "{list}");
+        assert_eq!(inner.get_basic_info().repetition(), repeated, "{list}");
+    }
+
+    // Values through the record API, in file order across row groups.
+    let picks = [0usize, 1, 2, 3, 5, 3_999, 4_000, 9_999];
+    let mut it = reader.get_row_iter(None).unwrap();
+    let mut at = 0;
+    for &i in &picks {
+        let got = it.nth(i - at).unwrap().unwrap();
+        at = i + 1;
+        let want = &rows[i];
+        assert_eq!(got.get_string(0).unwrap(), &want.key, "row {i} key");
+        assert_eq!(got.get_string(1).unwrap(), &want.url, "row {i} url");
+        let dates: Vec<String> = match field(&got, "dates") {
+            Field::ListInternal(l) => (0..l.len())
+                .map(|j| l.get_string(j).unwrap().clone())
+                .collect(),
+            f => panic!("dates: {f:?}"),
+        };
+        assert_eq!(dates, want.dates, "row {i} dates");
+        assert_eq!(got.get_ulong(8).unwrap(), want.offset, "row {i} offset");
+        assert_eq!(got.get_ulong(9).unwrap(), want.length, "row {i} length");
+        let status = match field(&got, "status") {
+            Field::Null => None,
+            Field::UShort(s) => Some(*s),
+            f => panic!("status: {f:?}"),
+        };
+        assert_eq!(status, want.status, "row {i} status");
+        assert_eq!(opt_str(&got, "charset"), want.charset, "row {i} charset");
+        assert_eq!(opt_str(&got, "title"), want.title, "row {i} title");
+        assert_eq!(got.get_string(14).unwrap(), &want.text, "row {i} text");
+        let links: Vec<Outlink> = match field(&got, "outlinks") {
+            Field::ListInternal(l) => (0..l.len())
+                .map(|j| {
+                    let g = l.get_group(j).unwrap();
+                    Outlink {
+                        url: g.get_string(0).unwrap().clone(),
+                        anchor: g.get_string(1).unwrap().clone(),
+                    }
+                })
+                .collect(),
+            f => panic!("outlinks: {f:?}"),
+        };
+        assert_eq!(links, want.outlinks, "row {i} outlinks");
+    }
+}
+
+#[test]
+fn every_column_chunk_is_zstd() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rows.parquet");
+    let opts = RowWriterOptions {
+        row_group_rows: 2_500,
+        ..RowWriterOptions::default()
+    };
+    write_all(&path, &varied_rows(), opts);
+    let reader = SerializedFileReader::new(std::fs::File::open(&path).unwrap()).unwrap();
+    let meta = reader.metadata();
+    assert_eq!(meta.num_row_groups(), 4);
+    for rg in meta.row_groups() {
+        assert_eq!(rg.num_columns(), 17);
+        for c in rg.columns() {
+            assert!(
+                matches!(c.compression(), Compression::ZSTD(_)),
+                "{}: {:?}",
+                c.column_path(),
+                c.compression()
+            );
+            // Compression must actually take effect on the bulky column.
+            let name = c.column_path().string();
+            if name == "text" {
+                assert!(c.compressed_size() < c.uncompressed_size());
+            }
+            // The per-column settings reach the columns they name: a dictionary only
+            // on the repetitive columns, no statistics on text and outlinks.
+            let dictionary = c.dictionary_page_offset().is_some();
+            let repetitive = [
+                "collection",
+                "filename",
+                "mime",
+                "charset",
+                "status",
+                "first_date",
+                "dates.list.element",
+            ]
+            .contains(&name.as_str());
+            assert_eq!(dictionary, repetitive, "{name}: dictionary");
+            let no_stats = name == "text" || name.starts_with("outlinks.");
+            assert_eq!(c.statistics().is_none(), no_stats, "{name}: statistics");
+        }
+    }
+}
+
+/// Write speed on 100,000 rows with 4 KB of text each. Prints, asserts nothing:
+/// `cargo test --release --test integration -- --ignored --nocapture write_speed`.
+#[test]
+#[ignore = "a measurement, not a check"]
+fn write_speed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("speed.parquet");
+    let mut rng = Lcg(7);
+    let n = 100_000u64;
+    let rows: Vec<SegmentRow> = (0..1_000)
+        .map(|i| {
+            let mut r = row(i, &mut rng);
+            // Prose-like text: words from a larger vocabulary, so that zstd has a
+            // realistic (not trivial) job.
+            let mut text = String::with_capacity(4200);
+            while text.len() < 4096 {
+                let w = rng.next();
+                text.push_str(&format!("w{:x} ", w % 5000));
+            }
+            r.text = text;
+            r
+        })
+        .collect();
+    let input_bytes: u64 = (0..n)
+        .map(|i| {
+            let r = &rows[(i % 1_000) as usize];
+            (r.text.len() + r.key.len() + r.url.len() + r.urlkey.len()) as u64
+                + r.outlinks
+                    .iter()
+                    .map(|l| (l.url.len() + l.anchor.len()) as u64)
+                    .sum::<u64>()
+        })
+        .sum();
+    let start = Instant::now();
+    let mut w = RowWriter::create(&path).unwrap();
+    for i in 0..n {
+        let mut r = rows[(i % 1_000) as usize].clone();
+        // Unique keys, as in a real segment; cloning is outside the writer's cost but
+        // is cheap next to it.
+        r.key = format!("{} {i}", r.key);
+        w.write(&r).unwrap();
+    }
+    w.finish().unwrap();
+    let secs = start.elapsed().as_secs_f64();
+    let file_bytes = std::fs::metadata(&path).unwrap().len();
+    let start = Instant::now();
+    let mut read = 0u64;
+    for r in read_rows(&path).unwrap() {
+        r.unwrap();
+        read += 1;
+    }
+    let read_secs = start.elapsed().as_secs_f64();
+    assert_eq!(read, n);
+    println!(
+        "write: {n} rows, {:.1} MB of strings in {secs:.2} s = {:.0} rows/s, {:.1} MB/s; \
+         file {:.1} MB ({} row groups); read back in {read_secs:.2} s = {:.0} rows/s",
+        input_bytes as f64 / 1e6,
+        n as f64 / secs,
+        input_bytes as f64 / 1e6 / secs,
+        file_bytes as f64 / 1e6,
+        row_groups(&path),
+        n as f64 / read_secs,
+    );
+}
