@@ -349,7 +349,10 @@ fn temp_throughput() {
             pages.extend(ps);
         }
     }
-    for p in pages.iter().filter(|p| p.body.len() > 5_000_000) {
+    for p in pages
+        .iter()
+        .filter(|p| p.body.len() > 5_000_000 && std::env::var("TP_BIG").is_ok())
+    {
         let t = std::time::Instant::now();
         let r = parse_html(&p.body, p.content_type.as_deref(), &p.uri, 1 << 20);
         println!(
@@ -363,7 +366,74 @@ fn temp_throughput() {
     }
     pages.retain(|p| p.body.len() <= 5_000_000);
     let total: usize = pages.iter().map(|p| p.body.len()).sum();
-    for round in 0..2 {
+    let mode = std::env::var("TP_MODE").unwrap_or_default();
+    type Setup = fn() -> lol_html::Settings<'static, 'static>;
+    let exps: [(&str, Setup); 5] = [
+        ("doc_text noop", || {
+            lol_html::Settings::new()
+                .append_document_content_handler(lol_html::doc_text!(|_t| Ok(())))
+        }),
+        ("star noop", || {
+            lol_html::Settings::new()
+                .append_element_content_handler(lol_html::element!("*", |_el| Ok(())))
+        }),
+        ("star tag_name", || {
+            lol_html::Settings::new().append_element_content_handler(lol_html::element!(
+                "*",
+                |el| {
+                    std::hint::black_box(el.tag_name());
+                    Ok(())
+                }
+            ))
+        }),
+        ("star end handlers", || {
+            lol_html::Settings::new().append_element_content_handler(lol_html::element!(
+                "*",
+                |el| {
+                    if let Some(h) = el.end_tag_handlers() {
+                        h.push(
+                            Box::new(|_: &mut lol_html::html_content::EndTag<'_>| Ok(()))
+                                as lol_html::EndTagHandler<'static>,
+                        );
+                    }
+                    Ok(())
+                }
+            ))
+        }),
+        ("doc_text + star end handlers", || {
+            lol_html::Settings::new()
+                .append_document_content_handler(lol_html::doc_text!(|_t| Ok(())))
+                .append_element_content_handler(lol_html::element!("*", |el| {
+                    if let Some(h) = el.end_tag_handlers() {
+                        h.push(
+                            Box::new(|_: &mut lol_html::html_content::EndTag<'_>| Ok(()))
+                                as lol_html::EndTagHandler<'static>,
+                        );
+                    }
+                    Ok(())
+                }))
+        }),
+    ];
+    if mode == "exp" {
+        for (name, setup) in exps {
+            for _ in 0..2 {
+                let t = std::time::Instant::now();
+                for p in &pages {
+                    let mut rw = lol_html::HtmlRewriter::new(setup(), |_: &[u8]| {});
+                    let _ = rw.write(&p.body);
+                    let _ = rw.end();
+                }
+                let s = t.elapsed().as_secs_f64();
+                println!("exp {name}: {:.1} MB/s", total as f64 / 1e6 / s);
+            }
+        }
+        return;
+    }
+    for round in 0..(if mode == "ours" || mode == "none" {
+        0
+    } else {
+        3
+    }) {
         let t = std::time::Instant::now();
         let mut links = 0usize;
         let mut text = 0usize;
@@ -387,7 +457,11 @@ fn temp_throughput() {
             total as f64 / 1e6 / s
         );
     }
-    for round in 0..3 {
+    for round in 0..(if mode == "baseline" || mode == "none" {
+        0
+    } else {
+        3
+    }) {
         let t = std::time::Instant::now();
         let mut links = 0;
         let mut text = 0;

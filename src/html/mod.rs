@@ -15,7 +15,9 @@ use std::rc::Rc;
 
 use encoding_rs::Encoding;
 use lol_html::html_content::{Element, EndTag, TextChunk, TextType};
-use lol_html::{doc_text, element, HtmlRewriter, MemorySettings, Settings};
+use lol_html::{
+    doc_text, element, AsciiCompatibleEncoding, HtmlRewriter, MemorySettings, Settings,
+};
 use url::Url;
 
 use crate::segment::Outlink;
@@ -107,7 +109,7 @@ pub const MAX_TITLE: usize = 1024;
 /// lol_html's memory limit: it buffers one token at a time, so only a single tag or
 /// comment larger than this (a multi-megabyte `data:` URI) stops the parse.
 const PARSER_MEMORY: usize = 16 * 1024 * 1024;
-/// Size of the UTF-8 pieces fed to lol_html.
+/// Size of the pieces fed to lol_html.
 const DECODE_CHUNK: usize = 64 * 1024;
 /// Longest `href` worth resolving: longer ones are inline data, not links.
 const MAX_HREF: usize = 64 * 1024;
@@ -224,15 +226,33 @@ fn run_rewriter(state: &Rc<RefCell<State>>, enc: &'static Encoding, body: &[u8])
             Ok(())
         }));
 
-    let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
     let mut failed = false;
-    decode_chunks(enc, body, |s| {
-        failed = rewriter.write(s.as_bytes()).is_err();
-        !failed
-    });
-    if !failed {
-        // An error at the end (an unterminated token) loses nothing already collected.
-        let _ = rewriter.end();
+    match AsciiCompatibleEncoding::new(enc) {
+        // lol_html decodes text and attributes itself for ASCII-compatible encodings
+        // (all but UTF-16 and ISO-2022-JP): a separate decoding pass would double the work.
+        Some(ascii) => {
+            let mut rewriter = HtmlRewriter::new(settings.with_encoding(ascii), |_: &[u8]| {});
+            for piece in body.chunks(DECODE_CHUNK) {
+                if rewriter.write(piece).is_err() {
+                    failed = true;
+                    break;
+                }
+            }
+            if !failed {
+                // An error at the end (an unterminated token) loses nothing collected.
+                let _ = rewriter.end();
+            }
+        }
+        None => {
+            let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
+            decode_chunks(enc, body, |s| {
+                failed = rewriter.write(s.as_bytes()).is_err();
+                !failed
+            });
+            if !failed {
+                let _ = rewriter.end();
+            }
+        }
     }
 }
 
@@ -499,19 +519,31 @@ impl TextSink {
         if self.full {
             return;
         }
-        let mut first = true;
-        // Control characters (NUL padding, stray C1 bytes) are no text: they separate
-        // words like white space.
-        for word in s.split(|c: char| c.is_whitespace() || c.is_control()) {
-            if !first {
+        let b = s.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            let n = separator_len(s, i);
+            if n > 0 {
                 self.space = true;
+                i += n;
+                continue;
             }
-            first = false;
-            if !word.is_empty() {
-                self.word(word);
-                if self.full {
-                    return;
+            let start = i;
+            while i < b.len() {
+                if b[i] < 0x80 {
+                    if b[i] <= b' ' || b[i] == 0x7F {
+                        break;
+                    }
+                    i += 1;
+                } else if separator_len(s, i) > 0 {
+                    break;
+                } else {
+                    i += utf8_len(b[i]);
                 }
+            }
+            self.word(&s[start..i]);
+            if self.full {
+                return;
             }
         }
     }
@@ -547,6 +579,28 @@ impl TextSink {
         let end = self.out.trim_end_matches(' ').len();
         self.out.truncate(end);
         self.out
+    }
+}
+
+/// The length of the separator at `s[i..]` (`i` on a char boundary), or 0: white
+/// space, and control characters (NUL padding, stray C1 bytes), which are no text.
+fn separator_len(s: &str, i: usize) -> usize {
+    let c = s.as_bytes()[i];
+    if c < 0x80 {
+        return usize::from(c <= b' ' || c == 0x7F);
+    }
+    match s[i..].chars().next() {
+        Some(ch) if ch.is_whitespace() || ch.is_control() => ch.len_utf8(),
+        _ => 0,
+    }
+}
+
+/// The length of the UTF-8 sequence a lead byte starts.
+fn utf8_len(lead: u8) -> usize {
+    match lead {
+        0xF0.. => 4,
+        0xE0.. => 3,
+        _ => 2,
     }
 }
 

@@ -133,12 +133,80 @@ pub struct SourceReport {
     pub error: Option<String>,
 }
 
-/// One capture ready to merge: its version key and its row.
-struct CaptureRow {
-    urlkey: String,
-    row: SegmentRow,
-    /// Archive index and offset: the tie-break after the date.
-    order: (usize, u64),
+/// Where a capture sits in the import: (date, archive index, offset). The earliest
+/// capture of a version gives the version its metadata and content.
+type Order = (String, usize, u64);
+
+/// Every version seen so far, shared by the archive workers: its dates, the order of
+/// its earliest capture, and that capture's row once parsed. Only a capture that is
+/// the earliest so far is parsed, so repeated captures cost no HTML parsing.
+#[derive(Default)]
+struct Versions {
+    map: std::sync::Mutex<std::collections::HashMap<(String, String), Version>>,
+}
+
+struct Version {
+    best: Order,
+    dates: Vec<String>,
+    row: Option<SegmentRow>,
+}
+
+impl Versions {
+    /// Records a capture's date; true when it is the earliest capture so far (so it
+    /// must be parsed and offered).
+    fn claim(&self, key: &(String, String), order: &Order) -> bool {
+        let mut m = self.map.lock().expect("versions lock");
+        match m.get_mut(key) {
+            None => {
+                m.insert(
+                    key.clone(),
+                    Version {
+                        best: order.clone(),
+                        dates: vec![order.0.clone()],
+                        row: None,
+                    },
+                );
+                true
+            }
+            Some(v) => {
+                v.dates.push(order.0.clone());
+                if order < &v.best {
+                    v.best = order.clone();
+                    v.row = None;
+                    true
+                } else {
+                    false
+                }
+            }
+        }
+    }
+
+    /// Stores a parsed row unless an earlier capture claimed the version meanwhile.
+    fn offer(&self, key: &(String, String), order: &Order, row: SegmentRow) {
+        let mut m = self.map.lock().expect("versions lock");
+        if let Some(v) = m.get_mut(key) {
+            if &v.best == order {
+                v.row = Some(row);
+            }
+        }
+    }
+
+    /// The rows in (URL key, digest) order, each with its sorted, unique dates.
+    fn into_rows(self) -> Vec<SegmentRow> {
+        let m = self.map.into_inner().expect("versions lock");
+        let mut sorted: Vec<((String, String), Version)> = m.into_iter().collect();
+        sorted.sort_by(|a, b| a.0.cmp(&b.0));
+        sorted
+            .into_iter()
+            .filter_map(|(_, mut v)| {
+                v.dates.sort();
+                v.dates.dedup();
+                let mut row = v.row?;
+                row.dates = v.dates;
+                Some(row)
+            })
+            .collect()
+    }
 }
 
 /// Imports every archive of `entries` (in parallel) and merges the captures into one row
@@ -151,47 +219,45 @@ pub fn import_archives(
     log: &(dyn Fn(&str) + Sync),
 ) -> (Vec<SegmentRow>, Vec<SourceReport>) {
     use rayon::prelude::*;
-    let results: Vec<(Vec<CaptureRow>, SourceReport)> = entries
+    let versions = Versions::default();
+    let reports: Vec<SourceReport> = entries
         .par_iter()
         .enumerate()
         .map(|(i, e)| {
-            let r = import_one(i, e, exclusions, opts, log);
+            let r = import_one(i, e, exclusions, opts, &versions, log);
             on_done(&e.path);
             r
         })
         .collect();
-    let mut versions: BTreeMap<(String, String), (CaptureRow, Vec<String>)> = BTreeMap::new();
-    let mut reports = Vec::with_capacity(results.len());
-    for (rows, report) in results {
-        reports.push(report);
-        for c in rows {
-            let k = (c.urlkey.clone(), c.row.digest.clone());
-            match versions.get_mut(&k) {
-                None => {
-                    let dates = c.row.dates.clone();
-                    versions.insert(k, (c, dates));
-                }
-                Some((kept, dates)) => {
-                    dates.extend(c.row.dates.iter().cloned());
-                    let earlier = (&c.row.first_date, c.order) < (&kept.row.first_date, kept.order);
-                    if earlier {
-                        *kept = c;
-                    }
-                }
-            }
-        }
-    }
-    let rows = versions
-        .into_values()
-        .map(|(c, mut dates)| {
-            dates.sort();
-            dates.dedup();
-            let mut row = c.row;
-            row.dates = dates;
-            row
+    (versions.into_rows(), reports)
+}
+
+/// A capture that is the earliest of its version so far: its key, order and row.
+struct Claimed {
+    key: (String, String),
+    order: Order,
+    row: SegmentRow,
+    /// The first `content_limit` bytes of the payload, parsed later in a batch.
+    body: Vec<u8>,
+    facts: HttpFacts,
+}
+
+/// Parse jobs are gathered until this many payload bytes wait, then parsed on the
+/// thread pool: reading an archive is sequential, parsing its pages need not be.
+const PARSE_BATCH_BYTES: usize = 16 << 20;
+
+/// Parses a batch of claimed captures in parallel and offers their rows; returns the
+/// number of parse failures.
+fn parse_batch(batch: &mut Vec<Claimed>, limit: usize, versions: &Versions) -> u64 {
+    use rayon::prelude::*;
+    batch
+        .par_drain(..)
+        .map(|mut c| {
+            let ok = parse_into(&mut c.row, &c.body, &c.facts, limit);
+            versions.offer(&c.key, &c.order, c.row);
+            u64::from(!ok)
         })
-        .collect();
-    (rows, reports)
+        .sum()
 }
 
 fn import_one(
@@ -199,8 +265,9 @@ fn import_one(
     entry: &ManifestEntry,
     exclusions: Option<&Exclusions>,
     opts: &ImportOptions,
+    versions: &Versions,
     log: &(dyn Fn(&str) + Sync),
-) -> (Vec<CaptureRow>, SourceReport) {
+) -> SourceReport {
     let name = entry.path.display().to_string();
     let collection = entry
         .collection
@@ -211,13 +278,12 @@ fn import_one(
         collection: collection.clone(),
         ..SourceReport::default()
     };
-    let mut rows = Vec::new();
     let mut reader = match ArchiveReader::open(&entry.path) {
         Ok(r) => r,
         Err(e) => {
             log(&format!("{e}"));
             report.error = Some(e.to_string());
-            return (rows, report);
+            return report;
         }
     };
     let filename = entry
@@ -231,17 +297,17 @@ fn import_one(
         collection: &collection,
         exclusions,
         opts,
+        versions,
     };
     let mut shown = 0usize;
+    let (mut pending, mut pending_bytes) = (Vec::new(), 0usize);
     loop {
-        let next = reader.next_record();
-        let outcome = match next {
+        let outcome = match reader.next_record() {
             Ok(None) => break,
             Ok(Some(mut rec)) => {
                 report.records += 1;
-                let r = capture_of(&mut rec, &ctx, &mut report);
-                match r {
-                    Ok(row) => rec.finish().map(|span| (row, span)),
+                match capture_of(&mut rec, &ctx, &mut report) {
+                    Ok(claimed) => rec.finish().map(|span| (claimed, span)),
                     Err(e) => Err(e),
                 }
             }
@@ -257,21 +323,29 @@ fn import_one(
             Ok((Some(mut c), span)) => {
                 c.row.offset = span.offset;
                 c.row.length = span.length;
-                c.order = (index, span.offset);
-                report.imported += 1;
-                rows.push(c);
+                pending_bytes += c.body.len();
+                pending.push(c);
+                if pending_bytes >= PARSE_BATCH_BYTES || pending.len() >= 1024 {
+                    report.parse_failures +=
+                        parse_batch(&mut pending, opts.content_limit, versions);
+                    pending_bytes = 0;
+                }
             }
             Ok((None, _)) => {}
             Err(e) => {
                 let e = e.with_path(&entry.path);
-                log(&format!("{e} (kept {} captures before it)", rows.len()));
+                log(&format!(
+                    "{e} (kept {} captures before it)",
+                    report.imported
+                ));
                 report.error = Some(e.to_string());
                 break;
             }
         }
     }
+    report.parse_failures += parse_batch(&mut pending, opts.content_limit, versions);
     report.anomalies = anomaly_map(reader.counts());
-    (rows, report)
+    report
 }
 
 fn anomaly_map(c: &AnomalyCounts) -> BTreeMap<String, u64> {
@@ -286,6 +360,7 @@ struct Ctx<'a> {
     collection: &'a str,
     exclusions: Option<&'a Exclusions>,
     opts: &'a ImportOptions,
+    versions: &'a Versions,
 }
 
 /// The HTTP facts a capture's row needs.
@@ -297,17 +372,18 @@ struct HttpFacts {
     content_encoding: Option<String>,
 }
 
-fn skip(report: &mut SourceReport, why: &str) -> crate::Result<Option<CaptureRow>> {
+fn skip(report: &mut SourceReport, why: &str) -> crate::Result<Option<Claimed>> {
     *report.skipped.entry(why.to_string()).or_insert(0) += 1;
     Ok(None)
 }
 
-/// Applies selection, status filter, exclusion and parsing to one record.
+/// Applies selection, status filter and exclusion to one record, records its date
+/// with its version, and parses it when it is the version's earliest capture so far.
 fn capture_of<R: Read>(
     rec: &mut Record<'_, R>,
     ctx: &Ctx<'_>,
     report: &mut SourceReport,
-) -> crate::Result<Option<CaptureRow>> {
+) -> crate::Result<Option<Claimed>> {
     let h = rec.header();
     let is_arc = h.format().is_arc();
     let rtype = h.type_name().into_owned();
@@ -354,11 +430,20 @@ fn capture_of<R: Read>(
         return Ok(None);
     }
     let urlkey = url_key(&url, ctx.opts.key).unwrap_or_else(|_| url.clone());
-    // Exclusion first when the digest is known: no need to read an excluded body.
-    if let (Some(d), Some(ex)) = (&header_digest, ctx.exclusions) {
+    let order: Order = (date.clone(), ctx.index, rec.offset());
+    // When the digest is in the header, exclusion and the version's earlier captures
+    // are known before the body: a repeated capture is never read or parsed.
+    if let Some(d) = &header_digest {
         let digest = format!("sha1:{}", &d[5..]);
-        if ex.contains(&urlkey, &digest, &date) {
+        if ctx
+            .exclusions
+            .is_some_and(|ex| ex.contains(&urlkey, &digest, &date))
+        {
             report.excluded += 1;
+            return Ok(None);
+        }
+        report.imported += 1;
+        if !ctx.versions.claim(&(urlkey.clone(), digest), &order) {
             return Ok(None);
         }
     }
@@ -369,11 +454,19 @@ fn capture_of<R: Read>(
         (None, None) => unreachable!("digest computed when the header has none"),
     };
     if header_digest.is_none() {
-        if let Some(ex) = ctx.exclusions {
-            if ex.contains(&urlkey, &digest, &date) {
-                report.excluded += 1;
-                return Ok(None);
-            }
+        if ctx
+            .exclusions
+            .is_some_and(|ex| ex.contains(&urlkey, &digest, &date))
+        {
+            report.excluded += 1;
+            return Ok(None);
+        }
+        report.imported += 1;
+        if !ctx
+            .versions
+            .claim(&(urlkey.clone(), digest.clone()), &order)
+        {
+            return Ok(None);
         }
     }
     let mime = facts
@@ -383,7 +476,7 @@ fn capture_of<R: Read>(
         .map(|m| m.trim().to_ascii_lowercase())
         .filter(|m| !m.is_empty())
         .unwrap_or_else(|| "unk".to_string());
-    let mut row = SegmentRow {
+    let row = SegmentRow {
         key: format!("{url} {digest}"),
         url,
         urlkey: urlkey.clone(),
@@ -396,13 +489,12 @@ fn capture_of<R: Read>(
         status: facts.status,
         ..SegmentRow::default()
     };
-    if !parse_into(&mut row, &kept, &facts, ctx.opts.content_limit) {
-        report.parse_failures += 1;
-    }
-    Ok(Some(CaptureRow {
-        urlkey,
+    Ok(Some(Claimed {
+        key: (urlkey, row.digest.clone()),
+        order,
         row,
-        order: (ctx.index, 0),
+        body: kept,
+        facts,
     }))
 }
 

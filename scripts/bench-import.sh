@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Times `warcdex import` (parse every capture into a segment) against zcat on the same
+# archives, in one run: MB/s of compressed input, the ratio to zcat, peak RSS.
+# Usage: scripts/bench-import.sh [JOBS] ARCHIVE...   (default JOBS 2)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=${1:-2}; shift || true
+[ $# -gt 0 ] || { echo "usage: scripts/bench-import.sh [JOBS] ARCHIVE..." >&2; exit 2; }
+runs=${RUNS:-1}
+source scripts/bench-lib.sh
+cargo build --release --quiet
+bin=$(realpath ./target/release/warcdex)
+work=$(mktemp -d)
+trap 'rm -rf "$work" "$bench_tmp"' EXIT
+size=0
+for f in "$@"; do
+    realpath "$f" >> "$work/manifest.txt"
+    size=$((size + $(stat -c %s "$f")))
+    cat "$f" > /dev/null
+done
+is=1
+read -r zs zr < <(measure bash -c 'for f in "$@"; do zcat "$f"; done' _ "$@")
+read -r ws wr < <(measure "$bin" import -j "$jobs" "$work/manifest.txt" "$work/seg-run")
+"$bin" segment-info "$work/seg-run" | grep -E '"(documents|captures)"' | tr -d ' ,' | tr '\n' ' '; echo
+printf '%-40s %9s %9s %9s %9s\n' "command ($# archives, $((size / 1000000)) MB)" seconds "MB/s gz" "x zcat" "RSS MiB"
+awk -v s="$zs" -v r="$zr" -v size="$size" 'BEGIN { printf "%-40s %9.2f %9.1f %9.2f %9.1f\n", "zcat", s, size/1e6/s, 1, r/1024 }'
+awk -v s="$ws" -v r="$wr" -v z="$zs" -v size="$size" -v j="$jobs" 'BEGIN { printf "%-40s %9.2f %9.1f %9.2f %9.1f\n", "warcdex import -j " j, s, size/1e6/s, z/s, r/1024 }'
