@@ -1,10 +1,12 @@
 //! What the full-text index needs from an archived HTML page: title, visible text,
 //! outlinks with anchor text, robots directives and the charset (Nutch's parse-html).
 //!
-//! The payload is decoded to UTF-8 in fixed-size pieces with the encoding chosen by
-//! [`detect_charset`] and streamed through lol_html, so memory stays bounded whatever
-//! the page size; a page lol_html gives up on (a single tag larger than the parser's
-//! memory limit) keeps what was extracted before that point.
+//! The payload is streamed through lol_html in fixed-size pieces with the encoding
+//! chosen by [`detect_charset`] (pages in UTF-16 or ISO-2022-JP, which lol_html cannot
+//! tokenize, are decoded to UTF-8 first), so memory stays bounded whatever the page
+//! size; a page lol_html gives up on (a single tag larger than the parser's memory
+//! limit) keeps what was extracted before that point. Text and attribute values come
+//! out of lol_html raw, so character references are decoded here.
 
 mod charset;
 mod entities;
