@@ -14,6 +14,7 @@ pub mod error;
 pub mod gzip_member;
 pub mod html;
 pub mod import;
+pub mod index;
 pub mod inflate;
 pub mod progress;
 pub mod reader;

@@ -25,6 +25,8 @@ fn main() -> ExitCode {
         cli::Command::MergeCdx(a) => cli::lists::run_sort(true, a),
         cli::Command::Import(a) => cli::import::run(a),
         cli::Command::SegmentInfo(a) => cli::import::info(a),
+        cli::Command::Index(a) => cli::index::run(a),
+        cli::Command::Dumpindex(a) => cli::index::dump_cmd(a),
         cli::Command::Inflate { file } => inflate(&file),
     };
     match result {

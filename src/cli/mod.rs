@@ -2,6 +2,7 @@
 
 pub mod cdx;
 pub mod import;
+pub mod index;
 pub mod lists;
 pub mod records;
 
@@ -45,6 +46,11 @@ pub enum Command {
     Import(import::ImportArgs),
     /// A segment's manifest and counts, or its rows as JSON lines (`--rows`).
     SegmentInfo(import::SegmentInfoArgs),
+    /// Build the main full-text index from segments: one document per URL + digest,
+    /// anchor text of inbound links, link-analysis boost, one segment in key order.
+    Index(index::IndexArgs),
+    /// NutchWAX `dumpindex`: fields and values of one or several parallel indexes.
+    Dumpindex(index::DumpArgs),
     /// Decompress every gzip member and discard the output (the benchmark's lower bound).
     #[command(hide = true)]
     Inflate {

@@ -404,3 +404,136 @@ fn huge_attribute_and_single_line_pages() {
     let p = parse_html(html.as_bytes(), None, URL, 100);
     assert!(p.text.starts_with("x x"));
 }
+
+/// One HTML response for the throughput test: (URI, Content-Type, entity body).
+type BenchPage = (String, Option<String>, Vec<u8>);
+
+/// HTML responses of one archive (at most `max`), de-chunked and gunzipped as the
+/// importer would hand them over.
+fn bench_pages(path: &std::path::Path, max: usize, out: &mut Vec<BenchPage>) {
+    use std::io::Read;
+    let Ok(mut r) = crate::reader::ArchiveReader::open(path) else {
+        return;
+    };
+    let mut n = 0;
+    while n < max {
+        let Ok(Some(mut rec)) = r.next_record() else {
+            return;
+        };
+        let uri =
+            String::from_utf8_lossy(rec.header().target_uri().unwrap_or_default()).into_owned();
+        let Ok(Some(http)) = rec.http() else {
+            continue;
+        };
+        let ct = http.get_str("Content-Type").map(|c| c.into_owned());
+        let te = http.get_str("Transfer-Encoding").map(|c| c.into_owned());
+        let ce = http.get_str("Content-Encoding").map(|c| c.into_owned());
+        if !ct
+            .as_deref()
+            .is_some_and(|c| c.to_ascii_lowercase().contains("html"))
+        {
+            continue;
+        }
+        let mut body = Vec::new();
+        if rec.read_to_end(&mut body).is_err() {
+            continue;
+        }
+        if te.is_some_and(|t| t.eq_ignore_ascii_case("chunked")) {
+            continue;
+        }
+        if ce.is_some_and(|c| c.eq_ignore_ascii_case("gzip")) {
+            let mut d = Vec::new();
+            if flate2::read::MultiGzDecoder::new(&body[..])
+                .read_to_end(&mut d)
+                .is_err()
+            {
+                continue;
+            }
+            body = d;
+        }
+        out.push((uri, ct, body));
+        n += 1;
+    }
+}
+
+/// Archive files under `dir`, sorted.
+fn archive_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = rd.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            archive_files(&p, out);
+        } else if p
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.contains(".warc") || n.contains(".arc"))
+        {
+            out.push(p);
+        }
+    }
+}
+
+/// Throughput of `parse_html` on the real corpus and the first 3,000 HTML responses of
+/// the benchmark archive: `cargo test --release --lib html_throughput -- --ignored
+/// --nocapture`. With `HTML_FINGERPRINT=<file>` it also writes one hash of each
+/// page's full result per line, so two builds can be compared on every page (the
+/// goldens only look at the start of the text and the first outlinks).
+#[test]
+#[ignore]
+fn html_throughput() {
+    use std::hash::{Hash, Hasher};
+    let mut pages = Vec::new();
+    let mut files = Vec::new();
+    archive_files(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/real"),
+        &mut files,
+    );
+    for f in &files {
+        bench_pages(f, usize::MAX, &mut pages);
+    }
+    let corpus = pages.len();
+    bench_pages(
+        std::path::Path::new("/work/bench-data/full/full/DOCS-20240115030000-00000.warc.gz"),
+        3000,
+        &mut pages,
+    );
+    let bytes: usize = pages.iter().map(|p| p.2.len()).sum();
+    eprintln!(
+        "{} pages ({} from corpus/real), {:.1} MB",
+        pages.len(),
+        corpus,
+        bytes as f64 / 1e6
+    );
+    const LIMIT: usize = 1 << 20;
+    if let Ok(path) = std::env::var("HTML_FINGERPRINT") {
+        let mut out = String::new();
+        for (uri, ct, body) in &pages {
+            let p = parse_html(body, ct.as_deref(), uri, LIMIT);
+            let mut h = std::hash::DefaultHasher::new();
+            format!("{p:?}").hash(&mut h);
+            out.push_str(&format!("{:016x} {uri}\n", h.finish()));
+        }
+        std::fs::write(path, out).unwrap();
+    }
+    let reps: usize = std::env::var("HTML_REPS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(3);
+    for _ in 0..reps {
+        let t = std::time::Instant::now();
+        let mut sink = 0usize;
+        for (uri, ct, body) in &pages {
+            let p = parse_html(body, ct.as_deref(), uri, LIMIT);
+            sink += p.text.len() + p.outlinks.len();
+        }
+        let s = t.elapsed().as_secs_f64();
+        eprintln!(
+            "{:.2} s, {:.1} MB/s (checksum {sink})",
+            s,
+            bytes as f64 / 1e6 / s
+        );
+    }
+}

@@ -1,0 +1,118 @@
+//! `warcdex index [--out DIR] SEGMENT...` and `warcdex dumpindex [-c|-l|-f FIELD] INDEX...`.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use clap::Args;
+
+use warcdex::index::dump::{dump, DumpMode};
+use warcdex::index::links::LinkOptions;
+use warcdex::index::{build_index, IndexOptions};
+
+/// Flags of `warcdex index`.
+#[derive(Debug, Args)]
+pub struct IndexArgs {
+    /// Segments made by `warcdex import`.
+    #[arg(required = true)]
+    pub segments: Vec<PathBuf>,
+    /// The index directory to create (default `pindexes/<name>/main`).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// The parallel index set's name for the default `--out` (default: the first
+    /// segment's directory name).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Keep anchor text of links within one host (Nutch `db.ignore.internal.links=false`).
+    #[arg(long)]
+    pub internal_links: bool,
+    /// Link score damping factor.
+    #[arg(long, default_value_t = 0.85)]
+    pub damping: f64,
+    /// Link score iterations.
+    #[arg(long, default_value_t = 20)]
+    pub iterations: u32,
+    /// Boost = score ^ power (Nutch `indexer.score.power`).
+    #[arg(long, default_value_t = 0.5)]
+    pub score_power: f64,
+}
+
+/// Runs `index`; returns the exit code.
+pub fn run(args: IndexArgs) -> Result<i32> {
+    let out = match &args.out {
+        Some(o) => o.clone(),
+        None => {
+            let name = args.name.clone().unwrap_or_else(|| {
+                args.segments[0]
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_else(|| "default".into())
+            });
+            Path::new("pindexes").join(name).join("main")
+        }
+    };
+    let opts = IndexOptions {
+        links: LinkOptions {
+            internal_links: args.internal_links,
+            damping: args.damping,
+            iterations: args.iterations,
+            score_power: args.score_power,
+            ..LinkOptions::default()
+        },
+    };
+    let info = build_index(&args.segments, &out, &opts)
+        .with_context(|| format!("cannot build {}", out.display()))?;
+    eprintln!(
+        "warcdex index: {} documents from {} segments in {}",
+        info.documents,
+        args.segments.len(),
+        out.display()
+    );
+    println!("{}", out.display());
+    Ok(0)
+}
+
+/// Flags of `warcdex dumpindex`.
+#[derive(Debug, Args)]
+pub struct DumpArgs {
+    /// Indexes read side by side (document i of each together).
+    #[arg(required = true)]
+    pub indexes: Vec<PathBuf>,
+    /// Print the document count.
+    #[arg(short = 'c', conflicts_with_all = ["list", "field"])]
+    pub count: bool,
+    /// Print the field names.
+    #[arg(short = 'l', conflicts_with = "field")]
+    pub list: bool,
+    /// Print one field's values, one line per document.
+    #[arg(short = 'f')]
+    pub field: Option<String>,
+}
+
+/// Runs `dumpindex`; returns the exit code (2 for a field no index has).
+pub fn dump_cmd(args: DumpArgs) -> Result<i32> {
+    let mode = if args.count {
+        DumpMode::Count
+    } else if args.list {
+        DumpMode::List
+    } else if let Some(f) = &args.field {
+        DumpMode::Field(f.clone())
+    } else {
+        DumpMode::All
+    };
+    let dirs: Vec<&Path> = args.indexes.iter().map(PathBuf::as_path).collect();
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    match dump(&dirs, &mode, &mut out) {
+        Ok(()) => {
+            out.flush()?;
+            Ok(0)
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound && matches!(mode, DumpMode::Field(_)) => {
+            out.flush()?;
+            println!("{e}");
+            Ok(2)
+        }
+        Err(e) => Err(e.into()),
+    }
+}

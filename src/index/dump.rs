@@ -1,0 +1,156 @@
+//! `warcdex dumpindex`: NutchWAX DumpParallelIndex output over one or several parallel
+//! indexes (formats.md §4.10). The indexes are read side by side, document i of each
+//! together; a field present in several is taken from the first index naming it.
+
+use std::io::{self, Write};
+use std::path::Path;
+
+use tantivy::schema::{Field, FieldType, Value};
+use tantivy::{DocAddress, Index, TantivyDocument};
+
+/// One opened index: its fields and stored documents.
+struct Opened {
+    searcher: tantivy::Searcher,
+    fields: Vec<(String, Field, FieldType)>,
+    docs: u32,
+}
+
+fn open(dir: &Path) -> io::Result<Opened> {
+    let index =
+        Index::open_in_dir(dir).map_err(|e| io::Error::other(format!("{}: {e}", dir.display())))?;
+    let reader = index.reader().map_err(io::Error::other)?;
+    let searcher = reader.searcher();
+    let segments = searcher.segment_readers().len();
+    if segments > 1 {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "{}: {segments} segments; a parallel index has one",
+                dir.display()
+            ),
+        ));
+    }
+    let schema = index.schema();
+    let fields = schema
+        .fields()
+        .filter(|(_, e)| e.is_stored())
+        .map(|(f, e)| (e.name().to_string(), f, e.field_type().clone()))
+        .collect();
+    let docs = searcher
+        .segment_readers()
+        .first()
+        .map_or(0, |s| s.max_doc());
+    Ok(Opened {
+        searcher,
+        fields,
+        docs,
+    })
+}
+
+/// What to print.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DumpMode {
+    /// Every field of every document.
+    All,
+    /// One field's values per document.
+    Field(String),
+    /// The sorted field names.
+    List,
+    /// The document count.
+    Count,
+}
+
+/// Dumps `dirs` (opened side by side) to `out`. A field asked for with `Field` that no
+/// index has gives an error of kind `NotFound` (the CLI exits 2, as NutchWAX).
+pub fn dump(dirs: &[&Path], mode: &DumpMode, out: &mut dyn Write) -> io::Result<()> {
+    let opened: Vec<Opened> = dirs.iter().map(|d| open(d)).collect::<io::Result<_>>()?;
+    let docs = opened.first().map_or(0, |o| o.docs);
+    if let Some((i, o)) = opened.iter().enumerate().find(|(_, o)| o.docs != docs) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "{} has {} documents but {} has {docs}: not parallel indexes",
+                dirs[i].display(),
+                o.docs,
+                dirs[0].display()
+            ),
+        ));
+    }
+    // Field name → (index, field), the first index naming a field wins; names sorted.
+    let mut names: Vec<(String, usize, Field)> = Vec::new();
+    for (i, o) in opened.iter().enumerate() {
+        for (name, f, _) in &o.fields {
+            if !names.iter().any(|(n, _, _)| n == name) {
+                names.push((name.clone(), i, *f));
+            }
+        }
+    }
+    names.sort_by(|a, b| a.0.cmp(&b.0));
+    match mode {
+        DumpMode::Count => writeln!(out, "{docs}"),
+        DumpMode::List => {
+            for (n, _, _) in &names {
+                writeln!(out, "{n}")?;
+            }
+            Ok(())
+        }
+        DumpMode::Field(name) => {
+            let Some((_, i, f)) = names.iter().find(|(n, _, _)| n == name) else {
+                return Err(io::Error::new(
+                    io::ErrorKind::NotFound,
+                    format!("Field not in index: {name}"),
+                ));
+            };
+            for d in 0..docs {
+                let doc: TantivyDocument = opened[*i]
+                    .searcher
+                    .doc(DocAddress::new(0, d))
+                    .map_err(io::Error::other)?;
+                writeln!(out, "{}", values(&doc, *f))?;
+            }
+            Ok(())
+        }
+        DumpMode::All => {
+            for (n, _, _) in &names {
+                write!(out, "{n}\t")?;
+            }
+            writeln!(out)?;
+            for d in 0..docs {
+                let docs_d: Vec<TantivyDocument> = opened
+                    .iter()
+                    .map(|o| {
+                        o.searcher
+                            .doc(DocAddress::new(0, d))
+                            .map_err(io::Error::other)
+                    })
+                    .collect::<io::Result<_>>()?;
+                for (_, i, f) in &names {
+                    write!(out, "{}\t", values(&docs_d[*i], *f))?;
+                }
+                writeln!(out)?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Java's `Arrays.toString`: `[a, b]`, `[]` when absent.
+fn values(doc: &TantivyDocument, f: Field) -> String {
+    let v: Vec<String> = doc
+        .get_all(f)
+        .map(|v| {
+            if let Some(s) = v.as_str() {
+                s.to_string()
+            } else if let Some(n) = v.as_u64() {
+                n.to_string()
+            } else if let Some(x) = v.as_f64() {
+                format!("{x}")
+            } else if let Some(n) = v.as_i64() {
+                n.to_string()
+            } else {
+                String::new()
+            }
+        })
+        .collect();
+    format!("[{}]", v.join(", "))
+}
