@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Writes fixtures/example/: the five-archive collection of formats.md §5 (three ARC crawls,
+"""Writes fixtures/example/ and fixtures/readme-dedup/.
+
+fixtures/example/: the five-archive collection of formats.md §5 (three ARC crawls,
 a gzip WARC, a WARC of revisit records), with small real HTML pages that link to each other.
 
 Structure (formats.md §5, "Worked example"):
@@ -13,6 +15,9 @@ Structure (formats.md §5, "Worked example"):
 Bodies A-E are this script's own pages (so their digests differ from §5's, which were made with
 other bodies); everything else - URLs, dates, which captures repeat - is §5's. Deterministic:
 running it again writes the same bytes. Standard library only.
+
+fixtures/readme-dedup/: README-dedup's ten daily captures of one page (formats.md §5.6), one
+gzip ARC per day, bodies equal to the README's content samples (so the digests are §5.6's).
 """
 import base64
 import gzip
@@ -157,7 +162,48 @@ def main():
     with open(os.path.join(OUT, "DIGESTS.txt"), "w") as f:
         for v in "ABCDE":
             f.write("%s %s %s\n" % (v, digest(body(v)), PAGES[v][0]))
+    write_readme_dedup()
     return 0
+
+
+# README-dedup's 10-capture example (formats.md §5.6): one page crawled daily 2007-10-01..10,
+# five versions whose bodies are the README's content samples, so their digests are the
+# ones §5.6 lists (R5EYEZEK... for abc123, and so on).
+README_BODIES = {
+    "abc123": b"Hello, welcome to my page.",
+    "def456": b"Sorry I haven't updated this in a while.",
+    "ghi789": b"Hey, I finally updated this.",
+    "jkl012": b"Under construction.",
+    "mno345": b"My homepage is great!",
+}
+README_SEQUENCE = ["abc123", "abc123", "def456", "def456", "abc123", "abc123",
+                   "ghi789", "jkl012", "jkl012", "mno345"]
+
+
+def write_readme_dedup():
+    out_dir = os.path.join(OUT, "..", "readme-dedup")
+    os.makedirs(out_dir, exist_ok=True)
+    url = "http://www.example.org/index.html"
+    names = []
+    for day, version in enumerate(README_SEQUENCE, start=1):
+        d14 = "200710%02d120000" % day
+        name = "crawl-200710%02d.arc.gz" % day
+        b = README_BODIES[version]
+        head = ("HTTP/1.0 200 OK\r\nDate: %s\r\nContent-Type: text/html\r\nContent-Length: %d\r\n\r\n"
+                % (http_date(d14), len(b))).encode("ascii")
+        version_block = b"1 0 InternetArchive\nURL IP-address Archive-date Content-type Archive-length\n"
+        filedesc = (b"filedesc://%s 0.0.0.0 %s text/plain %d\n" % (name.encode(), d14.encode(), len(version_block))
+                    + version_block + b"\n")
+        rec = (b"%s 93.184.216.34 %s text/html %d\n" % (url.encode(), d14.encode(), len(head) + len(b))
+               + head + b + b"\n")
+        with open(os.path.join(out_dir, name), "wb") as f:
+            f.write(gzip.compress(filedesc, mtime=0))
+            f.write(gzip.compress(rec, mtime=0))
+        names.append(name)
+    with open(os.path.join(out_dir, "manifest.txt"), "w") as f:
+        f.write("# README-dedup's example: one page, ten daily crawls, five versions (formats.md §5.6).\n")
+        for n in names:
+            f.write(n + "\n")
 
 
 if __name__ == "__main__":

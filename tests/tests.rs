@@ -6,6 +6,7 @@ mod cdx_corpus;
 mod cdx_fixtures;
 mod html_pages;
 mod import;
+mod index;
 mod lists_cli;
 mod reader_corpus;
 mod reader_fixtures;

@@ -30,7 +30,7 @@ pub struct IndexArgs {
     #[arg(long, default_value_t = 0.85)]
     pub damping: f64,
     /// Link score iterations.
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, default_value_t = 50)]
     pub iterations: u32,
     /// Boost = score ^ power (Nutch `indexer.score.power`).
     #[arg(long, default_value_t = 0.5)]

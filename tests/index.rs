@@ -1,0 +1,258 @@
+//! The pipeline up to the main index: README-dedup's ten captures (formats.md §5.6) and
+//! the worked example (§5.4) through cdx → dedup-cdx → import -e → index → dumpindex;
+//! anchors and link scores on a small multi-host site; determinism.
+
+use std::path::{Path, PathBuf};
+
+use warcdex::cdx::run::{run_cdx, RunOptions};
+use warcdex::import::exclusions::Exclusions;
+use warcdex::import::manifest::read_manifest;
+use warcdex::import::segment_dir::write_segment;
+use warcdex::import::{import_archives, ImportOptions};
+use warcdex::index::dump::{dump, DumpMode};
+use warcdex::index::links::{analyse, LinkOptions};
+use warcdex::index::{build_index, write_index, IndexOptions};
+use warcdex::segment::{Outlink, SegmentRow};
+use warcdex_cdx::dedup::{dedup_cdx, Input, ListOptions};
+use warcdex_cdx::{url_key, KeyStyle};
+
+use crate::util::{check_snapshot, fixtures};
+
+/// cdx + dedup-cdx over a fixture collection; returns the exclusion list text.
+fn dedup_list(dir: &Path, collection: &str) -> String {
+    let manifest = fixtures().join(collection).join("manifest.txt");
+    let entries = read_manifest(
+        std::fs::File::open(&manifest)
+            .map(std::io::BufReader::new)
+            .unwrap(),
+        manifest.parent(),
+    )
+    .unwrap();
+    let files: Vec<PathBuf> = entries.iter().map(|e| e.path.clone()).collect();
+    let mut cdx = Vec::new();
+    run_cdx(
+        &files,
+        &RunOptions::default(),
+        &mut cdx,
+        &indicatif::ProgressBar::hidden(),
+        &mut |_| {},
+    )
+    .unwrap();
+    let cdx_path = dir.join(format!("{collection}.cdx"));
+    std::fs::write(&cdx_path, &cdx).unwrap();
+    let mut dup = Vec::new();
+    dedup_cdx(
+        &[Input::File(cdx_path)],
+        &mut dup,
+        &ListOptions::default(),
+        &mut |b| panic!("{b}"),
+    )
+    .unwrap();
+    String::from_utf8(dup).unwrap()
+}
+
+/// import -e LIST, then index; returns the index directory.
+fn import_and_index(dir: &Path, collection: &str, list: Option<&str>) -> PathBuf {
+    let manifest = fixtures().join(collection).join("manifest.txt");
+    let entries = read_manifest(
+        std::fs::File::open(&manifest)
+            .map(std::io::BufReader::new)
+            .unwrap(),
+        manifest.parent(),
+    )
+    .unwrap();
+    let ex = list.map(|l| {
+        Exclusions::load(l.as_bytes(), KeyStyle::Surt, &mut |n, m| panic!("{n}: {m}")).unwrap()
+    });
+    let opts = ImportOptions::default();
+    let (rows, reports) = import_archives(&entries, ex.as_ref(), &opts, &|_| {}, &|_| {});
+    let seg = dir.join(format!("{collection}-seg"));
+    write_segment(&seg, &rows, reports, &opts, None).unwrap();
+    let main = dir.join(format!("pindexes/{collection}/main"));
+    build_index(&[seg], &main, &IndexOptions::default()).unwrap();
+    main
+}
+
+fn dump_str(dirs: &[&Path], mode: DumpMode) -> String {
+    let mut out = Vec::new();
+    dump(dirs, &mode, &mut out).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+/// formats.md §5.6: the exclusion list with real digests, then five documents for the
+/// one URL, each version once, each with its first capture's date.
+#[test]
+fn readme_dedup_ten_captures_five_documents() {
+    let dir = tempfile::tempdir().unwrap();
+    let list = dedup_list(dir.path(), "readme-dedup");
+    assert_eq!(
+        list,
+        "org,example)/index.html sha1:HR3KJYW5MBIZX2CUVEMMYDR223ADTTI5 20071009120000 crawl-20071009.arc.gz\n\
+         org,example)/index.html sha1:PSYV4TEPLB5JFMKJZ2QLBJ7QUJF5VO64 20071004120000 crawl-20071004.arc.gz\n\
+         org,example)/index.html sha1:R5EYEZEKR6U7ULOYWXCUC5IKVUN6VPUS 20071002120000 crawl-20071002.arc.gz\n\
+         org,example)/index.html sha1:R5EYEZEKR6U7ULOYWXCUC5IKVUN6VPUS 20071005120000 crawl-20071005.arc.gz\n\
+         org,example)/index.html sha1:R5EYEZEKR6U7ULOYWXCUC5IKVUN6VPUS 20071006120000 crawl-20071006.arc.gz\n"
+    );
+    let main = import_and_index(dir.path(), "readme-dedup", Some(&list));
+    assert_eq!(dump_str(&[&main], DumpMode::Count), "5\n");
+    assert_eq!(
+        dump_str(&[&main], DumpMode::Field("key".into())),
+        "[http://www.example.org/index.html sha1:5ADGYSXFEDDNLK5U7EW5V3OR4SN66WWQ]\n\
+         [http://www.example.org/index.html sha1:HR3KJYW5MBIZX2CUVEMMYDR223ADTTI5]\n\
+         [http://www.example.org/index.html sha1:PSYV4TEPLB5JFMKJZ2QLBJ7QUJF5VO64]\n\
+         [http://www.example.org/index.html sha1:R5EYEZEKR6U7ULOYWXCUC5IKVUN6VPUS]\n\
+         [http://www.example.org/index.html sha1:RAOLUEITV3XV7KAOZJAUQSTZWDR5O2UE]\n"
+    );
+    // ghi789, jkl012, def456, abc123, mno345: each keeps its first capture's date.
+    assert_eq!(
+        dump_str(&[&main], DumpMode::Field("date".into())),
+        "[20071007120000]\n[20071008120000]\n[20071003120000]\n[20071001120000]\n[20071010120000]\n"
+    );
+}
+
+/// formats.md §5.4: `dumpindex main` of the worked example (5 documents); indexing twice
+/// gives the same dump.
+#[test]
+fn worked_example_dumpindex_and_determinism() {
+    let dir = tempfile::tempdir().unwrap();
+    let list = dedup_list(dir.path(), "example");
+    let main = import_and_index(dir.path(), "example", Some(&list));
+    let all = dump_str(&[&main], DumpMode::All);
+    assert_eq!(all.lines().count(), 6, "{all}");
+    assert!(all.starts_with("anchor\tboost\tcollection\tcontent\tdate\tdigest\tfilename\thost\tkey\tlength\toffset\tseq\tsite\tstatus\ttitle\ttype\turl\turlkey\t\n"), "{all}");
+    check_snapshot("example/dumpindex-main.txt", &all).unwrap();
+    assert_eq!(
+        dump_str(&[&main], DumpMode::Field("title".into())),
+        "[About C]\n[Example B]\n[Example A]\n[News D]\n[News E]\n"
+    );
+    let again = dir.path().join("again");
+    std::fs::create_dir(&again).unwrap();
+    let main2 = import_and_index(&again, "example", Some(&list));
+    assert_eq!(dump_str(&[&main2], DumpMode::All), all);
+}
+
+fn page(url: &str, title: &str, text: &str, links: &[(&str, &str)]) -> SegmentRow {
+    SegmentRow {
+        key: format!("{url} sha1:X"),
+        url: url.into(),
+        urlkey: url_key(url, KeyStyle::Surt).unwrap(),
+        digest: "sha1:X".into(),
+        dates: vec!["20200101000000".into()],
+        first_date: "20200101000000".into(),
+        title: Some(title.into()),
+        text: text.into(),
+        mime: "text/html".into(),
+        outlinks: links
+            .iter()
+            .map(|(u, a)| Outlink {
+                url: u.to_string(),
+                anchor: a.to_string(),
+            })
+            .collect(),
+        ..SegmentRow::default()
+    }
+}
+
+/// A site of four pages on three hosts with known links. Anchors: hub links to
+/// alpha ("marmalade recipes") and beta ("lighthouse keepers"); alpha links to beta
+/// ("lighthouse keepers" again, from another source) and to its own host (ignored as an
+/// anchor, kept as a link); beta links to hub.
+///
+/// Scores by hand (d = 0.85, fixed point of s(v) = 0.15 + 0.85 Σ s(u)/out(u)):
+/// H = 0.15 + 0.85 B, A = 0.15 + 0.425 H, M = 0.15 + 0.425 A, B = 0.15 + 0.425 H + 0.425 A.
+/// So B = 0.21375 + 0.605625 H and H = 0.3316875 / 0.48521875 = 0.68358, B = 0.62774,
+/// A = 0.44052, M = 0.33722: hub > beta > alpha > more.
+#[test]
+fn anchors_scores_and_an_anchor_only_word() {
+    let mut rows = vec![
+        page(
+            "http://hub.example/",
+            "Hub",
+            "index of things",
+            &[
+                ("http://alpha.example/", "marmalade recipes"),
+                ("http://beta.example/", "lighthouse keepers"),
+            ],
+        ),
+        page(
+            "http://alpha.example/",
+            "Alpha",
+            "oranges and sugar",
+            &[
+                ("http://beta.example/", "lighthouse keepers"),
+                ("http://alpha.example/more", "more alpha"),
+            ],
+        ),
+        page(
+            "http://alpha.example/more",
+            "More",
+            "second alpha page",
+            &[],
+        ),
+        page(
+            "http://beta.example/",
+            "Beta",
+            "towers by the sea",
+            &[("http://hub.example/", "back to the hub")],
+        ),
+    ];
+    rows.sort_by(|a, b| a.urlkey.cmp(&b.urlkey));
+    let opts = LinkOptions::default();
+    let graph = analyse(&rows, &opts, KeyStyle::Surt);
+    let k = |u: &str| url_key(u, KeyStyle::Surt).unwrap();
+    assert_eq!(
+        graph.anchors_of(&k("http://beta.example/")),
+        ["lighthouse keepers", "lighthouse keepers"]
+    );
+    assert_eq!(
+        graph.anchors_of(&k("http://alpha.example/")),
+        ["marmalade recipes"]
+    );
+    assert!(
+        graph.anchors_of(&k("http://alpha.example/more")).is_empty(),
+        "same-host link"
+    );
+    let score = |u: &str| graph.score_of(&k(u));
+    for (u, want) in [
+        ("http://hub.example/", 0.68358),
+        ("http://beta.example/", 0.62774),
+        ("http://alpha.example/", 0.44052),
+        ("http://alpha.example/more", 0.33722),
+    ] {
+        assert!(
+            (score(u) - want).abs() < 1e-3,
+            "{u}: {} vs {want}",
+            score(u)
+        );
+    }
+
+    let dir = tempfile::tempdir().unwrap();
+    let main = dir.path().join("main");
+    write_index(&main, &rows, &graph, "surt".into(), vec![], &opts).unwrap();
+    // "marmalade" is only in the hub's link text: the query finds alpha through its anchors.
+    let index = tantivy::Index::open_in_dir(&main).unwrap();
+    let schema = index.schema();
+    let fields: Vec<_> = ["title", "content", "anchor"]
+        .iter()
+        .map(|f| schema.get_field(f).unwrap())
+        .collect();
+    let parser = tantivy::query::QueryParser::for_index(&index, fields);
+    let searcher = index.reader().unwrap().searcher();
+    let q = parser.parse_query("marmalade").unwrap();
+    let hits = searcher
+        .search(
+            &q,
+            &tantivy::collector::TopDocs::with_limit(5).order_by_score(),
+        )
+        .unwrap();
+    assert_eq!(hits.len(), 1);
+    let doc: tantivy::TantivyDocument = searcher.doc(hits[0].1).unwrap();
+    let url = schema.get_field("url").unwrap();
+    use tantivy::schema::Value;
+    assert_eq!(
+        doc.get_first(url)
+            .and_then(|v| v.as_str().map(String::from))
+            .unwrap(),
+        "http://alpha.example/"
+    );
+}
