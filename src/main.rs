@@ -27,6 +27,7 @@ fn main() -> ExitCode {
         cli::Command::SegmentInfo(a) => cli::import::info(a),
         cli::Command::Index(a) => cli::index::run(a),
         cli::Command::Dumpindex(a) => cli::index::dump_cmd(a),
+        cli::Command::Merge(a) => cli::index::merge(a),
         cli::Command::Inflate { file } => inflate(&file),
     };
     match result {

@@ -256,3 +256,42 @@ fn anchors_scores_and_an_anchor_only_word() {
         "http://alpha.example/"
     );
 }
+
+/// Two segments (the ARC crawls, then the WARC crawls) indexed separately and merged
+/// give the same documents and dates as one index over everything (without -e the
+/// dates of repeated captures are unioned across indexes).
+#[test]
+fn merge_equals_one_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = fixtures().join("example/manifest.txt");
+    let entries = read_manifest(
+        std::fs::File::open(&manifest)
+            .map(std::io::BufReader::new)
+            .unwrap(),
+        manifest.parent(),
+    )
+    .unwrap();
+    let opts = ImportOptions::default();
+    let mut mains = Vec::new();
+    for (name, part) in [
+        ("arcs", &entries[..3]),
+        ("warcs", &entries[3..]),
+        ("all", &entries[..]),
+    ] {
+        let (rows, reports) = import_archives(part, None, &opts, &|_| {}, &|_| {});
+        let seg = dir.path().join(format!("seg-{name}"));
+        write_segment(&seg, &rows, reports, &opts, None).unwrap();
+        let main = dir.path().join(format!("{name}/main"));
+        build_index(&[seg], &main, &IndexOptions::default()).unwrap();
+        mains.push(main);
+    }
+    let merged = dir.path().join("merged/main");
+    warcdex::index::merge::merge_indexes(&mains[..2], &merged).unwrap();
+    for field in ["key", "date", "title", "seq"] {
+        assert_eq!(
+            dump_str(&[&merged], DumpMode::Field(field.into())),
+            dump_str(&[&mains[2]], DumpMode::Field(field.into())),
+            "{field}"
+        );
+    }
+}

@@ -116,3 +116,27 @@ pub fn dump_cmd(args: DumpArgs) -> Result<i32> {
         Err(e) => Err(e.into()),
     }
 }
+
+/// Flags of `warcdex merge`.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// Main indexes to merge.
+    #[arg(required = true)]
+    pub indexes: Vec<PathBuf>,
+    /// The merged index directory to create.
+    #[arg(long, required = true)]
+    pub out: PathBuf,
+}
+
+/// Runs `merge`; returns the exit code.
+pub fn merge(args: MergeArgs) -> Result<i32> {
+    let info = warcdex::index::merge::merge_indexes(&args.indexes, &args.out)
+        .with_context(|| format!("cannot merge into {}", args.out.display()))?;
+    eprintln!(
+        "warcdex merge: {} documents from {} indexes in {}",
+        info.documents,
+        args.indexes.len(),
+        args.out.display()
+    );
+    Ok(0)
+}

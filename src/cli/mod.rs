@@ -51,6 +51,8 @@ pub enum Command {
     Index(index::IndexArgs),
     /// NutchWAX `dumpindex`: fields and values of one or several parallel indexes.
     Dumpindex(index::DumpArgs),
+    /// Merge main indexes: one document per URL + digest, dates and anchors unioned.
+    Merge(index::MergeArgs),
     /// Decompress every gzip member and discard the output (the benchmark's lower bound).
     #[command(hide = true)]
     Inflate {

@@ -74,6 +74,21 @@ impl LinkAnalysis {
     }
 }
 
+impl LinkAnalysis {
+    /// Anchors and boosts given directly (a merge of indexes keeps what each index
+    /// computed): `boost_of` returns the boost as given.
+    pub fn from_boosts(
+        anchors: HashMap<String, Vec<String>>,
+        boosts: HashMap<String, f64>,
+    ) -> Self {
+        LinkAnalysis {
+            anchors,
+            scores: boosts,
+            power: 1.0,
+        }
+    }
+}
+
 /// The lower-case host of a URL, if it has one.
 pub fn host_of(url: &str) -> Option<String> {
     url::Url::parse(url)

@@ -8,6 +8,7 @@
 
 pub mod dump;
 pub mod links;
+pub mod merge;
 
 use std::collections::BTreeMap;
 use std::io;
