@@ -1,5 +1,5 @@
 //! HTML character references (`&amp;`, `&#233;`, `&eacute`), decoded as the WHATWG
-//! tokenizer decodes them: lol_html hands text and attribute values over raw.
+//! tokenizer decodes them: our tokenizer hands text and attribute values over raw.
 
 use std::borrow::Cow;
 
@@ -57,22 +57,6 @@ pub(super) fn decode_into(s: &str, ctx: Context, out: &mut String) {
         }
     }
     out.push_str(&s[copied..]);
-}
-
-/// Where a reference that the next chunk could still complete begins in `s` (the last
-/// `&` when only name or digit characters follow it), or `s.len()`. Text arrives in
-/// arbitrary chunks, so `&am` + `p;` must be decoded together.
-pub(super) fn incomplete_tail(s: &str) -> usize {
-    let b = s.as_bytes();
-    let Some(amp) = memchr::memrchr(b'&', b) else {
-        return s.len();
-    };
-    let tail = &b[amp + 1..];
-    if tail.len() <= MAX_NAME + 2 && tail.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'#') {
-        amp
-    } else {
-        s.len()
-    }
 }
 
 /// The reference whose name starts at `start` (just after `&`) and where it ends.
@@ -216,15 +200,5 @@ mod tests {
         assert_eq!(text("&#65&#66;"), "AB");
         assert_eq!(text("&#; &#x; &# &"), "&#; &#x; &# &");
         assert_eq!(text("&unknown; &;"), "&unknown; &;");
-    }
-
-    #[test]
-    fn incomplete_tails() {
-        assert_eq!(incomplete_tail("a &am"), 2);
-        assert_eq!(incomplete_tail("a &#12"), 2);
-        assert_eq!(incomplete_tail("a &"), 2);
-        assert_eq!(incomplete_tail("a &amp;"), 7);
-        assert_eq!(incomplete_tail("a & b"), 5);
-        assert_eq!(incomplete_tail("abc"), 3);
     }
 }

@@ -1,29 +1,28 @@
 //! What the full-text index needs from an archived HTML page: title, visible text,
 //! outlinks with anchor text, robots directives and the charset (Nutch's parse-html).
 //!
-//! The payload is streamed through lol_html in fixed-size pieces with the encoding
-//! chosen by [`detect_charset`] (pages in UTF-16 or ISO-2022-JP, which lol_html cannot
-//! tokenize, are decoded to UTF-8 first), so memory stays bounded whatever the page
-//! size; a page lol_html gives up on (a single tag larger than the parser's memory
-//! limit) keeps what was extracted before that point. Text and attribute values come
-//! out of lol_html raw, so character references are decoded here.
+//! The payload is decoded to UTF-8 with the encoding chosen by [`detect_charset`]
+//! (borrowed, not copied, when it already is UTF-8 or ASCII) and read by a tokenizer
+//! of our own ([`tokenizer`]) that finds exactly the text, tags and element ends
+//! lol_html 3.0 found (the extraction was built on lol_html first; a rewriter
+//! serializes every token and runs a selector engine on every element, which cost
+//! more than half the parse). Text and attribute values come out raw, so character
+//! references are decoded here.
 
 mod charset;
 mod entities;
 mod entity_table;
-
-use std::cell::RefCell;
-use std::rc::Rc;
+mod links;
+#[cfg(test)]
+mod lol_reference;
+mod tokenizer;
 
 use encoding_rs::Encoding;
-use lol_html::html_content::{Element, EndTag, TextChunk, TextType};
-use lol_html::{
-    doc_text, element, AsciiCompatibleEncoding, HtmlRewriter, MemorySettings, Settings,
-};
 use url::Url;
 
 use crate::segment::Outlink;
 use entities::Context;
+use tokenizer::{tag, StartTag, TextKind};
 
 /// Robots directives from `<meta name="robots">` (and X-Robots-Tag passed in by the
 /// caller later).
@@ -108,10 +107,7 @@ pub const MAX_OUTLINKS: usize = 10_000;
 pub const MAX_ANCHOR: usize = 1024;
 /// Cap in bytes on the title.
 pub const MAX_TITLE: usize = 1024;
-/// lol_html's memory limit: it buffers one token at a time, so only a single tag or
-/// comment larger than this (a multi-megabyte `data:` URI) stops the parse.
-const PARSER_MEMORY: usize = 16 * 1024 * 1024;
-/// Size of the pieces fed to lol_html.
+/// Size of the pieces `text/plain` payloads are decoded in.
 const DECODE_CHUNK: usize = 64 * 1024;
 /// Longest `href` worth resolving: longer ones are inline data, not links.
 const MAX_HREF: usize = 64 * 1024;
@@ -137,12 +133,14 @@ pub fn parse_html(body: &[u8], content_type: Option<&str>, url: &str, limit: usi
     let tld = doc_url.as_ref().and_then(charset::tld_of);
     let (enc, source) = charset::choose(body, content_type, tld.as_deref(), true);
     let body = strip_bom(body, source);
+    // In one piece: the page is in memory already, and the tokenizer hands whole text
+    // nodes over, so no character reference is cut in two. (In the ASCII-compatible
+    // encodings this finds the same tokens as tokenizing the raw bytes: see
+    // `tokenizer`.)
+    let (html, _) = enc.decode_without_bom_handling(body);
 
-    let state = Rc::new(RefCell::new(State::new(doc_url, limit)));
-    run_rewriter(&state, enc, body);
-
-    let mut st = state.replace(State::new(None, 0));
-    st.flush_carry();
+    let mut st = State::new(doc_url, limit);
+    tokenizer::tokenize(&html, &mut st);
     st.close_anchor(None);
     let title = st.title.finish();
     ParsedHtml {
@@ -204,147 +202,197 @@ fn decode_chunks(enc: &'static Encoding, body: &[u8], mut f: impl FnMut(&str) ->
     }
 }
 
-/// Feeds `body` through lol_html with the extraction handlers; stops quietly at the
-/// first lol_html error (memory limit), keeping what the handlers collected.
-fn run_rewriter(state: &Rc<RefCell<State>>, enc: &'static Encoding, body: &[u8]) {
-    let s_text = Rc::clone(state);
-    let s_el = Rc::clone(state);
-    // One `*` handler that dispatches on the tag name: lol_html runs every selector of
-    // a list against every element, and ~70 tag-name selectors cost more than the rest
-    // of the parse.
-    let settings = Settings::new()
-        .with_strict(false)
-        .with_memory_settings(
-            MemorySettings::new()
-                .with_preallocated_parsing_buffer_size(4096)
-                .with_max_allowed_memory_usage(PARSER_MEMORY),
-        )
-        .append_document_content_handler(doc_text!(move |t| {
-            s_text.borrow_mut().on_text(t);
-            Ok(())
-        }))
-        .append_element_content_handler(element!("*", move |el| {
-            on_element(&s_el, el);
-            Ok(())
-        }));
+/// What to do when an element ends: a set of `END_*` actions.
+#[derive(Debug, Clone, Copy, Default)]
+struct Mark {
+    actions: u8,
+    /// The anchor to close ([`END_ANCHOR`]).
+    anchor: u64,
+}
 
-    let mut failed = false;
-    match AsciiCompatibleEncoding::new(enc) {
-        // lol_html decodes text and attributes itself for ASCII-compatible encodings
-        // (all but UTF-16 and ISO-2022-JP): a separate decoding pass would double the work.
-        Some(ascii) => {
-            let mut rewriter = HtmlRewriter::new(settings.with_encoding(ascii), |_: &[u8]| {});
-            for piece in body.chunks(DECODE_CHUNK) {
-                if rewriter.write(piece).is_err() {
-                    failed = true;
-                    break;
-                }
-            }
-            if !failed {
-                // An error at the end (an unterminated token) loses nothing collected.
-                let _ = rewriter.end();
-            }
+/// A word boundary.
+const END_BOUNDARY: u8 = 1;
+/// The end of an `<svg>`.
+const END_SVG: u8 = 2;
+/// The end of a `<template>`.
+const END_TEMPLATE: u8 = 4;
+/// The end of the first `<title>`.
+const END_FIRST_TITLE: u8 = 8;
+/// The end of a later `<title>`.
+const END_OTHER_TITLE: u8 = 16;
+/// The end of an `<a href>` whose text is collected.
+const END_ANCHOR: u8 = 32;
+
+impl Mark {
+    fn add(&mut self, action: u8) {
+        self.actions |= action;
+    }
+}
+
+impl tokenizer::Handler for State {
+    type Mark = Mark;
+
+    fn text(&mut self, text: &str, kind: TextKind) {
+        self.on_text(text, kind);
+    }
+
+    fn start_tag(&mut self, tag: &StartTag<'_>) -> Option<Mark> {
+        let mut mark = Mark::default();
+        self.on_element(tag, &mut mark);
+        // (For an element that cannot have content, which never ends, the tokenizer
+        // drops the mark.)
+        (mark.actions != 0).then_some(mark)
+    }
+
+    fn end_element(&mut self, mark: Mark) {
+        let a = mark.actions;
+        if a & END_BOUNDARY != 0 {
+            self.boundary();
         }
-        None => {
-            let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
-            decode_chunks(enc, body, |s| {
-                failed = rewriter.write(s.as_bytes()).is_err();
-                !failed
-            });
-            if !failed {
-                let _ = rewriter.end();
-            }
+        if a & END_SVG != 0 {
+            self.svg_depth = self.svg_depth.saturating_sub(1);
+        }
+        if a & END_TEMPLATE != 0 {
+            self.template_depth = self.template_depth.saturating_sub(1);
+        }
+        if a & END_FIRST_TITLE != 0 {
+            self.title_state = TitleState::Done;
+        }
+        if a & END_OTHER_TITLE != 0 {
+            self.other_title = false;
+        }
+        if a & END_ANCHOR != 0 {
+            self.close_anchor(Some(mark.anchor));
         }
     }
 }
 
-/// What an element means for the extraction.
-fn on_element(state: &Rc<RefCell<State>>, el: &mut Element<'_, '_>) {
-    let name = el.tag_name();
-    match name.as_str() {
-        "a" => on_anchor(state, el),
-        "area" => {
-            let Some(href) = el.get_attribute("href") else {
-                return;
-            };
-            let alt = el.get_attribute("alt").unwrap_or_default();
-            let mut st = state.borrow_mut();
-            if let Some(u) = st.resolve(&href) {
-                let mut sink = TextSink::new(MAX_ANCHOR);
-                sink.push(&entities::decode(&alt, Context::Attribute));
-                st.push_outlink(u, sink.finish());
-            }
-        }
-        "frame" | "iframe" => {
-            block(state, el);
-            if let Some(src) = el.get_attribute("src") {
-                let mut st = state.borrow_mut();
-                if let Some(u) = st.resolve(&src) {
-                    st.push_outlink(u, String::new());
+impl State {
+    /// What an element means for the extraction; `mark` collects what to do at its end.
+    /// An element left open does that at the end of an enclosing element, or never
+    /// (at the end of the document): every use copes with that.
+    fn on_element(&mut self, el: &StartTag<'_>, mark: &mut Mark) {
+        match el.name() {
+            tag::A => self.on_anchor(el, mark),
+            tag::AREA => {
+                let Some(href) = el.attr("href") else {
+                    return;
+                };
+                let alt = el.attr("alt").unwrap_or_default();
+                if let Some(u) = self.resolve(href) {
+                    let mut sink = TextSink::new(MAX_ANCHOR);
+                    sink.push(&entities::decode(alt, Context::Attribute));
+                    self.push_outlink(u, sink.finish());
                 }
             }
-        }
-        "img" => {
-            block(state, el);
-            let mut st = state.borrow_mut();
-            if let Some(a) = st.anchor.as_mut() {
-                if let Some(alt) = el.get_attribute("alt") {
-                    a.alt.boundary();
-                    a.alt.push(&entities::decode(&alt, Context::Attribute));
-                    a.alt.boundary();
+            tag::FRAME | tag::IFRAME => {
+                self.block(mark);
+                if let Some(src) = el.attr("src") {
+                    if let Some(u) = self.resolve(src) {
+                        self.push_outlink(u, String::new());
+                    }
                 }
             }
-        }
-        "base" => {
-            let mut st = state.borrow_mut();
-            if st.base_seen {
-                return;
+            tag::IMG => {
+                self.block(mark);
+                if let Some(a) = self.anchor.as_mut() {
+                    if let Some(alt) = el.attr("alt") {
+                        a.alt.boundary();
+                        a.alt.push(&entities::decode(alt, Context::Attribute));
+                        a.alt.boundary();
+                    }
+                }
             }
-            let Some(href) = el.get_attribute("href") else {
-                return;
-            };
-            // Only the first `<base href>` counts, even when it does not parse.
-            st.base_seen = true;
-            let href = entities::decode(&href, Context::Attribute);
-            let joined = match &st.doc_url {
-                Some(d) => d.join(href.trim()).ok(),
-                None => Url::parse(href.trim()).ok(),
-            };
-            if joined.is_some() {
-                st.base = joined;
+            tag::BASE => {
+                if self.base_seen {
+                    return;
+                }
+                let Some(href) = el.attr("href") else {
+                    return;
+                };
+                // Only the first `<base href>` counts, even when it does not parse.
+                self.base_seen = true;
+                let href = entities::decode(href, Context::Attribute);
+                let joined = match &self.doc_url {
+                    Some(d) => d.join(href.trim()).ok(),
+                    None => Url::parse(href.trim()).ok(),
+                };
+                if joined.is_some() {
+                    self.base = joined;
+                }
             }
-        }
-        "meta" => {
-            let is_robots = el
-                .get_attribute("name")
-                .is_some_and(|n| n.trim().eq_ignore_ascii_case("robots"));
-            if let (true, Some(content)) = (is_robots, el.get_attribute("content")) {
-                state
-                    .borrow_mut()
-                    .robots
-                    .add(&entities::decode(&content, Context::Attribute));
+            tag::META => {
+                let is_robots = el
+                    .attr("name")
+                    .is_some_and(|n| n.trim().eq_ignore_ascii_case("robots"));
+                if let (true, Some(content)) = (is_robots, el.attr("content")) {
+                    self.robots
+                        .add(&entities::decode(content, Context::Attribute));
+                }
             }
+            tag::TITLE => self.on_title(mark),
+            tag::TEMPLATE => {
+                self.template_depth += 1;
+                mark.add(END_TEMPLATE);
+            }
+            tag::SVG => {
+                self.block(mark);
+                // A self-closing `<svg/>` never ends, so its depth stays counted (as
+                // it did with lol_html).
+                self.svg_depth += 1;
+                mark.add(END_SVG);
+            }
+            n if is_block(n) => self.block(mark),
+            _ => {}
         }
-        "title" => on_title(state, el),
-        "template" => {
-            state.borrow_mut().template_depth += 1;
-            let s = Rc::clone(state);
-            on_end_tag(el, move || {
-                let mut st = s.borrow_mut();
-                st.template_depth = st.template_depth.saturating_sub(1);
-            });
+    }
+
+    /// A word boundary at the element's start and at its end.
+    fn block(&mut self, mark: &mut Mark) {
+        self.boundary();
+        mark.add(END_BOUNDARY);
+    }
+
+    fn on_title(&mut self, mark: &mut Mark) {
+        // An SVG `<title>` is a tooltip, not the page's title (the tokenizer reports
+        // it in the HTML namespace, as an integration point, so the `<svg>` depth
+        // tells).
+        if self.svg_depth > 0 {
+            return;
         }
-        "svg" => {
-            block(state, el);
-            state.borrow_mut().svg_depth += 1;
-            let s = Rc::clone(state);
-            on_end_tag(el, move || {
-                let mut st = s.borrow_mut();
-                st.svg_depth = st.svg_depth.saturating_sub(1);
-            });
+        if self.title_state == TitleState::NotSeen {
+            self.title_state = TitleState::Open;
+            mark.add(END_FIRST_TITLE);
+        } else {
+            self.other_title = true;
+            mark.add(END_OTHER_TITLE);
         }
-        n if is_block(n) => block(state, el),
-        _ => {}
+    }
+
+    fn on_anchor(&mut self, el: &StartTag<'_>, mark: &mut Mark) {
+        // An `<a>` inside an open `<a>` closes it, as the tree builder does.
+        self.close_anchor(None);
+        let Some(href) = el.attr("href") else {
+            return;
+        };
+        let Some(url) = self.resolve(href) else {
+            return;
+        };
+        let Some(index) = self.push_outlink(url, String::new()) else {
+            return;
+        };
+        self.next_anchor_id += 1;
+        let id = self.next_anchor_id;
+        let text = TextSink::with_buffer(MAX_ANCHOR, self.spare.pop().unwrap_or_default());
+        let alt = TextSink::with_buffer(MAX_ANCHOR, self.spare.pop().unwrap_or_default());
+        self.anchor = Some(OpenAnchor {
+            id,
+            index,
+            text,
+            alt,
+        });
+        mark.add(END_ANCHOR);
+        mark.anchor = id;
     }
 }
 
@@ -352,141 +400,71 @@ fn on_element(state: &Rc<RefCell<State>>, el: &mut Element<'_, '_>) {
 /// items, and replaced elements (an image between two words takes room on screen,
 /// as ia-web-commons' text-extraction test expects). `frame`, `iframe`, `img` and
 /// `svg` are handled with their other duties.
-fn is_block(name: &str) -> bool {
+fn is_block(name: tokenizer::NameHash) -> bool {
+    use tag::*;
     matches!(
         name,
-        "address"
-            | "article"
-            | "aside"
-            | "audio"
-            | "blockquote"
-            | "body"
-            | "br"
-            | "button"
-            | "canvas"
-            | "caption"
-            | "center"
-            | "dd"
-            | "details"
-            | "dialog"
-            | "dir"
-            | "div"
-            | "dl"
-            | "dt"
-            | "embed"
-            | "fieldset"
-            | "figcaption"
-            | "figure"
-            | "footer"
-            | "form"
-            | "h1"
-            | "h2"
-            | "h3"
-            | "h4"
-            | "h5"
-            | "h6"
-            | "head"
-            | "header"
-            | "hgroup"
-            | "hr"
-            | "html"
-            | "input"
-            | "legend"
-            | "li"
-            | "main"
-            | "menu"
-            | "nav"
-            | "object"
-            | "ol"
-            | "optgroup"
-            | "option"
-            | "p"
-            | "pre"
-            | "section"
-            | "select"
-            | "summary"
-            | "table"
-            | "tbody"
-            | "td"
-            | "textarea"
-            | "tfoot"
-            | "th"
-            | "thead"
-            | "tr"
-            | "ul"
-            | "video"
+        ADDRESS
+            | ARTICLE
+            | ASIDE
+            | AUDIO
+            | BLOCKQUOTE
+            | BODY
+            | BR
+            | BUTTON
+            | CANVAS
+            | CAPTION
+            | CENTER
+            | DD
+            | DETAILS
+            | DIALOG
+            | DIR
+            | DIV
+            | DL
+            | DT
+            | EMBED
+            | FIELDSET
+            | FIGCAPTION
+            | FIGURE
+            | FOOTER
+            | FORM
+            | H1
+            | H2
+            | H3
+            | H4
+            | H5
+            | H6
+            | HEAD
+            | HEADER
+            | HGROUP
+            | HR
+            | HTML
+            | INPUT
+            | LEGEND
+            | LI
+            | MAIN
+            | MENU
+            | NAV
+            | OBJECT
+            | OL
+            | OPTGROUP
+            | OPTION
+            | P
+            | PRE
+            | SECTION
+            | SELECT
+            | SUMMARY
+            | TABLE
+            | TBODY
+            | TD
+            | TEXTAREA
+            | TFOOT
+            | TH
+            | THEAD
+            | TR
+            | UL
+            | VIDEO
     )
-}
-
-/// A word boundary at the element's start and at its end tag.
-fn block(state: &Rc<RefCell<State>>, el: &mut Element<'_, '_>) {
-    state.borrow_mut().boundary();
-    let s = Rc::clone(state);
-    on_end_tag(el, move || s.borrow_mut().boundary());
-}
-
-fn on_title(state: &Rc<RefCell<State>>, el: &mut Element<'_, '_>) {
-    let mut st = state.borrow_mut();
-    // An SVG `<title>` is a tooltip, not the page's title (lol_html reports it in the
-    // HTML namespace, as an integration point, so the `<svg>` depth tells).
-    if st.svg_depth > 0 {
-        return;
-    }
-    let first = st.title_state == TitleState::NotSeen;
-    if first {
-        st.title_state = TitleState::Open;
-    } else {
-        st.other_title = true;
-    }
-    drop(st);
-    let s = Rc::clone(state);
-    on_end_tag(el, move || {
-        let mut st = s.borrow_mut();
-        st.flush_carry();
-        if first {
-            st.title_state = TitleState::Done;
-        } else {
-            st.other_title = false;
-        }
-    });
-}
-
-fn on_anchor(state: &Rc<RefCell<State>>, el: &mut Element<'_, '_>) {
-    let mut st = state.borrow_mut();
-    // An `<a>` inside an open `<a>` closes it, as the tree builder does.
-    st.close_anchor(None);
-    let Some(href) = el.get_attribute("href") else {
-        return;
-    };
-    let Some(url) = st.resolve(&href) else {
-        return;
-    };
-    let Some(index) = st.push_outlink(url, String::new()) else {
-        return;
-    };
-    st.next_anchor_id += 1;
-    let id = st.next_anchor_id;
-    st.anchor = Some(OpenAnchor {
-        id,
-        index,
-        text: TextSink::new(MAX_ANCHOR),
-        alt: TextSink::new(MAX_ANCHOR),
-    });
-    drop(st);
-    let s = Rc::clone(state);
-    on_end_tag(el, move || s.borrow_mut().close_anchor(Some(id)));
-}
-
-/// Runs `f` at the element's end tag, if it can have one (not for void elements). An
-/// element left open runs it at the end tag of an enclosing element, or never (at the
-/// end of the document): every use copes with that.
-fn on_end_tag(el: &mut Element<'_, '_>, f: impl FnOnce() + 'static) {
-    if let Some(h) = el.end_tag_handlers() {
-        h.push(Box::new(move |_: &mut EndTag<'_>| {
-            f();
-            Ok(())
-        }));
-    }
 }
 
 /// Appends words to a capped string, collapsing white space; a separator is written
@@ -502,10 +480,75 @@ struct TextSink {
     truncated: bool,
 }
 
+/// How [`TextSink::push`] reads a byte.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ByteClass {
+    /// Part of a word: printable ASCII, a UTF-8 continuation byte, or the lead byte of
+    /// a character that cannot be white space or a control character.
+    Word,
+    /// ASCII white space or control character: a separator.
+    Sep,
+    /// The lead byte of a character that may be a separator (C1 controls, U+0085,
+    /// U+00A0, U+1680, U+2000–U+200A, U+2028, U+2029, U+202F, U+205F, U+3000).
+    Check,
+}
+
+/// [`ByteClass`] of every byte.
+static BYTE_CLASS: [ByteClass; 256] = {
+    let mut t = [ByteClass::Word; 256];
+    let mut i = 0;
+    while i <= 0x20 {
+        t[i] = ByteClass::Sep;
+        i += 1;
+    }
+    t[0x7F] = ByteClass::Sep;
+    t[0xC2] = ByteClass::Check;
+    t[0xE1] = ByteClass::Check;
+    t[0xE2] = ByteClass::Check;
+    t[0xE3] = ByteClass::Check;
+    t
+};
+
+/// For the 8 bytes of `x` (little-endian): the high bit of each byte set in `.0` if
+/// it is printable ASCII (`0x21..=0x7E`, part of a word), in `.1` if it is ASCII white
+/// space or a control character (a separator). Exact for every byte (no carry crosses
+/// a byte), so the lowest set bit finds the first such byte.
+#[inline]
+fn ascii_classes(x: u64) -> (u64, u64) {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const LOW7: u64 = 0x7F * ONES;
+    let low = x & LOW7;
+    // low + 0x5F reaches 0x80 exactly when low >= 0x21; t + 0x7F does when t != 0.
+    let ge21 = (low + 0x5F * ONES) & HIGH;
+    let t = low ^ LOW7;
+    let not_del = (t + LOW7) & HIGH;
+    let ascii = !x & HIGH;
+    let graphic = ge21 & not_del;
+    (ascii & graphic, ascii & !graphic)
+}
+
+/// The 8 bytes of `b` at `i` as a little-endian word.
+#[inline]
+fn word_at(b: &[u8], i: usize) -> u64 {
+    let mut w = [0; 8];
+    w.copy_from_slice(&b[i..i + 8]);
+    u64::from_le_bytes(w)
+}
+
+/// The high bits of a mask byte.
+const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+
 impl TextSink {
     fn new(limit: usize) -> Self {
+        Self::with_buffer(limit, String::new())
+    }
+
+    /// A sink that writes into `buf` (cleared), to reuse its allocation.
+    fn with_buffer(limit: usize, mut buf: String) -> Self {
+        buf.clear();
         TextSink {
-            out: String::new(),
+            out: buf,
             limit,
             space: false,
             full: false,
@@ -521,33 +564,72 @@ impl TextSink {
         if self.full {
             return;
         }
-        let b = s.as_bytes();
         let mut i = 0;
-        while i < b.len() {
-            let n = separator_len(s, i);
-            if n > 0 {
+        while i < s.len() {
+            i = self.skip_separators(s, i);
+            if i == s.len() {
+                return;
+            }
+            let end = run_end(s, i);
+            self.run(&s[i..end]);
+            if self.full {
+                return;
+            }
+            i = end;
+        }
+    }
+
+    /// Words separated by single spaces (as most text is): copied in one piece when
+    /// they fit, which is what adding them word by word would do.
+    fn run(&mut self, run: &str) {
+        let sep = self.space && !self.out.is_empty();
+        if self.out.len() + usize::from(sep) + run.len() <= self.limit {
+            self.space = false;
+            if sep {
+                self.out.push(' ');
+            }
+            self.out.push_str(run);
+            return;
+        }
+        for (k, w) in run.split(' ').enumerate() {
+            if k > 0 {
                 self.space = true;
-                i += n;
-                continue;
             }
-            let start = i;
-            while i < b.len() {
-                if b[i] < 0x80 {
-                    if b[i] <= b' ' || b[i] == 0x7F {
-                        break;
-                    }
-                    i += 1;
-                } else if separator_len(s, i) > 0 {
-                    break;
-                } else {
-                    i += utf8_len(b[i]);
-                }
-            }
-            self.word(&s[start..i]);
+            self.word(w);
             if self.full {
                 return;
             }
         }
+    }
+
+    /// Where the separators starting at `i` end (noting that there were some).
+    fn skip_separators(&mut self, s: &str, mut i: usize) -> usize {
+        let b = s.as_bytes();
+        let start = i;
+        loop {
+            // Eight at a time to the first byte that is not an ASCII separator.
+            while i + 8 <= b.len() {
+                let other = !ascii_classes(word_at(b, i)).1 & HIGH_BITS;
+                if other != 0 {
+                    i += (other.trailing_zeros() / 8) as usize;
+                    break;
+                }
+                i += 8;
+            }
+            let Some(&c) = b.get(i) else { break };
+            match BYTE_CLASS[usize::from(c)] {
+                ByteClass::Sep => i += 1,
+                ByteClass::Check => match separator_len(s, i) {
+                    0 => break,
+                    len => i += len,
+                },
+                ByteClass::Word => break,
+            }
+        }
+        if i > start {
+            self.space = true;
+        }
+        i
     }
 
     fn word(&mut self, w: &str) {
@@ -581,6 +663,74 @@ impl TextSink {
         let end = self.out.trim_end_matches(' ').len();
         self.out.truncate(end);
         self.out
+    }
+
+    /// A copy of what [`finish`](Self::finish) returns (allocated to size), and the
+    /// buffer back for reuse.
+    fn finish_copy(mut self) -> (String, String) {
+        let text = self.out.trim_end_matches(' ').to_owned();
+        self.out.clear();
+        (text, self.out)
+    }
+}
+
+/// Where the words starting at `i` (not a separator) and separated by single spaces
+/// end.
+fn run_end(s: &str, i: usize) -> usize {
+    let b = s.as_bytes();
+    let mut end = word_end(s, i);
+    while b.get(end) == Some(&b' ') && starts_word(s, end + 1) {
+        end = word_end(s, end + 1);
+    }
+    end
+}
+
+/// Whether a word starts at `i` (a char boundary, or the end).
+fn starts_word(s: &str, i: usize) -> bool {
+    match s.as_bytes().get(i) {
+        None => false,
+        Some(&c) => match BYTE_CLASS[usize::from(c)] {
+            ByteClass::Word => true,
+            ByteClass::Sep => false,
+            ByteClass::Check => separator_len(s, i) == 0,
+        },
+    }
+}
+
+/// Where the word starting at `i` (not a separator) ends.
+fn word_end(s: &str, mut i: usize) -> usize {
+    let b = s.as_bytes();
+    loop {
+        // Eight at a time to the first byte that is not printable ASCII.
+        while i + 8 <= b.len() {
+            let other = !ascii_classes(word_at(b, i)).0 & HIGH_BITS;
+            if other != 0 {
+                i += (other.trailing_zeros() / 8) as usize;
+                break;
+            }
+            i += 8;
+        }
+        let Some(&c) = b.get(i) else { return i };
+        match BYTE_CLASS[usize::from(c)] {
+            ByteClass::Sep => return i,
+            ByteClass::Check => {
+                if separator_len(s, i) > 0 {
+                    return i;
+                }
+                i += utf8_len(c);
+            }
+            ByteClass::Word => {
+                // Printable ASCII, or a run of non-ASCII characters (continuation
+                // bytes are never `Check`, so stepping byte by byte stays on track).
+                i += 1;
+                while b
+                    .get(i)
+                    .is_some_and(|&c| c >= 0x80 && BYTE_CLASS[usize::from(c)] == ByteClass::Word)
+                {
+                    i += 1;
+                }
+            }
+        }
     }
 }
 
@@ -639,12 +789,11 @@ struct State {
     svg_depth: u32,
     /// Inside a `<title>` after the first: its text is not shown either.
     other_title: bool,
-    /// The end of the previous text chunk when it might be the start of a character
-    /// reference completed by the next chunk.
-    carry: String,
-    /// Where `carry` goes once complete: the title or the body.
-    carry_title: bool,
+    /// Room for decoding character references.
     scratch: String,
+    /// Buffers of closed anchors' sinks, for the next ones (anchor texts are short:
+    /// growing each from nothing cost more than copying it out).
+    spare: Vec<String>,
 }
 
 impl State {
@@ -663,65 +812,39 @@ impl State {
             template_depth: 0,
             svg_depth: 0,
             other_title: false,
-            carry: String::new(),
-            carry_title: false,
             scratch: String::new(),
+            spare: Vec::new(),
         }
     }
 
-    fn on_text(&mut self, t: &TextChunk<'_>) {
-        let kind = t.text_type();
+    /// A whole text node.
+    fn on_text(&mut self, s: &str, kind: TextKind) {
         let decode = match kind {
-            TextType::Data | TextType::RCData => true,
-            TextType::PlainText | TextType::CDataSection => false,
+            TextKind::Data | TextKind::RcData => true,
+            TextKind::PlainText | TextKind::CData => false,
             // Script, style, noscript, iframe, noembed, noframes, xmp.
-            TextType::ScriptData | TextType::RawText => return,
+            TextKind::ScriptData | TextKind::RawText => return,
         };
         if self.template_depth > 0 {
             return;
         }
         // RCDATA is the text of a `<title>` or of a `<textarea>`.
-        let to_title = kind == TextType::RCData && self.title_state == TitleState::Open;
-        if kind == TextType::RCData && !to_title && self.other_title {
+        let to_title = kind == TextKind::RcData && self.title_state == TitleState::Open;
+        if kind == TextKind::RcData && !to_title && self.other_title {
             return;
         }
         if !to_title && self.text.full && self.anchor.is_none() {
             return;
         }
-        let s = t.as_str();
-        if !decode {
+        if !decode || memchr::memchr(b'&', s.as_bytes()).is_none() {
             self.emit(s, to_title);
             return;
         }
-        let last = t.last_in_text_node();
-        if self.carry.is_empty() && memchr::memchr(b'&', s.as_bytes()).is_none() {
-            self.emit(s, to_title);
-            return;
-        }
-        let mut pending = std::mem::take(&mut self.carry);
-        pending.push_str(s);
-        let cut = if last {
-            pending.len()
-        } else {
-            entities::incomplete_tail(&pending)
-        };
         let mut scratch = std::mem::take(&mut self.scratch);
         scratch.clear();
-        entities::decode_into(&pending[..cut], Context::Text, &mut scratch);
+        entities::decode_into(s, Context::Text, &mut scratch);
         self.emit(&scratch, to_title);
         self.scratch = scratch;
-        pending.drain(..cut);
-        self.carry = pending;
-        self.carry_title = to_title;
-    }
-
-    /// Emits a held-back partial reference as it stands (its text node ended).
-    fn flush_carry(&mut self) {
-        if !self.carry.is_empty() {
-            let carry = std::mem::take(&mut self.carry);
-            let decoded = entities::decode(&carry, Context::Text).into_owned();
-            self.emit(&decoded, self.carry_title);
-        }
     }
 
     fn emit(&mut self, s: &str, to_title: bool) {
@@ -755,7 +878,12 @@ impl State {
             return None;
         }
         let mut u = match self.base.as_ref().or(self.doc_url.as_ref()) {
-            Some(base) => base.join(href).ok()?,
+            Some(base) => {
+                if let Some(joined) = links::join_plain(base, href) {
+                    return Some(joined);
+                }
+                base.join(href).ok()?
+            }
             None => Url::parse(href).ok()?,
         };
         if !matches!(u.scheme(), "http" | "https" | "ftp") {
@@ -780,12 +908,11 @@ impl State {
             return;
         }
         if let Some(a) = self.anchor.take() {
-            let text = a.text.finish();
-            let anchor = if text.is_empty() {
-                a.alt.finish()
-            } else {
-                text
-            };
+            let (text, buf) = a.text.finish_copy();
+            self.spare.push(buf);
+            let (alt, buf) = a.alt.finish_copy();
+            self.spare.push(buf);
+            let anchor = if text.is_empty() { alt } else { text };
             if let Some(o) = self.outlinks.get_mut(a.index) {
                 o.anchor = anchor;
             }
