@@ -1,9 +1,8 @@
 //! Segment rows as Parquet: round trips, the file as another reader sees it, and the
-//! compression. Write speed is measured by an ignored test (`--ignored write_speed`).
+//! compression.
 
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Instant;
 
 use parquet::basic::{Compression, LogicalType, Repetition, Type as PhysicalType};
 use parquet::file::reader::{FileReader, SerializedFileReader};
@@ -471,69 +470,4 @@ fn every_column_chunk_is_zstd() {
             assert_eq!(c.statistics().is_none(), no_stats, "{name}: statistics");
         }
     }
-}
-
-/// Write speed on 100,000 rows with 4 KB of text each. Prints, asserts nothing:
-/// `cargo test --release --test integration -- --ignored --nocapture write_speed`.
-#[test]
-#[ignore = "a measurement, not a check"]
-fn write_speed() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("speed.parquet");
-    let mut rng = Lcg(7);
-    let n = 100_000u64;
-    let rows: Vec<SegmentRow> = (0..1_000)
-        .map(|i| {
-            let mut r = row(i, &mut rng);
-            // Prose-like text: words from a larger vocabulary, so that zstd has a
-            // realistic (not trivial) job.
-            let mut text = String::with_capacity(4200);
-            while text.len() < 4096 {
-                let w = rng.next();
-                text.push_str(&format!("w{:x} ", w % 5000));
-            }
-            r.text = text;
-            r
-        })
-        .collect();
-    let input_bytes: u64 = (0..n)
-        .map(|i| {
-            let r = &rows[(i % 1_000) as usize];
-            (r.text.len() + r.key.len() + r.url.len() + r.urlkey.len()) as u64
-                + r.outlinks
-                    .iter()
-                    .map(|l| (l.url.len() + l.anchor.len()) as u64)
-                    .sum::<u64>()
-        })
-        .sum();
-    let start = Instant::now();
-    let mut w = RowWriter::create(&path).unwrap();
-    for i in 0..n {
-        let mut r = rows[(i % 1_000) as usize].clone();
-        // Unique keys, as in a real segment; cloning is outside the writer's cost but
-        // is cheap next to it.
-        r.key = format!("{} {i}", r.key);
-        w.write(&r).unwrap();
-    }
-    w.finish().unwrap();
-    let secs = start.elapsed().as_secs_f64();
-    let file_bytes = std::fs::metadata(&path).unwrap().len();
-    let start = Instant::now();
-    let mut read = 0u64;
-    for r in read_rows(&path).unwrap() {
-        r.unwrap();
-        read += 1;
-    }
-    let read_secs = start.elapsed().as_secs_f64();
-    assert_eq!(read, n);
-    println!(
-        "write: {n} rows, {:.1} MB of strings in {secs:.2} s = {:.0} rows/s, {:.1} MB/s; \
-         file {:.1} MB ({} row groups); read back in {read_secs:.2} s = {:.0} rows/s",
-        input_bytes as f64 / 1e6,
-        n as f64 / secs,
-        input_bytes as f64 / 1e6 / secs,
-        file_bytes as f64 / 1e6,
-        row_groups(&path),
-        n as f64 / read_secs,
-    );
 }
