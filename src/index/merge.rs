@@ -11,7 +11,7 @@ use tantivy::schema::Value;
 use tantivy::{DocAddress, Index, TantivyDocument};
 
 use super::links::{LinkAnalysis, LinkOptions};
-use super::{read_pindex, schema, write_index, PindexInfo};
+use super::{add_version, read_pindex, same_canonicalizer, schema, write_index, PindexInfo};
 use crate::segment::SegmentRow;
 
 /// Merges `indexes` into `out`.
@@ -25,20 +25,7 @@ pub fn merge_indexes(indexes: &[PathBuf], out: &Path) -> io::Result<PindexInfo> 
     for dir in indexes {
         let info = read_pindex(dir)?;
         links = info.links.clone();
-        match &canonicalizer {
-            None => canonicalizer = Some(info.canonicalizer.clone()),
-            Some(c) if *c != info.canonicalizer => {
-                return Err(io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    format!(
-                        "{} has {} keys, an earlier index {c} keys",
-                        dir.display(),
-                        info.canonicalizer
-                    ),
-                ))
-            }
-            Some(_) => {}
-        }
+        same_canonicalizer(&mut canonicalizer, &info.canonicalizer, dir)?;
         let index = Index::open_in_dir(dir)
             .map_err(|e| io::Error::other(format!("{}: {e}", dir.display())))?;
         let searcher = index.reader().map_err(io::Error::other)?.searcher();
@@ -95,23 +82,7 @@ pub fn merge_indexes(indexes: &[PathBuf], out: &Path) -> io::Result<PindexInfo> 
                     .unwrap_or(1.0);
                 let e = boosts.entry(row.urlkey.clone()).or_insert(b);
                 *e = e.max(b);
-                let k = (row.urlkey.clone(), row.digest.clone());
-                match rows.get_mut(&k) {
-                    None => {
-                        rows.insert(k, row);
-                    }
-                    Some(kept) => {
-                        let mut dates = std::mem::take(&mut kept.dates);
-                        dates.extend(row.dates.iter().cloned());
-                        dates.sort();
-                        dates.dedup();
-                        if row.first_date < kept.first_date {
-                            *kept = row;
-                        }
-                        kept.first_date = dates.first().cloned().unwrap_or_default();
-                        kept.dates = dates;
-                    }
-                }
+                add_version(&mut rows, row);
             }
         }
     }

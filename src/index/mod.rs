@@ -127,45 +127,50 @@ pub fn read_segments(segments: &[PathBuf]) -> io::Result<(Vec<SegmentRow>, Strin
     let mut versions: BTreeMap<(String, String), SegmentRow> = BTreeMap::new();
     for seg in segments {
         let m = read_manifest(seg)?;
-        match &canonicalizer {
-            None => canonicalizer = Some(m.canonicalizer.clone()),
-            Some(c) if *c != m.canonicalizer => {
-                return Err(io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    format!(
-                        "{} uses {} keys but an earlier segment uses {c}: they cannot be indexed together",
-                        seg.display(),
-                        m.canonicalizer
-                    ),
-                ))
-            }
-            Some(_) => {}
-        }
+        same_canonicalizer(&mut canonicalizer, &m.canonicalizer, seg)?;
         for row in read_rows(&seg.join(ROWS_FILE))? {
-            let row = row?;
-            let k = (row.urlkey.clone(), row.digest.clone());
-            match versions.get_mut(&k) {
-                None => {
-                    versions.insert(k, row);
-                }
-                Some(kept) => {
-                    let mut dates = std::mem::take(&mut kept.dates);
-                    dates.extend(row.dates.iter().cloned());
-                    dates.sort();
-                    dates.dedup();
-                    // Segments in argument order break ties: the first one keeps its row.
-                    if row.first_date < kept.first_date {
-                        *kept = row;
-                    }
-                    kept.dates = dates;
-                }
-            }
+            add_version(&mut versions, row?);
         }
     }
     Ok((
         versions.into_values().collect(),
         canonicalizer.unwrap_or_else(|| "surt".into()),
     ))
+}
+
+/// Adds a row to the versions by (URL key, digest), absorbing it into the row already
+/// there (see [`SegmentRow::absorb`]).
+pub(crate) fn add_version(versions: &mut BTreeMap<(String, String), SegmentRow>, row: SegmentRow) {
+    let k = (row.urlkey.clone(), row.digest.clone());
+    match versions.get_mut(&k) {
+        None => {
+            versions.insert(k, row);
+        }
+        Some(kept) => kept.absorb(row),
+    }
+}
+
+/// Checks that every input of an index uses the canonicalizer the first one used:
+/// keys of two styles never match each other.
+pub(crate) fn same_canonicalizer(
+    seen: &mut Option<String>,
+    got: &str,
+    input: &Path,
+) -> io::Result<()> {
+    match seen {
+        None => *seen = Some(got.to_string()),
+        Some(c) if c != got => {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "{} uses {got} keys but an earlier input uses {c}: they cannot be combined",
+                    input.display()
+                ),
+            ))
+        }
+        Some(_) => {}
+    }
+    Ok(())
 }
 
 /// Builds `out` (which must not exist) from `segments`.

@@ -52,3 +52,20 @@ pub struct SegmentRow {
     /// Links out of the page.
     pub outlinks: Vec<Outlink>,
 }
+
+impl SegmentRow {
+    /// Folds another row of the same version into this one: dates unioned (sorted,
+    /// unique), and the row whose first capture is earlier kept (a tie keeps `self`,
+    /// the input named first).
+    pub fn absorb(&mut self, other: SegmentRow) {
+        let mut dates = std::mem::take(&mut self.dates);
+        dates.extend(other.dates.iter().cloned());
+        dates.sort();
+        dates.dedup();
+        if other.first_date < self.first_date {
+            *self = other;
+        }
+        self.first_date = dates.first().cloned().unwrap_or_default();
+        self.dates = dates;
+    }
+}
