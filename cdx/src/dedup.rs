@@ -47,7 +47,8 @@ impl Input {
         }
     }
 
-    fn open(&self) -> io::Result<Box<dyn BufRead>> {
+    /// Opens it for reading, buffered (the error names the file).
+    pub fn open(&self) -> io::Result<Box<dyn BufRead>> {
         match self {
             Input::File(p) => {
                 let f = File::open(p)

@@ -1,7 +1,7 @@
 //! `warcdex dedup-cdx`, `revisits`, `sort-cdx`, `merge-cdx`: the NutchWAX lists and
 //! sorted-CDX plumbing over CDX files (`-` = stdin), in bounded memory.
 
-use std::io::{self, BufRead, BufReader};
+use std::io::{self, BufRead};
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
@@ -86,15 +86,10 @@ pub fn run_list(list: List, args: ListArgs) -> Result<i32> {
 }
 
 fn open_all(args: &[String]) -> Result<Vec<Box<dyn BufRead>>> {
-    args.iter()
-        .map(|a| -> Result<Box<dyn BufRead>> {
-            if a == "-" {
-                return Ok(Box::new(BufReader::with_capacity(1 << 18, io::stdin())));
-            }
-            let f = std::fs::File::open(a).with_context(|| format!("cannot open {a}"))?;
-            Ok(Box::new(BufReader::with_capacity(1 << 18, f)))
-        })
-        .collect()
+    Ok(args
+        .iter()
+        .map(|a| Input::from_arg(a).open())
+        .collect::<io::Result<_>>()?)
 }
 
 /// Flags of `sort-cdx` and `merge-cdx`.
