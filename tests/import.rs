@@ -13,26 +13,10 @@ use warcdex::segment::SegmentRow;
 use warcdex_cdx::dedup::{dedup_cdx, Input, ListOptions};
 use warcdex_cdx::{url_key, KeyStyle};
 
-use crate::util::{fixtures, records_of, shared};
-
-const EXAMPLE: [&str; 5] = [
-    "crawl1-20071001.arc",
-    "crawl2-20071002.arc",
-    "crawl3-20071003.arc",
-    "crawl4-20071004.warc.gz",
-    "crawl5-20071005.warc",
-];
+use crate::util::{fixture_manifest, fixtures, records_of, shared};
 
 fn example_entries() -> Vec<ManifestEntry> {
-    EXAMPLE
-        .iter()
-        .enumerate()
-        .map(|(i, f)| ManifestEntry {
-            path: fixtures().join("example").join(f),
-            collection: Some("example".into()),
-            line: i as u64 + 2,
-        })
-        .collect()
+    fixture_manifest("example")
 }
 
 fn import(

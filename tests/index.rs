@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 
 use warcdex::cdx::run::{run_cdx, RunOptions};
 use warcdex::import::exclusions::Exclusions;
-use warcdex::import::manifest::read_manifest;
 use warcdex::import::segment_dir::write_segment;
 use warcdex::import::{import_archives, ImportOptions};
 use warcdex::index::dump::{dump, DumpMode};
@@ -16,18 +15,11 @@ use warcdex::segment::{Outlink, SegmentRow};
 use warcdex_cdx::dedup::{dedup_cdx, Input, ListOptions};
 use warcdex_cdx::{url_key, KeyStyle};
 
-use crate::util::{check_snapshot, fixtures};
+use crate::util::{check_snapshot, fixture_manifest};
 
 /// cdx + dedup-cdx over a fixture collection; returns the exclusion list text.
 fn dedup_list(dir: &Path, collection: &str) -> String {
-    let manifest = fixtures().join(collection).join("manifest.txt");
-    let entries = read_manifest(
-        std::fs::File::open(&manifest)
-            .map(std::io::BufReader::new)
-            .unwrap(),
-        manifest.parent(),
-    )
-    .unwrap();
+    let entries = fixture_manifest(collection);
     let files: Vec<PathBuf> = entries.iter().map(|e| e.path.clone()).collect();
     let mut cdx = Vec::new();
     run_cdx(
@@ -53,14 +45,7 @@ fn dedup_list(dir: &Path, collection: &str) -> String {
 
 /// import -e LIST, then index; returns the index directory.
 fn import_and_index(dir: &Path, collection: &str, list: Option<&str>) -> PathBuf {
-    let manifest = fixtures().join(collection).join("manifest.txt");
-    let entries = read_manifest(
-        std::fs::File::open(&manifest)
-            .map(std::io::BufReader::new)
-            .unwrap(),
-        manifest.parent(),
-    )
-    .unwrap();
+    let entries = fixture_manifest(collection);
     let ex = list.map(|l| {
         Exclusions::load(l.as_bytes(), KeyStyle::Surt, &mut |n, m| panic!("{n}: {m}")).unwrap()
     });
@@ -263,14 +248,7 @@ fn anchors_scores_and_an_anchor_only_word() {
 #[test]
 fn merge_equals_one_index() {
     let dir = tempfile::tempdir().unwrap();
-    let manifest = fixtures().join("example/manifest.txt");
-    let entries = read_manifest(
-        std::fs::File::open(&manifest)
-            .map(std::io::BufReader::new)
-            .unwrap(),
-        manifest.parent(),
-    )
-    .unwrap();
+    let entries = fixture_manifest("example");
     let opts = ImportOptions::default();
     let mut mains = Vec::new();
     for (name, part) in [

@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use warcdex::import::manifest::{read_manifest, ManifestEntry};
 use warcdex::reader::{ArchiveReader, ReaderOptions};
 use warcdex::records::{write_records, FileReport, RecordsOptions};
 
@@ -112,4 +113,11 @@ pub fn check_snapshot(name: &str, got: &str) -> Result<(), String> {
         want.lines().nth(line).unwrap_or("<end>"),
         got.lines().nth(line).unwrap_or("<end>")
     ))
+}
+
+/// The archives of `fixtures/<collection>/manifest.txt`.
+pub fn fixture_manifest(collection: &str) -> Vec<ManifestEntry> {
+    let manifest = fixtures().join(collection).join("manifest.txt");
+    let f = std::fs::File::open(&manifest).expect("fixture manifest");
+    read_manifest(std::io::BufReader::new(f), manifest.parent()).expect("manifest parses")
 }
