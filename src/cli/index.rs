@@ -9,6 +9,7 @@ use clap::Args;
 use warcdex::index::dump::{dump, DumpMode};
 use warcdex::index::links::LinkOptions;
 use warcdex::index::{build_index, IndexOptions};
+use warcdex_cdx::sort::SortOptions;
 
 /// Flags of `warcdex index`.
 #[derive(Debug, Args)]
@@ -35,6 +36,31 @@ pub struct IndexArgs {
     /// Boost = score ^ power (Nutch `indexer.score.power`).
     #[arg(long, default_value_t = 0.5)]
     pub score_power: f64,
+    /// Memory and temporary files of the external sorts.
+    #[command(flatten)]
+    pub sort: SortFlags,
+}
+
+/// Memory budget and temporary directory of commands that sort externally.
+#[derive(Debug, Clone, Args)]
+pub struct SortFlags {
+    /// Memory for each external sort, in MiB (the tantivy writer adds 128 MiB).
+    #[arg(long, default_value_t = 128)]
+    pub memory: usize,
+    /// Directory for temporary sort runs (default: the system's).
+    #[arg(long)]
+    pub tmp_dir: Option<PathBuf>,
+}
+
+impl SortFlags {
+    /// The sorter options these flags give.
+    pub fn options(&self) -> SortOptions {
+        SortOptions {
+            memory: self.memory.max(4) << 20,
+            tmp_dir: self.tmp_dir.clone(),
+            unique: false,
+        }
+    }
 }
 
 /// Runs `index`; returns the exit code.
@@ -59,6 +85,7 @@ pub fn run(args: IndexArgs) -> Result<i32> {
             score_power: args.score_power,
             ..LinkOptions::default()
         },
+        sort: args.sort.options(),
     };
     let info = build_index(&args.segments, &out, &opts)
         .with_context(|| format!("cannot build {}", out.display()))?;
@@ -126,11 +153,14 @@ pub struct MergeArgs {
     /// The merged index directory to create.
     #[arg(long, required = true)]
     pub out: PathBuf,
+    /// Memory and temporary files of the external sort.
+    #[command(flatten)]
+    pub sort: SortFlags,
 }
 
 /// Runs `merge`; returns the exit code.
 pub fn merge(args: MergeArgs) -> Result<i32> {
-    let info = warcdex::index::merge::merge_indexes(&args.indexes, &args.out)
+    let info = warcdex::index::merge::merge_indexes(&args.indexes, &args.out, &args.sort.options())
         .with_context(|| format!("cannot merge into {}", args.out.display()))?;
     eprintln!(
         "warcdex merge: {} documents from {} indexes in {}",

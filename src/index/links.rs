@@ -15,12 +15,16 @@
 //!   shrinks by the damping factor each time (0.85^50 < 0.0003). The boost is
 //!   `score ^ score_power` (Nutch `indexer.score.power`, 0.5).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 
 use serde::{Deserialize, Serialize};
+use warcdex_cdx::sort::{ExternalSorter, SortOptions};
 use warcdex_cdx::{url_key, KeyStyle};
 
-use crate::segment::SegmentRow;
+use super::versions::sort_safe;
+use crate::segment::{Outlink, SegmentRow};
 
 /// Link analysis settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -49,7 +53,219 @@ impl Default for LinkOptions {
     }
 }
 
-/// Anchors and scores by URL key.
+/// Collects the outlinks of the collection's versions, in (URL key, digest) order, as
+/// sort lines `TARGET_KEY \x01 SEQ \x01 SOURCE_ID \x01 INTERNAL \x01 ANCHOR`: sorted,
+/// the links to one URL come together, in source order.
+#[derive(Debug)]
+pub struct LinkCollector {
+    sorter: ExternalSorter,
+    style: KeyStyle,
+    seq: u64,
+    line: Vec<u8>,
+}
+
+impl LinkCollector {
+    /// An empty collector; target URLs are canonicalized with `style`.
+    pub fn new(sort: SortOptions, style: KeyStyle) -> Self {
+        LinkCollector {
+            sorter: ExternalSorter::new(SortOptions {
+                unique: false,
+                ..sort
+            }),
+            style,
+            seq: 0,
+            line: Vec::new(),
+        }
+    }
+
+    /// Adds the outlinks of a page whose URL key has node id `src`.
+    pub fn add(&mut self, src: u32, page_url: &str, outlinks: &[Outlink]) -> io::Result<()> {
+        let src_host = host_of(page_url);
+        for link in outlinks {
+            let Ok(target) = url_key(&link.url, self.style) else {
+                continue;
+            };
+            let internal = src_host.is_some() && src_host == host_of(&link.url);
+            let anchor = link.anchor.trim().replace(['\n', '\r'], " ");
+            self.line.clear();
+            self.line.extend_from_slice(sort_safe(&target).as_bytes());
+            write!(
+                self.line,
+                "\x01{:016x}\x01{src}\x01{}\x01{anchor}",
+                self.seq, internal as u8
+            )?;
+            self.seq += 1;
+            self.sorter.push(&self.line)?;
+        }
+        Ok(())
+    }
+
+    /// Resolves the links against the collection's URL keys (`keys` maps each sort-safe
+    /// URL key to its node id): links leaving the collection and self-links are dropped,
+    /// duplicate links count once. Returns the link graph on disk and the anchors kept.
+    pub fn resolve(
+        self,
+        keys: &fst::Map<Vec<u8>>,
+        opts: &LinkOptions,
+        sort: &SortOptions,
+    ) -> io::Result<ResolvedLinks> {
+        let mut edges = ExternalSorter::new(SortOptions {
+            unique: true,
+            ..sort.clone()
+        });
+        let mut anchors = BufWriter::new(tempfile_in(sort)?);
+        let mut current: Vec<u8> = Vec::new();
+        let mut kept = 0usize;
+        let mut seen: HashSet<(u32, String)> = HashSet::new();
+        self.sorter.finish_with(|line| {
+            let mut parts = line.splitn(5, |&b| b == 1);
+            let bad = || io::Error::new(io::ErrorKind::InvalidData, "corrupt link sort line");
+            let target = parts.next().ok_or_else(bad)?;
+            let _seq = parts.next().ok_or_else(bad)?;
+            let src: u32 = std::str::from_utf8(parts.next().ok_or_else(bad)?)
+                .ok()
+                .and_then(|s| s.parse().ok())
+                .ok_or_else(bad)?;
+            let internal = parts.next().ok_or_else(bad)? == b"1";
+            let anchor = parts.next().ok_or_else(bad)?;
+            let Some(dst) = keys.get(target) else {
+                return Ok(());
+            };
+            let dst = dst as u32;
+            if dst != src {
+                edges.push(format!("{src:08x}{dst:08x}").as_bytes())?;
+            }
+            if target != current.as_slice() {
+                current.clear();
+                current.extend_from_slice(target);
+                kept = 0;
+                seen.clear();
+            }
+            if anchor.is_empty() || (internal && !opts.internal_links) || kept >= opts.max_anchors {
+                return Ok(());
+            }
+            let anchor = String::from_utf8_lossy(anchor).into_owned();
+            if !seen.insert((src, anchor.clone())) {
+                return Ok(());
+            }
+            kept += 1;
+            anchors.write_all(target)?;
+            anchors.write_all(b"\x01")?;
+            anchors.write_all(anchor.as_bytes())?;
+            anchors.write_all(b"\n")
+        })?;
+        let mut graph = BufWriter::new(tempfile_in(sort)?);
+        let mut outdegree = vec![0u32; keys.len()];
+        edges.finish_with(|line| {
+            let bad = || io::Error::new(io::ErrorKind::InvalidData, "corrupt edge sort line");
+            let hex = std::str::from_utf8(line).map_err(|_| bad())?;
+            let src = u32::from_str_radix(&hex[..8], 16).map_err(|_| bad())?;
+            let dst = u32::from_str_radix(&hex[8..], 16).map_err(|_| bad())?;
+            outdegree[src as usize] += 1;
+            graph.write_all(&src.to_le_bytes())?;
+            graph.write_all(&dst.to_le_bytes())
+        })?;
+        let mut graph = graph.into_inner().map_err(|e| e.into_error())?;
+        graph.seek(SeekFrom::Start(0))?;
+        let mut anchors = anchors.into_inner().map_err(|e| e.into_error())?;
+        anchors.seek(SeekFrom::Start(0))?;
+        Ok(ResolvedLinks {
+            graph,
+            outdegree,
+            anchors,
+        })
+    }
+}
+
+fn tempfile_in(sort: &SortOptions) -> io::Result<File> {
+    match &sort.tmp_dir {
+        Some(d) => tempfile::tempfile_in(d),
+        None => tempfile::tempfile(),
+    }
+}
+
+/// The link graph of a collection, on disk, and the anchors kept.
+#[derive(Debug)]
+pub struct ResolvedLinks {
+    /// Edges as little-endian `(u32 source, u32 target)` pairs, sorted, unique.
+    graph: File,
+    /// Outlinks per node.
+    outdegree: Vec<u32>,
+    /// `TARGET_KEY \x01 ANCHOR` lines in target order (sort-safe keys), source order
+    /// within a target.
+    anchors: File,
+}
+
+impl ResolvedLinks {
+    /// Runs the score distribution (see the module comment) and returns the score of
+    /// every node id. Each iteration streams the edge file, so memory is two scores
+    /// and one degree per URL, whatever the number of links.
+    pub fn scores(&mut self, opts: &LinkOptions) -> io::Result<Vec<f64>> {
+        let n = self.outdegree.len();
+        let mut score = vec![1.0f64; n];
+        for _ in 0..opts.iterations {
+            let mut next = vec![1.0 - opts.damping; n];
+            self.graph.seek(SeekFrom::Start(0))?;
+            let mut r = BufReader::with_capacity(1 << 20, &self.graph);
+            let mut pair = [0u8; 8];
+            loop {
+                match r.read_exact(&mut pair) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => break,
+                    Err(e) => return Err(e),
+                }
+                let u = u32::from_le_bytes(pair[..4].try_into().unwrap()) as usize;
+                let v = u32::from_le_bytes(pair[4..].try_into().unwrap()) as usize;
+                next[v] += opts.damping * (score[u] / f64::from(self.outdegree[u]));
+            }
+            score = next;
+        }
+        Ok(score)
+    }
+
+    /// The anchors in target order, for a merge-join with the documents.
+    pub fn anchors(self) -> AnchorReader {
+        AnchorReader {
+            lines: BufReader::with_capacity(1 << 16, self.anchors).split(b'\n'),
+            pending: None,
+        }
+    }
+}
+
+/// Reads the anchors of each URL key in turn; keys must be asked in increasing order.
+#[derive(Debug)]
+pub struct AnchorReader {
+    lines: io::Split<BufReader<File>>,
+    pending: Option<(Vec<u8>, String)>,
+}
+
+impl AnchorReader {
+    /// The anchors of `key` (sort-safe), skipping those of smaller keys.
+    pub fn anchors_of(&mut self, key: &str) -> io::Result<Vec<String>> {
+        let mut out = Vec::new();
+        loop {
+            if self.pending.is_none() {
+                let Some(line) = self.lines.next().transpose()? else {
+                    return Ok(out);
+                };
+                let at = memchr::memchr(1, &line).ok_or_else(|| {
+                    io::Error::new(io::ErrorKind::InvalidData, "corrupt anchor line")
+                })?;
+                let anchor = String::from_utf8_lossy(&line[at + 1..]).into_owned();
+                self.pending = Some((line[..at].to_vec(), anchor));
+            }
+            let (k, _) = self.pending.as_ref().unwrap();
+            match k.as_slice().cmp(key.as_bytes()) {
+                std::cmp::Ordering::Less => self.pending = None,
+                std::cmp::Ordering::Equal => out.push(self.pending.take().unwrap().1),
+                std::cmp::Ordering::Greater => return Ok(out),
+            }
+        }
+    }
+}
+
+/// Anchors and scores by URL key, computed in memory for a small set of rows (tests
+/// and tools; `index` runs the same collector and graph streaming).
 #[derive(Debug, Clone, Default)]
 pub struct LinkAnalysis {
     anchors: HashMap<String, Vec<String>>,
@@ -74,21 +290,6 @@ impl LinkAnalysis {
     }
 }
 
-impl LinkAnalysis {
-    /// Anchors and boosts given directly (a merge of indexes keeps what each index
-    /// computed): `boost_of` returns the boost as given.
-    pub fn from_boosts(
-        anchors: HashMap<String, Vec<String>>,
-        boosts: HashMap<String, f64>,
-    ) -> Self {
-        LinkAnalysis {
-            anchors,
-            scores: boosts,
-            power: 1.0,
-        }
-    }
-}
-
 /// The lower-case host of a URL, if it has one.
 pub fn host_of(url: &str) -> Option<String> {
     url::Url::parse(url)
@@ -96,84 +297,64 @@ pub fn host_of(url: &str) -> Option<String> {
         .and_then(|u| u.host_str().map(|h| h.to_ascii_lowercase()))
 }
 
-/// Builds anchors and scores for rows (URL keys made with `style`).
-pub fn analyse(rows: &[SegmentRow], opts: &LinkOptions, style: KeyStyle) -> LinkAnalysis {
-    // Node ids in URL key order, so the computation is the same on every run.
-    let keys: BTreeMap<&str, usize> = {
-        let mut set: Vec<&str> = rows.iter().map(|r| r.urlkey.as_str()).collect();
-        set.dedup();
-        set.into_iter().enumerate().map(|(i, k)| (k, i)).collect()
-    };
-    let n = keys.len();
-    let mut edges: Vec<HashSet<usize>> = vec![HashSet::new(); n];
-    let mut anchors: HashMap<String, Vec<String>> = HashMap::new();
-    let mut seen_anchor: HashSet<(usize, usize, String)> = HashSet::new();
+/// Node ids of URL keys: their rank in byte order, as an `fst` map (sort-safe keys).
+pub fn key_ids<'a>(
+    sorted_keys: impl IntoIterator<Item = &'a str>,
+) -> io::Result<fst::Map<Vec<u8>>> {
+    let mut b = fst::MapBuilder::memory();
+    let mut n = 0u64;
+    let mut last: Option<String> = None;
+    for k in sorted_keys {
+        let k = sort_safe(k);
+        if last.as_deref() == Some(&*k) {
+            continue;
+        }
+        b.insert(k.as_bytes(), n).map_err(io::Error::other)?;
+        n += 1;
+        last = Some(k.into_owned());
+    }
+    fst::Map::new(b.into_inner().map_err(io::Error::other)?).map_err(io::Error::other)
+}
+
+/// Builds anchors and scores for rows in (URL key, digest) order (URL keys made with
+/// `style`), through the same collector and graph as `index`.
+pub fn analyse(
+    rows: &[SegmentRow],
+    opts: &LinkOptions,
+    style: KeyStyle,
+) -> io::Result<LinkAnalysis> {
+    let keys = key_ids(rows.iter().map(|r| r.urlkey.as_str()))?;
+    let sort = SortOptions::default();
+    let mut links = LinkCollector::new(sort.clone(), style);
     for row in rows {
-        let src = keys[row.urlkey.as_str()];
-        let src_host = host_of(&row.url);
-        for link in &row.outlinks {
-            let Ok(target_key) = url_key(&link.url, style) else {
-                continue;
-            };
-            let Some(&dst) = keys.get(target_key.as_str()) else {
-                continue;
-            };
-            if dst != src {
-                edges[src].insert(dst);
-            }
-            let anchor = link.anchor.trim();
-            if anchor.is_empty() {
-                continue;
-            }
-            let internal = src_host.is_some() && src_host == host_of(&link.url);
-            if internal && !opts.internal_links {
-                continue;
-            }
-            if !seen_anchor.insert((src, dst, anchor.to_string())) {
-                continue;
-            }
-            let list = anchors.entry(target_key).or_default();
-            if list.len() < opts.max_anchors {
-                list.push(anchor.to_string());
-            }
-        }
+        let src = keys.get(sort_safe(&row.urlkey).as_bytes()).unwrap_or(0) as u32;
+        links.add(src, &row.url, &row.outlinks)?;
     }
-    let edges: Vec<Vec<usize>> = edges
-        .into_iter()
-        .map(|s| {
-            let mut v: Vec<usize> = s.into_iter().collect();
-            v.sort_unstable();
-            v
-        })
-        .collect();
-    let mut score = vec![1.0f64; n];
-    for _ in 0..opts.iterations {
-        let mut next = vec![1.0 - opts.damping; n];
-        for (u, targets) in edges.iter().enumerate() {
-            if targets.is_empty() {
-                continue;
-            }
-            let share = score[u] / targets.len() as f64;
-            for &v in targets {
-                next[v] += opts.damping * share;
-            }
+    let mut resolved = links.resolve(&keys, opts, &sort)?;
+    let score = resolved.scores(opts)?;
+    let mut reader = resolved.anchors();
+    let mut anchors = HashMap::new();
+    let mut scores = HashMap::new();
+    let mut stream = keys.stream();
+    use fst::Streamer;
+    while let Some((k, id)) = stream.next() {
+        let k = String::from_utf8_lossy(k).into_owned();
+        let a = reader.anchors_of(&k)?;
+        if !a.is_empty() {
+            anchors.insert(k.clone(), a);
         }
-        score = next;
+        scores.insert(k, score[id as usize]);
     }
-    LinkAnalysis {
+    Ok(LinkAnalysis {
         anchors,
-        scores: keys
-            .into_iter()
-            .map(|(k, i)| (k.to_string(), score[i]))
-            .collect(),
+        scores,
         power: opts.score_power,
-    }
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::segment::Outlink;
 
     fn page(url: &str, links: &[(&str, &str)]) -> SegmentRow {
         SegmentRow {
@@ -211,12 +392,13 @@ mod tests {
                 ..LinkOptions::default()
             },
             KeyStyle::Surt,
-        );
+        )
+        .unwrap();
         let s = |k: &str| one.score_of(&url_key(k, KeyStyle::Surt).unwrap());
         assert!((s("http://a.example/") - 1.0).abs() < 1e-12);
         assert!((s("http://b.example/") - 0.575).abs() < 1e-12);
         assert!((s("http://c.example/") - 1.425).abs() < 1e-12);
-        let full = analyse(&rows, &LinkOptions::default(), KeyStyle::Surt);
+        let full = analyse(&rows, &LinkOptions::default(), KeyStyle::Surt).unwrap();
         let f = |k: &str| full.score_of(&url_key(k, KeyStyle::Surt).unwrap());
         assert!(f("http://c.example/") > f("http://a.example/"));
         assert!(f("http://a.example/") > f("http://b.example/"));
@@ -232,6 +414,7 @@ mod tests {
         ];
         let x = url_key("http://a.example/x", KeyStyle::Surt).unwrap();
         assert!(analyse(&rows, &LinkOptions::default(), KeyStyle::Surt)
+            .unwrap()
             .anchors_of(&x)
             .is_empty());
         let with = LinkOptions {
@@ -239,7 +422,9 @@ mod tests {
             ..LinkOptions::default()
         };
         assert_eq!(
-            analyse(&rows, &with, KeyStyle::Surt).anchors_of(&x),
+            analyse(&rows, &with, KeyStyle::Surt)
+                .unwrap()
+                .anchors_of(&x),
             ["inside"]
         );
     }

@@ -3,26 +3,32 @@
 //! anchors unioned, the highest boost kept (each index scored its own link graph; the
 //! segments' outlinks are not in the index, so the graph cannot be recomputed here).
 
-use std::collections::{BTreeMap, HashMap};
 use std::io;
 use std::path::{Path, PathBuf};
 
 use tantivy::schema::Value;
 use tantivy::{DocAddress, Index, TantivyDocument};
+use warcdex_cdx::sort::SortOptions;
 
-use super::links::{LinkAnalysis, LinkOptions};
-use super::{add_version, read_pindex, same_canonicalizer, schema, write_index, PindexInfo};
+use super::links::LinkOptions;
+use super::versions::{absorb_all, VersionGroup, VersionRecord, VersionSorter};
+use super::{read_pindex, same_canonicalizer, schema, MainWriter, PindexInfo};
 use crate::segment::SegmentRow;
 
-/// Merges `indexes` into `out`.
-pub fn merge_indexes(indexes: &[PathBuf], out: &Path) -> io::Result<PindexInfo> {
+/// Merges `indexes` into `out`, in bounded memory: documents go through the external
+/// version sort (`sort` gives its memory and temporary directory), and one URL's
+/// versions are held at a time.
+pub fn merge_indexes(
+    indexes: &[PathBuf],
+    out: &Path,
+    sort: &SortOptions,
+) -> io::Result<PindexInfo> {
     let (_, f) = schema();
-    let mut rows: BTreeMap<(String, String), SegmentRow> = BTreeMap::new();
-    let mut anchors: HashMap<String, Vec<String>> = HashMap::new();
-    let mut boosts: HashMap<String, f64> = HashMap::new();
+    let mut writer = MainWriter::create(out)?;
+    let mut versions = VersionSorter::new(sort.clone());
     let mut canonicalizer: Option<String> = None;
     let mut links = LinkOptions::default();
-    for dir in indexes {
+    for (input, dir) in indexes.iter().enumerate() {
         let info = read_pindex(dir)?;
         links = info.links.clone();
         same_canonicalizer(&mut canonicalizer, &info.canonicalizer, dir)?;
@@ -34,67 +40,95 @@ pub fn merge_indexes(indexes: &[PathBuf], out: &Path) -> io::Result<PindexInfo> 
                 let doc: TantivyDocument = searcher
                     .doc(DocAddress::new(ord as u32, d))
                     .map_err(io::Error::other)?;
-                let text = |fld| {
-                    doc.get_first(fld)
-                        .and_then(|v| v.as_str().map(String::from))
-                        .unwrap_or_default()
-                };
-                let num = |fld| doc.get_first(fld).and_then(|v| v.as_u64()).unwrap_or(0);
-                let dates: Vec<String> = doc
-                    .get_all(f.date)
-                    .filter_map(|v| v.as_str().map(String::from))
-                    .collect();
-                let row = SegmentRow {
-                    key: text(f.key),
-                    url: text(f.url),
-                    urlkey: text(f.urlkey),
-                    digest: text(f.digest),
-                    first_date: dates.first().cloned().unwrap_or_default(),
-                    dates,
-                    collection: text(f.collection),
-                    filename: text(f.filename),
-                    offset: num(f.offset),
-                    length: num(f.length),
-                    mime: text(f.mime),
-                    status: doc
-                        .get_first(f.status)
-                        .and_then(|v| v.as_u64())
-                        .map(|s| s as u16),
-                    charset: None,
-                    title: doc
-                        .get_first(f.title)
-                        .and_then(|v| v.as_str().map(String::from)),
-                    text: text(f.content),
-                    outlinks: Vec::new(),
-                };
-                let list = anchors.entry(row.urlkey.clone()).or_default();
-                for a in doc
-                    .get_all(f.anchor)
-                    .filter_map(|v| v.as_str().map(String::from))
-                {
-                    if !list.contains(&a) {
-                        list.push(a);
-                    }
-                }
-                let b = doc
-                    .get_first(f.boost)
-                    .and_then(|v| v.as_f64())
-                    .unwrap_or(1.0);
-                let e = boosts.entry(row.urlkey.clone()).or_insert(b);
-                *e = e.max(b);
-                add_version(&mut rows, row);
+                versions.push(input as u32, &record_of(&f, &doc))?;
             }
         }
     }
-    let rows: Vec<SegmentRow> = rows.into_values().collect();
-    let graph = LinkAnalysis::from_boosts(anchors, boosts);
+    // One URL's versions at a time: anchors are per URL, unioned in input order, and
+    // the highest boost wins (each index scored its own link graph; the segments'
+    // outlinks are not in the index, so the graph cannot be recomputed here).
+    let mut url: Vec<VersionGroup> = Vec::new();
+    let flush = |url: &mut Vec<VersionGroup>, writer: &mut MainWriter| -> io::Result<()> {
+        let mut by_input: Vec<(u32, usize, &VersionRecord)> = url
+            .iter()
+            .enumerate()
+            .flat_map(|(v, g)| g.iter().map(move |(i, r)| (*i, v, r)))
+            .collect();
+        by_input.sort_by_key(|(i, v, _)| (*i, *v));
+        let mut anchors: Vec<String> = Vec::new();
+        let mut boost = f64::NEG_INFINITY;
+        for (_, _, r) in &by_input {
+            for a in &r.anchors {
+                if !anchors.contains(a) {
+                    anchors.push(a.clone());
+                }
+            }
+            boost = boost.max(r.boost.unwrap_or(1.0));
+        }
+        for group in url.drain(..) {
+            writer.add(&absorb_all(group), &anchors, boost)?;
+        }
+        Ok(())
+    };
+    versions.finish(|group| {
+        let same_url = url
+            .last()
+            .and_then(|g| g.first())
+            .is_some_and(|(_, r)| r.row.urlkey == group[0].1.row.urlkey);
+        if !same_url {
+            flush(&mut url, &mut writer)?;
+        }
+        url.push(group);
+        Ok(())
+    })?;
+    flush(&mut url, &mut writer)?;
     let sources = indexes.iter().map(|p| p.display().to_string()).collect();
-    write_index(
-        out,
-        &rows,
-        &graph,
+    writer.finish(
         canonicalizer.unwrap_or_else(|| "surt".into()),
         sources,
         &links,
     )
+}
+
+/// A stored main-index document back as a version record.
+fn record_of(f: &super::Fields, doc: &TantivyDocument) -> VersionRecord {
+    let text = |fld| {
+        doc.get_first(fld)
+            .and_then(|v| v.as_str().map(String::from))
+            .unwrap_or_default()
+    };
+    let num = |fld| doc.get_first(fld).and_then(|v| v.as_u64()).unwrap_or(0);
+    let all = |fld| -> Vec<String> {
+        doc.get_all(fld)
+            .filter_map(|v| v.as_str().map(String::from))
+            .collect()
+    };
+    let dates = all(f.date);
+    VersionRecord {
+        row: SegmentRow {
+            key: text(f.key),
+            url: text(f.url),
+            urlkey: text(f.urlkey),
+            digest: text(f.digest),
+            first_date: dates.first().cloned().unwrap_or_default(),
+            dates,
+            collection: text(f.collection),
+            filename: text(f.filename),
+            offset: num(f.offset),
+            length: num(f.length),
+            mime: text(f.mime),
+            status: doc
+                .get_first(f.status)
+                .and_then(|v| v.as_u64())
+                .map(|s| s as u16),
+            charset: None,
+            title: doc
+                .get_first(f.title)
+                .and_then(|v| v.as_str().map(String::from)),
+            text: text(f.content),
+            outlinks: Vec::new(),
+        },
+        anchors: all(f.anchor),
+        boost: doc.get_first(f.boost).and_then(|v| v.as_f64()),
+    }
 }

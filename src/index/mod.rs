@@ -9,9 +9,9 @@
 pub mod dump;
 pub mod links;
 pub mod merge;
+pub mod versions;
 
-use std::collections::BTreeMap;
-use std::io;
+use std::io::{self, BufRead, BufReader, BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -22,7 +22,9 @@ use tantivy::{Index, IndexSettings, IndexSortByField, Order, TantivyDocument};
 use crate::import::segment_dir::{read_manifest, ROWS_FILE};
 use crate::segment::rows::read_rows;
 use crate::segment::SegmentRow;
-use links::LinkOptions;
+use links::{LinkCollector, LinkOptions};
+use versions::{absorb_all, sort_safe, VersionRecord, VersionSorter};
+use warcdex_cdx::sort::SortOptions;
 
 /// The main index's fields (design.md §4).
 #[derive(Debug, Clone, Copy)]
@@ -31,7 +33,8 @@ pub struct Fields {
     pub key: Field,
     /// The original URL (tokenized and stored).
     pub url: Field,
-    /// Canonical URL key (exact).
+    /// Canonical URL key (exact; a fast column, so add-dates reads keys without
+    /// loading stored documents).
     pub urlkey: Field,
     /// `sha1:DIGEST` (exact).
     pub digest: Field,
@@ -71,8 +74,8 @@ pub fn schema() -> (Schema, Fields) {
     let f = Fields {
         key: b.add_text_field("key", STRING | STORED | FAST),
         url: b.add_text_field("url", TEXT | STORED),
-        urlkey: b.add_text_field("urlkey", STRING | STORED),
-        digest: b.add_text_field("digest", STRING | STORED),
+        urlkey: b.add_text_field("urlkey", STRING | STORED | FAST),
+        digest: b.add_text_field("digest", STRING | STORED | FAST),
         date: b.add_text_field("date", STRING | STORED),
         site: b.add_text_field("site", STRING | STORED),
         host: b.add_text_field("host", STRING | STORED),
@@ -96,6 +99,9 @@ pub fn schema() -> (Schema, Fields) {
 pub struct IndexOptions {
     /// Link graph and anchor options.
     pub links: LinkOptions,
+    /// Memory and temporary directory of the external sorts (versions, links, edges);
+    /// `unique` is ignored.
+    pub sort: SortOptions,
 }
 
 /// `pindex.json`, written beside the index files.
@@ -118,37 +124,6 @@ pub struct PindexInfo {
 
 /// The file beside the index that describes it.
 pub const PINDEX_FILE: &str = "pindex.json";
-
-/// Reads every row of the segments and merges versions found in several of them (dates
-/// unioned, the earliest capture's metadata and content kept). Returns the rows in (URL
-/// key, digest) order and the canonicalizer they share.
-pub fn read_segments(segments: &[PathBuf]) -> io::Result<(Vec<SegmentRow>, String)> {
-    let mut canonicalizer: Option<String> = None;
-    let mut versions: BTreeMap<(String, String), SegmentRow> = BTreeMap::new();
-    for seg in segments {
-        let m = read_manifest(seg)?;
-        same_canonicalizer(&mut canonicalizer, &m.canonicalizer, seg)?;
-        for row in read_rows(&seg.join(ROWS_FILE))? {
-            add_version(&mut versions, row?);
-        }
-    }
-    Ok((
-        versions.into_values().collect(),
-        canonicalizer.unwrap_or_else(|| "surt".into()),
-    ))
-}
-
-/// Adds a row to the versions by (URL key, digest), absorbing it into the row already
-/// there (see [`SegmentRow::absorb`]).
-pub(crate) fn add_version(versions: &mut BTreeMap<(String, String), SegmentRow>, row: SegmentRow) {
-    let k = (row.urlkey.clone(), row.digest.clone());
-    match versions.get_mut(&k) {
-        None => {
-            versions.insert(k, row);
-        }
-        Some(kept) => kept.absorb(row),
-    }
-}
 
 /// Checks that every input of an index uses the canonicalizer the first one used:
 /// keys of two styles never match each other.
@@ -173,24 +148,97 @@ pub(crate) fn same_canonicalizer(
     Ok(())
 }
 
-/// Builds `out` (which must not exist) from `segments`.
+/// Builds `out` (which must not exist) from `segments`, in bounded memory: rows go
+/// through an external sort into (URL key, digest) order, outlinks through a second
+/// one into target order, and the link graph is streamed from disk at each iteration;
+/// what stays in memory is one version at a time plus a key map and two scores per URL.
 pub fn build_index(
     segments: &[PathBuf],
     out: &Path,
     opts: &IndexOptions,
 ) -> io::Result<PindexInfo> {
-    let (rows, canonicalizer) = read_segments(segments)?;
+    let mut writer = MainWriter::create(out)?;
+    let mut canonicalizer: Option<String> = None;
+    let mut versions = VersionSorter::new(opts.sort.clone());
+    for (input, seg) in segments.iter().enumerate() {
+        let m = read_manifest(seg)?;
+        same_canonicalizer(&mut canonicalizer, &m.canonicalizer, seg)?;
+        let rows_path = seg.join(ROWS_FILE);
+        for row in read_rows(&rows_path)? {
+            let rec = VersionRecord {
+                row: row?,
+                ..VersionRecord::default()
+            };
+            versions.push(input as u32, &rec)?;
+        }
+    }
+    let canonicalizer = canonicalizer.unwrap_or_else(|| "surt".into());
     let style = if canonicalizer == "url" {
         warcdex_cdx::KeyStyle::Url
     } else {
         warcdex_cdx::KeyStyle::Surt
     };
-    let graph = links::analyse(&rows, &opts.links, style);
+
+    // Pass 1: versions in order to a spool file (outlinks dropped), URL keys numbered
+    // in the same order, outlinks to the link collector.
+    let mut spool = BufWriter::new(match &opts.sort.tmp_dir {
+        Some(d) => tempfile::tempfile_in(d)?,
+        None => tempfile::tempfile()?,
+    });
+    let mut keys = fst::MapBuilder::memory();
+    let mut last_key: Option<String> = None;
+    let mut node = 0u64;
+    let mut links = LinkCollector::new(opts.sort.clone(), style);
+    versions.finish(|group| {
+        let mut row = absorb_all(group);
+        let key = sort_safe(&row.urlkey).into_owned();
+        if last_key.as_ref() != Some(&key) {
+            if last_key.is_some() {
+                node += 1;
+            }
+            keys.insert(key.as_bytes(), node)
+                .map_err(io::Error::other)?;
+            last_key = Some(key);
+        }
+        links.add(node as u32, &row.url, &row.outlinks)?;
+        row.outlinks = Vec::new();
+        serde_json::to_writer(&mut spool, &row).map_err(io::Error::other)?;
+        spool.write_all(b"\n")
+    })?;
+    let keys =
+        fst::Map::new(keys.into_inner().map_err(io::Error::other)?).map_err(io::Error::other)?;
+
+    // Pass 2: the link graph and the anchors, then the scores.
+    let mut resolved = links.resolve(&keys, &opts.links, &opts.sort)?;
+    let scores = resolved.scores(&opts.links)?;
+    let mut anchors = resolved.anchors();
+
+    // Pass 3: documents in order, anchors merge-joined by URL key.
+    let mut spool = spool.into_inner().map_err(|e| e.into_error())?;
+    spool.seek(SeekFrom::Start(0))?;
+    let mut node = 0usize;
+    let mut last_key: Option<String> = None;
+    let mut these_anchors: Vec<String> = Vec::new();
+    for line in BufReader::with_capacity(1 << 16, spool).lines() {
+        let row: SegmentRow = serde_json::from_str(&line?).map_err(io::Error::other)?;
+        let key = sort_safe(&row.urlkey).into_owned();
+        if last_key.as_ref() != Some(&key) {
+            if last_key.is_some() {
+                node += 1;
+            }
+            these_anchors = anchors.anchors_of(&key)?;
+            last_key = Some(key);
+        }
+        let boost = scores[node].powf(opts.links.score_power);
+        writer.add(&row, &these_anchors, boost)?;
+    }
     let sources = segments.iter().map(|s| s.display().to_string()).collect();
-    write_index(out, &rows, &graph, canonicalizer, sources, &opts.links)
+    writer.finish(canonicalizer, sources, &opts.links)
 }
 
-/// Writes rows (already in order) with their anchors and boosts as a one-segment index.
+/// Writes rows held in memory (already in (URL key, digest) order) with anchors and
+/// boosts from an in-memory [`links::LinkAnalysis`]: for tests and small tools; `index`
+/// streams instead.
 pub fn write_index(
     out: &Path,
     rows: &[SegmentRow],
@@ -199,69 +247,128 @@ pub fn write_index(
     sources: Vec<String>,
     link_opts: &LinkOptions,
 ) -> io::Result<PindexInfo> {
-    if out.exists() {
-        return Err(io::Error::new(
-            io::ErrorKind::AlreadyExists,
-            format!("{} already exists", out.display()),
-        ));
+    let mut w = MainWriter::create(out)?;
+    for row in rows {
+        w.add(
+            row,
+            graph.anchors_of(&row.urlkey),
+            graph.boost_of(&row.urlkey),
+        )?;
     }
-    let parent = match out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    std::fs::create_dir_all(&parent)?;
-    let tmp = tempfile::Builder::new()
-        .prefix(".warcdex-index-")
-        .tempdir_in(&parent)?;
-    let (schema, f) = schema();
-    let settings = IndexSettings {
-        sort_by_field: Some(IndexSortByField {
-            field: "seq".into(),
-            order: Order::Asc,
-        }),
-        ..IndexSettings::default()
-    };
-    let index = Index::builder()
-        .schema(schema)
-        .settings(settings)
-        .create_in_dir(tmp.path())
-        .map_err(io::Error::other)?;
-    let mut writer = index
-        .writer_with_num_threads::<TantivyDocument>(1, 256 << 20)
-        .map_err(io::Error::other)?;
-    writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
-    let mut checksum = Sha1::new();
-    for (seq, row) in rows.iter().enumerate() {
-        checksum.update(row.key.as_bytes());
-        checksum.update(b"\n");
-        writer
-            .add_document(document(&f, row, seq as u64, graph))
-            .map_err(io::Error::other)?;
-    }
-    writer.commit().map_err(io::Error::other)?;
-    let ids = index.searchable_segment_ids().map_err(io::Error::other)?;
-    if ids.len() > 1 {
-        // The index is sorted by `seq`, so the merge keeps document order whatever the
-        // order of the segment ids (peers.md §3.2).
-        writer.merge(&ids).wait().map_err(io::Error::other)?;
-    }
-    writer.wait_merging_threads().map_err(io::Error::other)?;
-    let info = PindexInfo {
-        kind: "main".into(),
-        documents: rows.len() as u64,
-        key_checksum: hex(&checksum.finalize()),
-        canonicalizer,
-        sources,
-        links: link_opts.clone(),
-    };
-    let json = serde_json::to_string_pretty(&info).map_err(io::Error::other)?;
-    std::fs::write(tmp.path().join(PINDEX_FILE), json + "\n")?;
-    let kept = tmp.keep();
-    std::fs::rename(&kept, out).inspect_err(|_| {
-        let _ = std::fs::remove_dir_all(&kept);
-    })?;
-    Ok(info)
+    w.finish(canonicalizer, sources, link_opts)
 }
+
+/// Writes a main index document by document (in order) into a temporary directory
+/// beside `out`, renamed to `out` by [`MainWriter::finish`]; dropped unfinished, it
+/// leaves nothing behind.
+pub struct MainWriter {
+    out: PathBuf,
+    tmp: tempfile::TempDir,
+    index: Index,
+    writer: tantivy::IndexWriter<TantivyDocument>,
+    fields: Fields,
+    checksum: Sha1,
+    docs: u64,
+}
+
+impl MainWriter {
+    /// Starts an index at `out`, which must not exist.
+    pub fn create(out: &Path) -> io::Result<Self> {
+        if out.exists() {
+            return Err(io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                format!("{} already exists", out.display()),
+            ));
+        }
+        let parent = match out.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        std::fs::create_dir_all(&parent)?;
+        let tmp = tempfile::Builder::new()
+            .prefix(".warcdex-index-")
+            .tempdir_in(&parent)?;
+        let (schema, fields) = schema();
+        let settings = IndexSettings {
+            sort_by_field: Some(IndexSortByField {
+                field: "seq".into(),
+                order: Order::Asc,
+            }),
+            ..IndexSettings::default()
+        };
+        let index = Index::builder()
+            .schema(schema)
+            .settings(settings)
+            .create_in_dir(tmp.path())
+            .map_err(io::Error::other)?;
+        let writer = index
+            .writer_with_num_threads::<TantivyDocument>(1, WRITER_MEMORY)
+            .map_err(io::Error::other)?;
+        writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
+        Ok(MainWriter {
+            out: out.to_path_buf(),
+            tmp,
+            index,
+            writer,
+            fields,
+            checksum: Sha1::new(),
+            docs: 0,
+        })
+    }
+
+    /// Adds the next document: a version with the anchors of its URL and its boost.
+    pub fn add(&mut self, row: &SegmentRow, anchors: &[String], boost: f64) -> io::Result<()> {
+        self.checksum.update(row.key.as_bytes());
+        self.checksum.update(b"\n");
+        self.writer
+            .add_document(document(&self.fields, row, self.docs, anchors, boost))
+            .map_err(io::Error::other)?;
+        self.docs += 1;
+        Ok(())
+    }
+
+    /// Commits, merges to one segment, writes `pindex.json` and renames the directory
+    /// into place.
+    pub fn finish(
+        mut self,
+        canonicalizer: String,
+        sources: Vec<String>,
+        links: &LinkOptions,
+    ) -> io::Result<PindexInfo> {
+        self.writer.commit().map_err(io::Error::other)?;
+        let ids = self
+            .index
+            .searchable_segment_ids()
+            .map_err(io::Error::other)?;
+        if ids.len() > 1 {
+            // The index is sorted by `seq`, so the merge keeps document order whatever
+            // the order of the segment ids (peers.md §3.2).
+            self.writer.merge(&ids).wait().map_err(io::Error::other)?;
+        }
+        self.writer
+            .wait_merging_threads()
+            .map_err(io::Error::other)?;
+        let info = PindexInfo {
+            kind: "main".into(),
+            documents: self.docs,
+            key_checksum: hex(&self.checksum.finalize()),
+            canonicalizer,
+            sources,
+            links: links.clone(),
+        };
+        let json = serde_json::to_string_pretty(&info).map_err(io::Error::other)?;
+        std::fs::write(self.tmp.path().join(PINDEX_FILE), json + "\n")?;
+        let kept = self.tmp.keep();
+        std::fs::rename(&kept, &self.out).inspect_err(|_| {
+            let _ = std::fs::remove_dir_all(&kept);
+        })?;
+        Ok(info)
+    }
+}
+
+/// The tantivy writer's memory budget: past it, a segment is flushed (and all are
+/// merged into one at the end), so it bounds the writer's share of the memory.
+const WRITER_MEMORY: usize = 128 << 20;
 
 fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
@@ -271,7 +378,8 @@ fn document(
     f: &Fields,
     row: &SegmentRow,
     seq: u64,
-    graph: &links::LinkAnalysis,
+    anchors: &[String],
+    boost: f64,
 ) -> TantivyDocument {
     let mut d = TantivyDocument::default();
     d.add_text(f.key, &row.key);
@@ -296,10 +404,10 @@ fn document(
         d.add_text(f.title, t);
     }
     d.add_text(f.content, &row.text);
-    for a in graph.anchors_of(&row.urlkey) {
+    for a in anchors {
         d.add_text(f.anchor, a);
     }
-    d.add_f64(f.boost, graph.boost_of(&row.urlkey));
+    d.add_f64(f.boost, boost);
     d.add_u64(f.seq, seq);
     d
 }
