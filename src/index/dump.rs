@@ -1,6 +1,8 @@
 //! `warcdex dumpindex`: NutchWAX DumpParallelIndex output over one or several parallel
 //! indexes (formats.md §4.10). The indexes are read side by side, document i of each
-//! together; a field present in several is taken from the first index naming it.
+//! together; a field present in several is taken from the first index naming it. Indexes
+//! that do not belong together (document counts, or a dates index built for another
+//! main) are refused.
 
 use std::io::{self, Write};
 use std::path::Path;
@@ -10,6 +12,7 @@ use tantivy::{DocAddress, Index, TantivyDocument};
 
 /// One opened index: its fields and stored documents.
 struct Opened {
+    dir: std::path::PathBuf,
     searcher: tantivy::Searcher,
     fields: Vec<(String, Field, FieldType)>,
     docs: u32,
@@ -41,6 +44,7 @@ fn open(dir: &Path) -> io::Result<Opened> {
         .first()
         .map_or(0, |s| s.max_doc());
     Ok(Opened {
+        dir: dir.to_path_buf(),
         searcher,
         fields,
         docs,
@@ -76,6 +80,13 @@ pub fn dump(dirs: &[&Path], mode: &DumpMode, out: &mut dyn Write) -> io::Result<
             ),
         ));
     }
+    // Same counts are not enough: a dates index built for another main must not be
+    // shown beside it (its dates would belong to other documents).
+    let pairs: Vec<(&Path, &tantivy::Searcher)> = opened
+        .iter()
+        .map(|o| (o.dir.as_path(), &o.searcher))
+        .collect();
+    crate::dates::check_parallel(&pairs)?;
     // Field name → (index, field), the first index naming a field wins; names sorted.
     let mut names: Vec<(String, usize, Field)> = Vec::new();
     for (i, o) in opened.iter().enumerate() {

@@ -21,7 +21,7 @@ use tantivy::{Index, IndexSettings, IndexSortByField, Order, TantivyDocument};
 
 use crate::import::segment_dir::{read_manifest, ROWS_FILE};
 use crate::segment::rows::read_rows;
-use crate::segment::SegmentRow;
+use crate::segment::{Outlink, SegmentRow};
 use links::{LinkCollector, LinkOptions};
 use versions::{absorb_all, sort_safe, VersionRecord, VersionSorter};
 use warcdex_cdx::sort::SortOptions;
@@ -189,8 +189,23 @@ pub fn build_index(
     let mut last_key: Option<String> = None;
     let mut node = 0u64;
     let mut links = LinkCollector::new(opts.sort.clone(), style);
+    // Batches, so the links' keys are computed on all cores.
+    let mut batch: Vec<(u32, SegmentRow)> = Vec::new();
+    let mut flush = |batch: &mut Vec<(u32, SegmentRow)>| -> io::Result<()> {
+        let pages: Vec<(u32, &str, &[Outlink])> = batch
+            .iter()
+            .map(|(n, r)| (*n, r.url.as_str(), r.outlinks.as_slice()))
+            .collect();
+        links.add_batch(&pages)?;
+        for (_, mut row) in batch.drain(..) {
+            row.outlinks = Vec::new();
+            serde_json::to_writer(&mut spool, &row).map_err(io::Error::other)?;
+            spool.write_all(b"\n")?;
+        }
+        Ok(())
+    };
     versions.finish(|group| {
-        let mut row = absorb_all(group);
+        let row = absorb_all(group);
         let key = sort_safe(&row.urlkey).into_owned();
         if last_key.as_ref() != Some(&key) {
             if last_key.is_some() {
@@ -200,11 +215,14 @@ pub fn build_index(
                 .map_err(io::Error::other)?;
             last_key = Some(key);
         }
-        links.add(node as u32, &row.url, &row.outlinks)?;
-        row.outlinks = Vec::new();
-        serde_json::to_writer(&mut spool, &row).map_err(io::Error::other)?;
-        spool.write_all(b"\n")
+        batch.push((node as u32, row));
+        if batch.len() >= 256 {
+            flush(&mut batch)?;
+        }
+        Ok(())
     })?;
+    flush(&mut batch)?;
+    drop(flush);
     let keys =
         fst::Map::new(keys.into_inner().map_err(io::Error::other)?).map_err(io::Error::other)?;
 
@@ -302,7 +320,7 @@ impl MainWriter {
             .create_in_dir(tmp.path())
             .map_err(io::Error::other)?;
         let writer = index
-            .writer_with_num_threads::<TantivyDocument>(1, WRITER_MEMORY)
+            .writer_with_num_threads::<TantivyDocument>(writer_threads(), WRITER_MEMORY)
             .map_err(io::Error::other)?;
         writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
         Ok(MainWriter {
@@ -364,6 +382,12 @@ impl MainWriter {
         })?;
         Ok(info)
     }
+}
+
+/// Indexing threads: two where there are two cores (the documents are sorted by `seq`
+/// when the segments are merged, so their order does not depend on the threads).
+fn writer_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(2))
 }
 
 /// The tantivy writer's memory budget: past it, a segment is flushed (and all are
