@@ -195,7 +195,7 @@ fn link_lines(src: u32, page_url: &str, outlinks: &[Outlink], style: KeyStyle) -
         let internal = src_host.is_some() && src_host == host_str(&link.url);
         out.extend_from_slice(sort_safe(&target).as_bytes());
         let anchor = link.anchor.trim().replace(['\n', '\r'], " ");
-        let _ = write!(out, "\x01{src}\x01{}\x01{anchor}\n", internal as u8);
+        let _ = writeln!(out, "\x01{src}\x01{}\x01{anchor}", internal as u8);
     }
     out
 }

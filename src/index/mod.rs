@@ -222,7 +222,6 @@ pub fn build_index(
         Ok(())
     })?;
     flush(&mut batch)?;
-    drop(flush);
     let keys =
         fst::Map::new(keys.into_inner().map_err(io::Error::other)?).map_err(io::Error::other)?;
 
