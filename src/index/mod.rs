@@ -286,6 +286,8 @@ pub struct MainWriter {
     fields: Fields,
     checksum: Sha1,
     docs: u64,
+    /// Text bytes handed to the writer since its last commit.
+    pending_bytes: usize,
 }
 
 impl MainWriter {
@@ -330,6 +332,7 @@ impl MainWriter {
             fields,
             checksum: Sha1::new(),
             docs: 0,
+            pending_bytes: 0,
         })
     }
 
@@ -341,6 +344,14 @@ impl MainWriter {
             .add_document(document(&self.fields, row, self.docs, anchors, boost))
             .map_err(io::Error::other)?;
         self.docs += 1;
+        // tantivy queues up to 10,000 documents for its indexing threads whatever
+        // their size; a commit past a byte budget waits for the queue to drain, so
+        // large pages cannot pile up in memory.
+        self.pending_bytes += row.text.len() + row.title.as_ref().map_or(0, String::len);
+        if self.pending_bytes > WRITER_MEMORY / 2 {
+            self.writer.commit().map_err(io::Error::other)?;
+            self.pending_bytes = 0;
+        }
         Ok(())
     }
 
