@@ -19,3 +19,6 @@ for tool in rustfmt clippy-driver; do
 done
 
 cargo test --workspace --locked "$@"
+
+# The search page in headless Chromium (installs Debian's chromium when missing).
+scripts/test-browser.sh

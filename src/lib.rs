@@ -10,6 +10,7 @@
 #![deny(missing_docs)]
 
 pub mod cdx;
+pub mod dates;
 pub mod error;
 pub mod gzip_member;
 pub mod html;
@@ -19,6 +20,8 @@ pub mod inflate;
 pub mod progress;
 pub mod reader;
 pub mod records;
+pub mod search;
 pub mod segment;
+pub mod serve;
 
 pub use error::{Anomaly, AnomalyCounts, AnomalyKind, Error, ErrorKind, Result};

@@ -28,6 +28,9 @@ fn main() -> ExitCode {
         cli::Command::Index(a) => cli::index::run(a),
         cli::Command::Dumpindex(a) => cli::index::dump_cmd(a),
         cli::Command::Merge(a) => cli::index::merge(a),
+        cli::Command::AddDates(a) => cli::dates::run(a),
+        cli::Command::Search(a) => cli::search::run(a),
+        cli::Command::Serve(a) => cli::search::serve_cmd(a),
         cli::Command::Inflate { file } => inflate(&file),
     };
     match result {

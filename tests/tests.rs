@@ -4,10 +4,13 @@ mod util;
 
 mod cdx_corpus;
 mod cdx_fixtures;
+mod dates;
+mod example_script;
 mod html_pages;
 mod import;
 mod index;
 mod lists_cli;
 mod reader_corpus;
 mod reader_fixtures;
+mod search;
 mod segment_rows;

@@ -1,10 +1,12 @@
 //! The command line: flag parsing (clap derive) and one small module per subcommand.
 
 pub mod cdx;
+pub mod dates;
 pub mod import;
 pub mod index;
 pub mod lists;
 pub mod records;
+pub mod search;
 
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -53,6 +55,14 @@ pub enum Command {
     Dumpindex(index::DumpArgs),
     /// Merge main indexes: one document per URL + digest, dates and anchors unioned.
     Merge(index::MergeArgs),
+    /// NutchWAX `add-dates`: the parallel dates index of a main index (one document per
+    /// main document, at the same position), the sources' dates and a dates list unioned.
+    AddDates(dates::AddDatesArgs),
+    /// Search `DIR/pindexes/*/{main,dates}`: words and phrases ranked by text and link
+    /// score, filters site:, type:, collection:, date:; every capture date per hit.
+    Search(search::SearchArgs),
+    /// Serve the search over HTTP: a search page, OpenSearch RSS, JSON and /healthz.
+    Serve(search::ServeArgs),
     /// Decompress every gzip member and discard the output (the benchmark's lower bound).
     #[command(hide = true)]
     Inflate {

@@ -1,0 +1,790 @@
+//! `warcdex add-dates`: a streaming merge-join of main's documents, in (URL key,
+//! digest) order, with a dates list sorted the same way, writing one dates document per
+//! main document at the same DocId (formats.md §4.8).
+//!
+//! A dates list given as a file is first joined as if it were sorted; if a key goes
+//! backwards the half-built index is discarded and the list goes through the external
+//! sorter instead (stdin always does). Memory: the sorter's budget, tantivy's writer
+//! budget and a few stored-document blocks per source, whatever the sizes.
+
+use std::cmp::Ordering;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, IsTerminal};
+use std::path::{Path, PathBuf};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use tantivy::{DocId, Index, IndexWriter, ReloadPolicy, TantivyDocument};
+use warcdex_cdx::sort::{ExternalSorter, SortOptions};
+
+use super::compat::JavaHashSet;
+use super::records::{is_date14, parse_line, DateRecord, MalformedLine};
+use super::source::{KeyColumns, Source};
+use super::{
+    check_alignment, dates_schema, doc_count, keyhash, misaligned, open_index, other, DatesCounts,
+    DatesFields, DatesInfo, DATES_KIND, SEQ_FIELD,
+};
+use crate::index::{read_pindex, PINDEX_FILE};
+
+/// Where the dates list comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DatesInput {
+    /// A file (joined as sorted first; sorted externally if it is not).
+    File(PathBuf),
+    /// Standard input (always sorted externally: it cannot be read twice).
+    Stdin,
+}
+
+impl DatesInput {
+    /// `-` is stdin, anything else a file.
+    pub fn from_arg(arg: &str) -> DatesInput {
+        if arg == "-" {
+            DatesInput::Stdin
+        } else {
+            DatesInput::File(PathBuf::from(arg))
+        }
+    }
+
+    /// The name used in messages.
+    pub fn name(&self) -> String {
+        match self {
+            DatesInput::File(p) => p.display().to_string(),
+            DatesInput::Stdin => "-".into(),
+        }
+    }
+
+    fn open(&self) -> io::Result<Box<dyn BufRead>> {
+        match self {
+            DatesInput::File(p) => {
+                let f = File::open(p)
+                    .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", p.display())))?;
+                Ok(Box::new(BufReader::with_capacity(1 << 18, f)))
+            }
+            DatesInput::Stdin => Ok(Box::new(BufReader::with_capacity(1 << 18, io::stdin()))),
+        }
+    }
+}
+
+/// How to run add-dates.
+#[derive(Debug, Clone)]
+pub struct AddDatesOptions {
+    /// Reproduce NutchWAX DateAdder: sources' dates in Java HashSet order, then every
+    /// date of the list appended, duplicates included.
+    pub compat: bool,
+    /// A malformed line stops the run.
+    pub strict: bool,
+    /// DEST is one of the sources: build beside it and swap it in by rename.
+    pub in_place: bool,
+    /// Memory budget in bytes: half for the external sort, a quarter for the writer.
+    pub memory: usize,
+    /// Where the external sort's runs go.
+    pub tmp_dir: Option<PathBuf>,
+    /// Show a progress bar on stderr (only when it is a terminal).
+    pub progress: bool,
+}
+
+impl Default for AddDatesOptions {
+    fn default() -> Self {
+        AddDatesOptions {
+            compat: false,
+            strict: false,
+            in_place: false,
+            memory: 256 << 20,
+            tmp_dir: None,
+            progress: false,
+        }
+    }
+}
+
+/// How many malformed lines and unmatched lines a report keeps as examples.
+pub const MALFORMED_SHOWN: usize = 20;
+/// How many unmatched lines a report keeps as examples.
+pub const UNMATCHED_SHOWN: usize = 5;
+
+/// What add-dates did.
+#[derive(Debug, Clone)]
+pub struct AddDatesReport {
+    /// The `pindex.json` written (with the counts).
+    pub info: DatesInfo,
+    /// The first malformed lines (all are counted in `info.counts`).
+    pub malformed: Vec<MalformedLine>,
+    /// The first lines that matched no document (`URLKEY DIGEST DATE`).
+    pub unmatched: Vec<String>,
+    /// The list was not sorted by (URL key, digest) and went through the external sort.
+    pub external_sort: bool,
+}
+
+/// Builds the dates index `dest` for the main index `key_index` from the dates of
+/// `sources` (main or dates indexes aligned with `key_index`) and the list `dates`.
+pub fn add_dates(
+    key_index: &Path,
+    sources: &[PathBuf],
+    dest: &Path,
+    dates: &DatesInput,
+    opts: &AddDatesOptions,
+) -> io::Result<AddDatesReport> {
+    check_dest(key_index, sources, dest, opts.in_place)?;
+    let (_main, main_s) = open_index(key_index)?;
+    let main_info = read_pindex(key_index)?;
+    let keys = KeyColumns::open(key_index, &main_s)?;
+    let n = doc_count(&main_s);
+    let mut opened = Vec::with_capacity(sources.len());
+    for s in sources {
+        let (_i, ss) = open_index(s)?;
+        let info: serde_json::Value = {
+            let p = s.join(PINDEX_FILE);
+            let text = std::fs::read_to_string(&p)
+                .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", p.display())))?;
+            serde_json::from_str(&text).map_err(|e| {
+                io::Error::new(io::ErrorKind::InvalidData, format!("{}: {e}", p.display()))
+            })?
+        };
+        if info["kind"] == DATES_KIND {
+            check_alignment(key_index, &main_s, s, &ss, false)?;
+        } else {
+            if doc_count(&ss) != n {
+                return Err(misaligned(
+                    key_index,
+                    s,
+                    format!("{} documents against {n}", doc_count(&ss)),
+                ));
+            }
+            if info["key_checksum"] != main_info.key_checksum.as_str() {
+                return Err(misaligned(
+                    key_index,
+                    s,
+                    "a main index with other keys (key_checksum differs)",
+                ));
+            }
+        }
+        opened.push(Source::open(s, &ss)?);
+    }
+    let ctx = Ctx {
+        main_dir: key_index,
+        keys: &keys,
+        sources: &opened,
+        n,
+        opts,
+        input_name: dates.name(),
+    };
+    let parent = match dest.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&parent)?;
+    let mut built = None;
+    if let DatesInput::File(_) = dates {
+        match ctx.build(&parent, |j| stream(dates, j)) {
+            Ok(b) => built = Some(b),
+            Err(JoinError::Unsorted) => {}
+            Err(JoinError::Io(e)) => return Err(e),
+        }
+    }
+    let external_sort = built.is_none();
+    let built = match built {
+        Some(b) => b,
+        None => ctx
+            .build(&parent, |j| external(dates, j))
+            .map_err(JoinError::into_io)?,
+    };
+    // Unmap main and the sources before the merge reads the new segments: mapped pages
+    // count in the resident size.
+    drop(opened);
+    drop(keys);
+    drop(main_s);
+    drop(_main);
+    let (tmp, joined) = built.finish()?;
+    let info = DatesInfo {
+        kind: DATES_KIND.into(),
+        documents: u64::from(n),
+        key_checksum: main_info.key_checksum.clone(),
+        main: key_index.display().to_string(),
+        sources: sources.iter().map(|s| s.display().to_string()).collect(),
+        dates: vec![dates.name()],
+        compat: opts.compat,
+        counts: joined.counts,
+    };
+    let json = serde_json::to_string_pretty(&info).map_err(io::Error::other)?;
+    std::fs::write(tmp.path().join(PINDEX_FILE), json + "\n")?;
+    install(tmp, dest)?;
+    Ok(AddDatesReport {
+        info,
+        malformed: joined.malformed,
+        unmatched: joined.unmatched,
+        external_sort,
+    })
+}
+
+/// Refuses a DEST that would overwrite main, or a source without `--in-place`.
+fn check_dest(
+    key_index: &Path,
+    sources: &[PathBuf],
+    dest: &Path,
+    in_place: bool,
+) -> io::Result<()> {
+    let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    };
+    if same(key_index, dest) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "{}: DEST is the key index; a dates index goes in its own directory",
+                dest.display()
+            ),
+        ));
+    }
+    let is_source = sources.iter().any(|s| same(s, dest));
+    if in_place && !is_source {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "--in-place: DEST {} is not one of the sources",
+                dest.display()
+            ),
+        ));
+    }
+    if !in_place && dest.exists() {
+        let hint = if is_source {
+            " (it is a source: use --in-place to replace it)"
+        } else {
+            ""
+        };
+        return Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            format!("{} already exists{hint}", dest.display()),
+        ));
+    }
+    Ok(())
+}
+
+/// Renames the finished index to `dest`; with an existing `dest` (in place), moves the
+/// old one aside first and removes it after, so `dest` is always a whole index.
+fn install(tmp: tempfile::TempDir, dest: &Path) -> io::Result<()> {
+    let kept = tmp.keep();
+    if !dest.exists() {
+        return std::fs::rename(&kept, dest).inspect_err(|_| {
+            let _ = std::fs::remove_dir_all(&kept);
+        });
+    }
+    let name = dest
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "dates".into());
+    let old = dest.with_file_name(format!(".{name}.old-{}", std::process::id()));
+    std::fs::rename(dest, &old).inspect_err(|_| {
+        let _ = std::fs::remove_dir_all(&kept);
+    })?;
+    if let Err(e) = std::fs::rename(&kept, dest) {
+        let _ = std::fs::rename(&old, dest);
+        let _ = std::fs::remove_dir_all(&kept);
+        return Err(e);
+    }
+    std::fs::remove_dir_all(&old)
+}
+
+/// Why a join stopped.
+enum JoinError {
+    /// The list went backwards (only while joining a file as sorted).
+    Unsorted,
+    Io(io::Error),
+}
+
+impl From<io::Error> for JoinError {
+    fn from(e: io::Error) -> Self {
+        JoinError::Io(e)
+    }
+}
+
+impl JoinError {
+    fn into_io(self) -> io::Error {
+        match self {
+            JoinError::Io(e) => e,
+            JoinError::Unsorted => io::Error::other("the sorted dates list went backwards"),
+        }
+    }
+}
+
+/// What one join produced besides the index.
+struct Joined {
+    counts: DatesCounts,
+    malformed: Vec<MalformedLine>,
+    unmatched: Vec<String>,
+}
+
+/// What every build shares.
+struct Ctx<'a> {
+    main_dir: &'a Path,
+    keys: &'a KeyColumns,
+    sources: &'a [Source],
+    n: u32,
+    opts: &'a AddDatesOptions,
+    input_name: String,
+}
+
+impl Ctx<'_> {
+    /// Builds a dates index in a temporary directory in `parent`, `feed` pushing the
+    /// list's records into the joiner. The index is not renamed here.
+    fn build(
+        &self,
+        parent: &Path,
+        feed: impl FnOnce(&mut Joiner<'_>) -> Result<(), JoinError>,
+    ) -> Result<Built, JoinError> {
+        let tmp = tempfile::Builder::new()
+            .prefix(".warcdex-dates-")
+            .tempdir_in(parent)?;
+        let (schema, f) = dates_schema();
+        // No index sort: one indexing thread keeps each segment in insertion order and
+        // `finish` merges the segments in `seq` order (sorting costs memory at flush).
+        let index = Index::builder()
+            .schema(schema)
+            .create_in_dir(tmp.path())
+            .map_err(|e| other(tmp.path(), e))?;
+        let writer = index
+            .writer_with_num_threads::<TantivyDocument>(1, writer_budget(self.opts.memory))
+            .map_err(|e| other(tmp.path(), e))?;
+        writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
+        let mut j = Joiner::new(self, writer, f)?;
+        feed(&mut j)?;
+        while j.next < self.n {
+            j.emit()?;
+        }
+        j.bar.finish_and_clear();
+        let Joiner {
+            mut writer,
+            counts,
+            malformed,
+            unmatched,
+            ..
+        } = j;
+        writer.commit().map_err(|e| other(tmp.path(), e))?;
+        Ok(Built {
+            tmp,
+            index,
+            writer,
+            joined: Joined {
+                counts,
+                malformed,
+                unmatched,
+            },
+        })
+    }
+}
+
+/// tantivy's indexing budget: an eighth of the memory (a segment flush briefly needs
+/// about twice its budget), at least tantivy's minimum.
+fn writer_budget(memory: usize) -> usize {
+    (memory / 8).clamp(16 << 20, 256 << 20)
+}
+
+/// A dates index written and committed in a temporary directory, maybe in several
+/// segments.
+struct Built {
+    tmp: tempfile::TempDir,
+    index: Index,
+    writer: IndexWriter,
+    joined: Joined,
+}
+
+impl Built {
+    /// Merges the segments into one, in `seq` order, and checks that DocId = `seq`
+    /// everywhere: the one property a parallel index cannot do without.
+    fn finish(self) -> io::Result<(tempfile::TempDir, Joined)> {
+        let Built {
+            tmp,
+            index,
+            mut writer,
+            joined,
+        } = self;
+        let dir = tmp.path().to_path_buf();
+        let err = |e: tantivy::TantivyError| other(&dir, e);
+        let first_seqs = |index: &Index| -> io::Result<Vec<(u64, tantivy::index::SegmentId)>> {
+            let reader = index
+                .reader_builder()
+                .reload_policy(ReloadPolicy::Manual)
+                .try_into()
+                .map_err(err)?;
+            let searcher = reader.searcher();
+            let mut v = Vec::new();
+            for seg in searcher.segment_readers() {
+                let seq = seg.fast_fields().u64(SEQ_FIELD).map_err(err)?;
+                v.push((seq.first(0).unwrap_or(0), seg.segment_id()));
+            }
+            v.sort();
+            Ok(v)
+        };
+        let segs = first_seqs(&index)?;
+        if segs.len() > 1 {
+            // The merge stacks segments in the order given.
+            let ids: Vec<_> = segs.iter().map(|(_, id)| *id).collect();
+            writer.merge(&ids).wait().map_err(err)?;
+        }
+        writer.wait_merging_threads().map_err(err)?;
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()
+            .map_err(err)?;
+        let searcher = reader.searcher();
+        if let Some(seg) = searcher.segment_readers().first() {
+            let seq = seg.fast_fields().u64(SEQ_FIELD).map_err(err)?;
+            if searcher.segment_readers().len() != 1
+                || (0..seg.max_doc()).any(|d| seq.first(d) != Some(u64::from(d)))
+            {
+                return Err(io::Error::other(format!(
+                    "{}: the merged dates index is not in document order",
+                    dir.display()
+                )));
+            }
+        }
+        Ok((tmp, joined))
+    }
+}
+
+/// The merge-join state: documents before `next` are written; `cur` is the key of
+/// document `next` and `extra` the list's dates for it so far.
+struct Joiner<'a> {
+    ctx: &'a Ctx<'a>,
+    writer: IndexWriter,
+    f: DatesFields,
+    next: DocId,
+    cur: (String, String),
+    extra: Vec<String>,
+    last: Option<(Vec<u8>, Vec<u8>)>,
+    counts: DatesCounts,
+    malformed: Vec<MalformedLine>,
+    unmatched: Vec<String>,
+    bar: ProgressBar,
+    /// main's key, urlkey and digest of documents `win..win + window[0].len()`.
+    window: [Vec<String>; 3],
+    win: DocId,
+    scratch: Vec<(u64, u32)>,
+    held: Vec<String>,
+}
+
+/// Documents whose keys are read from main's dictionaries at once (about 10 MiB of keys).
+const KEY_WINDOW: u32 = 1 << 16;
+
+impl<'a> Joiner<'a> {
+    fn new(ctx: &'a Ctx<'a>, writer: IndexWriter, f: DatesFields) -> io::Result<Joiner<'a>> {
+        let mut j = Joiner {
+            ctx,
+            writer,
+            f,
+            next: 0,
+            cur: (String::new(), String::new()),
+            extra: Vec::new(),
+            last: None,
+            counts: DatesCounts::default(),
+            malformed: Vec::new(),
+            unmatched: Vec::new(),
+            bar: bar(u64::from(ctx.n), ctx.opts.progress),
+            window: Default::default(),
+            win: 0,
+            scratch: Vec::new(),
+            held: Vec::new(),
+        };
+        if ctx.n > 0 {
+            j.load_key(0)?;
+        }
+        Ok(j)
+    }
+
+    /// Makes document `doc` (the next one) current: its urlkey and digest in `cur`.
+    fn load_key(&mut self, doc: DocId) -> io::Result<()> {
+        if doc >= self.win + self.window[0].len() as u32 || doc < self.win {
+            let end = (doc + KEY_WINDOW).min(self.ctx.n);
+            self.ctx
+                .keys
+                .fill(doc, end, &mut self.window, &mut self.scratch)?;
+            self.win = doc;
+        }
+        let i = (doc - self.win) as usize;
+        let prev = std::mem::take(&mut self.cur);
+        self.cur.0.clone_from(&self.window[1][i]);
+        self.cur.1.clone_from(&self.window[2][i]);
+        // The join relies on main's order; a main out of order would silently lose dates.
+        if doc > 0
+            && key_cmp(
+                (prev.0.as_bytes(), prev.1.as_bytes()),
+                (self.cur.0.as_bytes(), self.cur.1.as_bytes()),
+            ) != Ordering::Less
+        {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "{}: document {doc} ({} {}) is not after the one before it in (URL key, \
+                     digest) order",
+                    self.ctx.main_dir.display(),
+                    self.cur.0,
+                    self.cur.1
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// A line that could not be used: counted, kept as an example, fatal with `--strict`.
+    fn malformed(&mut self, m: MalformedLine) -> io::Result<()> {
+        self.counts.malformed_lines += 1;
+        if self.ctx.opts.strict {
+            return Err(io::Error::new(io::ErrorKind::InvalidData, m.to_string()));
+        }
+        if self.malformed.len() < MALFORMED_SHOWN {
+            self.malformed.push(m);
+        }
+        Ok(())
+    }
+
+    /// Joins one record of the list, which must not be before the previous one.
+    fn feed(&mut self, r: DateRecord<'_>) -> Result<(), JoinError> {
+        if let Some((u, d)) = &mut self.last {
+            match key_cmp((u.as_slice(), d.as_slice()), (r.urlkey, r.digest)) {
+                Ordering::Greater => return Err(JoinError::Unsorted),
+                Ordering::Equal => {}
+                Ordering::Less => {
+                    u.clear();
+                    u.extend_from_slice(r.urlkey);
+                    d.clear();
+                    d.extend_from_slice(r.digest);
+                }
+            }
+        } else {
+            self.last = Some((r.urlkey.to_vec(), r.digest.to_vec()));
+        }
+        loop {
+            if self.next >= self.ctx.n {
+                self.unmatched(&r);
+                return Ok(());
+            }
+            match key_cmp(
+                (self.cur.0.as_bytes(), self.cur.1.as_bytes()),
+                (r.urlkey, r.digest),
+            ) {
+                Ordering::Less => self.emit()?,
+                Ordering::Equal => {
+                    self.extra.push(r.date.to_string());
+                    self.counts.matched_lines += 1;
+                    return Ok(());
+                }
+                Ordering::Greater => {
+                    self.unmatched(&r);
+                    return Ok(());
+                }
+            }
+        }
+    }
+
+    fn unmatched(&mut self, r: &DateRecord<'_>) {
+        self.counts.unmatched_lines += 1;
+        if self.unmatched.len() < UNMATCHED_SHOWN {
+            self.unmatched.push(format!(
+                "{} {} {}",
+                String::from_utf8_lossy(r.urlkey),
+                String::from_utf8_lossy(r.digest),
+                r.date
+            ));
+        }
+    }
+
+    /// Writes document `next` and moves to the next one.
+    fn emit(&mut self) -> io::Result<()> {
+        let doc = self.next;
+        let key = &self.window[0][(doc - self.win) as usize];
+        let kh = keyhash(key);
+        self.held.clear();
+        for s in self.ctx.sources {
+            if let Some(h) = s.keyhash(doc) {
+                if h != Some(kh) {
+                    return Err(misaligned(
+                        self.ctx.main_dir,
+                        &s.dir,
+                        format!("document {doc} was built for another key than {key:?}"),
+                    ));
+                }
+            }
+            s.dates(doc, &mut self.held)?;
+        }
+        let mut d = TantivyDocument::default();
+        let mut written = 0u64;
+        let mut add = |d: &mut TantivyDocument, date: &str| {
+            d.add_text(self.f.date, date);
+            if is_date14(date.as_bytes()) {
+                d.add_u64(self.f.date_value, date.parse().expect("14 digits"));
+            }
+            written += 1;
+        };
+        if self.ctx.opts.compat {
+            let mut set = JavaHashSet::new();
+            for h in &self.held {
+                set.insert(h);
+            }
+            for h in set.iter() {
+                add(&mut d, h);
+            }
+            for e in &self.extra {
+                add(&mut d, e);
+            }
+            self.counts.dates_added += self.extra.len() as u64;
+            if !self.extra.is_empty() {
+                self.counts.documents_with_dates_added += 1;
+            }
+        } else {
+            self.held.sort_unstable();
+            self.held.dedup();
+            let had = self.held.len();
+            self.extra.sort_unstable();
+            self.extra.dedup();
+            for e in self.extra.drain(..) {
+                if self.held[..had].binary_search(&e).is_err() {
+                    self.held.push(e);
+                }
+            }
+            let added = (self.held.len() - had) as u64;
+            self.held.sort_unstable();
+            for h in &self.held {
+                add(&mut d, h);
+            }
+            self.counts.dates_added += added;
+            if added > 0 {
+                self.counts.documents_with_dates_added += 1;
+            }
+        }
+        self.extra.clear();
+        d.add_u64(self.f.keyhash, kh);
+        d.add_u64(self.f.seq, u64::from(doc));
+        self.writer
+            .add_document(d)
+            .map_err(|e| io::Error::other(format!("writing the dates index: {e}")))?;
+        self.counts.documents += 1;
+        self.counts.dates_written += written;
+        if written > 0 {
+            self.counts.documents_with_dates += 1;
+        }
+        self.bar.inc(1);
+        self.next += 1;
+        if self.next < self.ctx.n {
+            self.load_key(self.next)?;
+        }
+        Ok(())
+    }
+}
+
+/// (URL key, digest) order, field by field, bytewise: main's document order.
+fn key_cmp(a: (&[u8], &[u8]), b: (&[u8], &[u8])) -> Ordering {
+    a.0.cmp(b.0).then_with(|| a.1.cmp(b.1))
+}
+
+fn bar(total: u64, wanted: bool) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+    if !wanted || !io::stderr().is_terminal() {
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    bar.set_style(
+        ProgressStyle::with_template("add-dates [{bar:30}] {pos}/{len} documents eta {eta}")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    bar
+}
+
+/// Calls `f` with every line (end of line removed, as Java's `readLine`) and its number.
+fn for_lines(
+    input: &DatesInput,
+    mut f: impl FnMut(&[u8], u64) -> Result<(), JoinError>,
+) -> Result<(), JoinError> {
+    let mut r = input.open()?;
+    let mut buf = Vec::with_capacity(256);
+    let mut n = 0u64;
+    loop {
+        buf.clear();
+        if r.read_until(b'\n', &mut buf)
+            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", input.name())))?
+            == 0
+        {
+            return Ok(());
+        }
+        n += 1;
+        let mut line = buf.as_slice();
+        if let Some(l) = line.strip_suffix(b"\n") {
+            line = l;
+        }
+        if let Some(l) = line.strip_suffix(b"\r") {
+            line = l;
+        }
+        f(line, n)?;
+    }
+}
+
+fn malformed_line(
+    input: &str,
+    n: u64,
+    line: &[u8],
+    reason: super::records::Malformed,
+) -> MalformedLine {
+    MalformedLine {
+        input: input.to_string(),
+        line: n,
+        text: String::from_utf8_lossy(line).into_owned(),
+        reason,
+    }
+}
+
+/// Joins a list read as sorted.
+fn stream(input: &DatesInput, j: &mut Joiner<'_>) -> Result<(), JoinError> {
+    let name = j.ctx.input_name.clone();
+    for_lines(input, |line, n| {
+        j.counts.lines += 1;
+        match parse_line(line) {
+            Ok(r) => j.feed(r),
+            Err(m) => Ok(j.malformed(malformed_line(&name, n, line, m))?),
+        }
+    })
+}
+
+/// Sorts the list by (URL key, digest, line number) and joins it. Fields are separated
+/// by NUL in the sorter so that byte order of the lines is (URL key, digest) order; the
+/// line number keeps the file order of one key's dates (`--compat` appends them so).
+fn external(input: &DatesInput, j: &mut Joiner<'_>) -> Result<(), JoinError> {
+    let opts = j.ctx.opts;
+    let mut sorter = ExternalSorter::new(SortOptions {
+        memory: (opts.memory / 2).max(8 << 20),
+        tmp_dir: opts.tmp_dir.clone(),
+        unique: false,
+    });
+    let name = j.ctx.input_name.clone();
+    let mut buf = Vec::with_capacity(256);
+    for_lines(input, |line, n| {
+        j.counts.lines += 1;
+        match parse_line(line) {
+            Ok(r) => {
+                buf.clear();
+                buf.extend_from_slice(r.urlkey);
+                buf.push(0);
+                buf.extend_from_slice(r.digest);
+                buf.push(0);
+                buf.extend_from_slice(format!("{n:020}").as_bytes());
+                buf.push(0);
+                buf.extend_from_slice(r.date.as_bytes());
+                Ok(sorter.push(&buf)?)
+            }
+            Err(m) => Ok(j.malformed(malformed_line(&name, n, line, m))?),
+        }
+    })?;
+    sorter.finish_with(|line| {
+        let mut parts = line.splitn(4, |b| *b == 0);
+        let (Some(urlkey), Some(digest), Some(_), Some(date)) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            return Err(io::Error::other("external sort returned a broken line"));
+        };
+        let date = std::str::from_utf8(date).map_err(io::Error::other)?;
+        j.feed(DateRecord {
+            urlkey,
+            digest,
+            date,
+        })
+        .map_err(JoinError::into_io)
+    })?;
+    Ok(())
+}

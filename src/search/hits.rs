@@ -1,0 +1,538 @@
+//! Ranking and hits: a collector that applies the date filter and the link score, the
+//! per-site limit across every set, and the hit as shown (stored fields, all dates,
+//! replay links, snippet).
+
+use std::cmp::{Ordering, Reverse};
+use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::sync::Arc;
+
+use serde::Serialize;
+use tantivy::collector::{Collector, SegmentCollector};
+use tantivy::columnar::ColumnValues;
+use tantivy::query::Query;
+use tantivy::schema::{Field, Value};
+use tantivy::snippet::SnippetGenerator;
+use tantivy::{DocAddress, DocId, Score, SegmentOrdinal, SegmentReader, TantivyDocument};
+
+use super::escape::push_escaped;
+use super::set::OpenSet;
+
+/// A snippet: a fragment of the page's text and the byte ranges of the query's words in
+/// it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Snippet {
+    /// The fragment, plain text.
+    pub text: String,
+    /// Byte ranges of `text` to highlight, ascending, not overlapping.
+    pub highlighted: Vec<(usize, usize)>,
+}
+
+impl Snippet {
+    /// The fragment as HTML: escaped, highlights in `<b>`.
+    pub fn to_html(&self) -> String {
+        self.render(push_escaped, "<b>", "</b>")
+    }
+
+    /// The fragment with highlights between `open` and `close`, text passed through `esc`.
+    pub fn render(&self, esc: impl Fn(&mut String, &str), open: &str, close: &str) -> String {
+        let mut out = String::with_capacity(self.text.len() + 16);
+        let mut at = 0;
+        for &(a, b) in &self.highlighted {
+            if a < at || b > self.text.len() {
+                continue;
+            }
+            esc(&mut out, &self.text[at..a]);
+            out.push_str(open);
+            esc(&mut out, &self.text[a..b]);
+            out.push_str(close);
+            at = b;
+        }
+        esc(&mut out, &self.text[at..]);
+        out
+    }
+}
+
+/// One search result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Hit {
+    /// Position in the whole result list (0-based).
+    pub index: usize,
+    /// Text relevance times the link score.
+    pub score: f32,
+    /// The parallel set it came from.
+    pub set: String,
+    /// The original URL.
+    pub url: String,
+    /// The page title (may be empty; see [`Hit::display_title`]).
+    pub title: String,
+    /// `sha1:DIGEST`.
+    pub digest: String,
+    /// MIME type.
+    #[serde(rename = "type")]
+    pub mime: String,
+    /// Collection.
+    pub collection: String,
+    /// Host without `www.`.
+    pub site: String,
+    /// Stored record length of the earliest capture.
+    pub length: u64,
+    /// Every capture date of this version, 14 digits, ascending.
+    pub dates: Vec<String>,
+    /// A replay URL per date (same order), when a replay prefix is set.
+    pub replay: Vec<String>,
+    /// A fragment of the text with the query's words marked.
+    pub snippet: Snippet,
+    /// Hits from the same site were left out by the per-site limit.
+    pub more_from_site: bool,
+}
+
+impl Hit {
+    /// The title, or the URL when the page has none (as NutchWAX shows it).
+    pub fn display_title(&self) -> &str {
+        if self.title.trim().is_empty() {
+            &self.url
+        } else {
+            &self.title
+        }
+    }
+}
+
+/// A score that orders as a number (NaN last).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Ranked(Score, DocId);
+
+impl Eq for Ranked {}
+
+impl Ord for Ranked {
+    /// Higher score first; on a tie the lower DocId (key order) first, so results are
+    /// deterministic.
+    fn cmp(&self, o: &Self) -> Ordering {
+        self.0.total_cmp(&o.0).then_with(|| o.1.cmp(&self.1))
+    }
+}
+
+impl PartialOrd for Ranked {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+/// A hasher for `u32` site ordinals: one multiplication instead of SipHash, which
+/// showed in profiles (the map is probed once per matching document).
+#[derive(Default)]
+pub(crate) struct OrdHasher(u64);
+
+impl std::hash::Hasher for OrdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8 | u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.0 = u64::from(n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+type OrdMap<V> = HashMap<u32, V, std::hash::BuildHasherDefault<OrdHasher>>;
+
+/// Collects, among the documents passing the date filter (a bit per DocId), scored by
+/// text score × boost: the best `limit` overall when there is no per-site limit, else
+/// the best `per_site` of each site (and the best `limit` of documents without a site).
+/// Keeping each site's best is what makes one pass enough: the hits of a page under a
+/// per-site limit are always among them. Counts every document passing the filter.
+pub(crate) struct TopFiltered {
+    pub limit: usize,
+    pub per_site: usize,
+    pub filter: Option<Arc<Vec<u64>>>,
+    pub site_of: Arc<Vec<u32>>,
+}
+
+/// What a set's search gives: documents matching, candidates best first, and the
+/// sites (ordinals) with more matches than `per_site`.
+pub(crate) type Fruit = (u64, Vec<(Score, DocId)>, Vec<u32>);
+
+/// One site's best documents so far and how many it matched.
+struct SiteTop {
+    best: Vec<Ranked>,
+    seen: u32,
+}
+
+pub(crate) struct TopFilteredSegment {
+    limit: usize,
+    per_site: usize,
+    filter: Option<Arc<Vec<u64>>>,
+    site_of: Arc<Vec<u32>>,
+    boost: Option<Arc<dyn ColumnValues<f64>>>,
+    count: u64,
+    heap: BinaryHeap<Reverse<Ranked>>,
+    sites: OrdMap<SiteTop>,
+}
+
+impl Collector for TopFiltered {
+    type Fruit = Fruit;
+    type Child = TopFilteredSegment;
+
+    fn for_segment(
+        &self,
+        _ord: SegmentOrdinal,
+        segment: &SegmentReader,
+    ) -> tantivy::Result<TopFilteredSegment> {
+        // An index without the boost column ranks by text alone.
+        let boost = segment
+            .fast_fields()
+            .f64("boost")
+            .ok()
+            .map(|c| c.first_or_default_col(1.0));
+        Ok(TopFilteredSegment {
+            limit: self.limit,
+            per_site: self.per_site,
+            filter: self.filter.clone(),
+            site_of: self.site_of.clone(),
+            boost,
+            count: 0,
+            heap: BinaryHeap::with_capacity(self.limit.min(1 << 16) + 1),
+            sites: OrdMap::default(),
+        })
+    }
+
+    fn requires_scoring(&self) -> bool {
+        true
+    }
+
+    fn merge_fruits(&self, fruits: Vec<Fruit>) -> tantivy::Result<Fruit> {
+        // Sets are single-segment (checked on open), so DocIds need no segment number.
+        let mut out: Fruit = (0, Vec::new(), Vec::new());
+        for (c, v, h) in fruits {
+            out.0 += c;
+            out.1.extend(v);
+            out.2.extend(h);
+        }
+        Ok(out)
+    }
+}
+
+fn push_top(heap: &mut BinaryHeap<Reverse<Ranked>>, limit: usize, r: Ranked) {
+    if heap.len() < limit {
+        heap.push(Reverse(r));
+    } else if heap.peek().is_some_and(|Reverse(worst)| r > *worst) {
+        heap.pop();
+        heap.push(Reverse(r));
+    }
+}
+
+impl SegmentCollector for TopFilteredSegment {
+    type Fruit = Fruit;
+
+    fn collect(&mut self, doc: DocId, score: Score) {
+        if let Some(bits) = &self.filter {
+            if bits[doc as usize / 64] & (1 << (doc % 64)) == 0 {
+                return;
+            }
+        }
+        self.count += 1;
+        let boost = self.boost.as_ref().map_or(1.0, |b| b.get_val(doc));
+        let r = Ranked(score * boost as Score, doc);
+        let site = self.site_of.get(doc as usize).copied().unwrap_or(u32::MAX);
+        if self.per_site == 0 || site == u32::MAX {
+            push_top(&mut self.heap, self.limit, r);
+            return;
+        }
+        let k = self.per_site;
+        let top = self.sites.entry(site).or_insert_with(|| SiteTop {
+            best: Vec::with_capacity(k.min(16)),
+            seen: 0,
+        });
+        top.seen += 1;
+        if top.best.len() < k {
+            top.best.push(r);
+        } else if let Some((i, worst)) = top.best.iter().enumerate().min_by(|a, b| a.1.cmp(b.1)) {
+            if r > *worst {
+                top.best[i] = r;
+            }
+        }
+    }
+
+    fn harvest(self) -> Fruit {
+        let mut v: Vec<Ranked> = self.heap.into_iter().map(|Reverse(r)| r).collect();
+        let mut hidden = Vec::new();
+        for (site, top) in self.sites {
+            if top.seen as usize > self.per_site {
+                hidden.push(site);
+            }
+            v.extend(top.best);
+        }
+        v.sort_by(|a, b| b.cmp(a));
+        hidden.sort_unstable();
+        (
+            self.count,
+            v.into_iter().map(|r| (r.0, r.1)).collect(),
+            hidden,
+        )
+    }
+}
+
+/// A candidate: set number, DocId, score.
+pub(crate) type Candidate = (usize, DocId, Score);
+
+/// What the per-site walk kept.
+pub(crate) struct Selection {
+    /// Candidates kept, best first.
+    pub kept: Vec<Candidate>,
+    /// Sites (by name) some of whose hits were left out.
+    pub hidden_sites: HashSet<String>,
+}
+
+/// The site of a document, or `None` when it has none (never folded).
+fn site(sets: &[OpenSet], set: usize, doc: DocId) -> Option<&str> {
+    let s = &sets[set];
+    match s.site_of.get(doc as usize) {
+        Some(&ord) if ord != u32::MAX => Some(s.site_names[ord as usize].as_str()),
+        _ => None,
+    }
+}
+
+/// Merges the sets' candidates by score and keeps at most `per_site` per site (0: no
+/// limit; sites compared by name, as a site may be in several sets), stopping once
+/// `need` are kept.
+pub(crate) fn select(
+    sets: &[OpenSet],
+    per_set: &[Fruit],
+    per_site: usize,
+    need: usize,
+) -> Selection {
+    let mut hidden_sites = HashSet::new();
+    for (i, (_, _, hidden)) in per_set.iter().enumerate() {
+        for &ord in hidden {
+            hidden_sites.insert(sets[i].site_names[ord as usize].clone());
+        }
+    }
+    let mut all: Vec<Candidate> = per_set
+        .iter()
+        .enumerate()
+        .flat_map(|(i, (_, v, _))| v.iter().map(move |&(s, d)| (i, d, s)))
+        .collect();
+    all.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.0.cmp(&b.0)).then(a.1.cmp(&b.1)));
+    let mut kept = Vec::with_capacity(need.min(all.len()));
+    let mut per: HashMap<&str, usize> = HashMap::new();
+    for c in all {
+        if kept.len() >= need {
+            break;
+        }
+        if per_site > 0 {
+            if let Some(s) = site(sets, c.0, c.1) {
+                let n = per.entry(s).or_insert(0);
+                if *n >= per_site {
+                    hidden_sites.insert(s.to_string());
+                    continue;
+                }
+                *n += 1;
+            }
+        }
+        kept.push(c);
+    }
+    Selection { kept, hidden_sites }
+}
+
+fn first_str(doc: &TantivyDocument, f: Field) -> String {
+    doc.get_first(f)
+        .and_then(|v| v.as_str())
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// Tokenizing a whole page to pick 200 characters costs more than the search itself
+/// (it was 60 % of a loaded server's time). So the snippet is cut from a window: from a
+/// little before the first place a query word appears (found by a byte search) to
+/// `SNIPPET_WINDOW` bytes on; when no word is found that way, from the page's first
+/// `SNIPPET_FALLBACK` bytes.
+const SNIPPET_WINDOW: usize = 1 << 10;
+const SNIPPET_FALLBACK: usize = 4 << 10;
+
+/// Characters in a snippet.
+const SNIPPET_CHARS: usize = 200;
+
+fn cut(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+/// The part of `text` around the first occurrence of a query word (as indexed, lower
+/// case, or with a capital, or all capitals), starting at a word boundary.
+fn window<'t>(text: &'t str, words: &[String]) -> Option<&'t str> {
+    let bytes = text.as_bytes();
+    let mut first: Option<usize> = None;
+    for w in words {
+        let mut capital = w.clone();
+        if let Some(c) = capital.get_mut(..1) {
+            c.make_ascii_uppercase();
+        }
+        for v in [w.as_str(), capital.as_str(), &w.to_uppercase()] {
+            if let Some(p) = memchr::memmem::find(bytes, v.as_bytes()) {
+                first = Some(first.map_or(p, |f| f.min(p)));
+            }
+        }
+    }
+    let p = first?;
+    let mut start = p.saturating_sub(SNIPPET_CHARS / 2);
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    if start > 0 {
+        // Begin after a space, not inside a word.
+        start = text[start..p]
+            .find(char::is_whitespace)
+            .map_or(p, |i| start + i + 1);
+    }
+    Some(cut(&text[start..], SNIPPET_WINDOW + (p - start)))
+}
+
+/// The first words of a text, when no query word is in it (a title or date match).
+fn lead(text: &str) -> Snippet {
+    let mut end = 0;
+    for (i, c) in text.char_indices() {
+        if i >= SNIPPET_CHARS {
+            break;
+        }
+        if c.is_whitespace() {
+            end = i;
+        }
+        if i + c.len_utf8() == text.len() {
+            end = text.len();
+        }
+    }
+    if end == 0 {
+        end = cut(text, SNIPPET_CHARS).len();
+    }
+    Snippet {
+        text: text[..end].trim().to_string(),
+        highlighted: Vec::new(),
+    }
+}
+
+/// Snippet generators, made per set on first use for a query.
+pub(crate) struct Snippets<'q> {
+    query: Option<&'q dyn Query>,
+    generators: Vec<Option<SnippetGenerator>>,
+    /// The query's words in the content field, as indexed.
+    words: Vec<String>,
+}
+
+impl<'q> Snippets<'q> {
+    pub(crate) fn new(query: Option<&'q dyn Query>, sets: usize) -> Self {
+        let mut words = Vec::new();
+        if let Some(q) = query {
+            q.query_terms(&mut |term, _| {
+                if let Some(w) = term.value().as_str() {
+                    if !w.is_empty() && !words.iter().any(|x: &String| x == w) {
+                        words.push(w.to_string());
+                    }
+                }
+            });
+        }
+        Snippets {
+            query,
+            words,
+            generators: (0..sets).map(|_| None).collect(),
+        }
+    }
+
+    fn snippet(&mut self, sets: &[OpenSet], set: usize, text: &str) -> tantivy::Result<Snippet> {
+        let Some(q) = self.query else {
+            return Ok(lead(text));
+        };
+        if self.generators[set].is_none() {
+            let s = &sets[set];
+            let mut g = SnippetGenerator::create(&s.searcher, q, s.fields.content)?;
+            g.set_max_num_chars(SNIPPET_CHARS);
+            self.generators[set] = Some(g);
+        }
+        let g = self.generators[set].as_ref().expect("just made");
+        let head = cut(text, SNIPPET_FALLBACK);
+        let win = window(text, &self.words);
+        // The head is worth a second try (a word in mixed case, say "PostgreSQL") unless
+        // the window already covered it.
+        let covered = win.is_some_and(|w| w.as_ptr() == text.as_ptr() && w.len() >= head.len());
+        let tries = win.into_iter().chain((!covered).then_some(head));
+        for part in tries {
+            let sn = g.snippet(part);
+            if !sn.highlighted().is_empty() {
+                return Ok(Snippet {
+                    text: sn.fragment().to_string(),
+                    highlighted: sn.highlighted().iter().map(|r| (r.start, r.end)).collect(),
+                });
+            }
+        }
+        Ok(lead(text))
+    }
+}
+
+/// Formats a stored date number back to its 14 digits.
+pub(crate) fn date14(d: u64) -> String {
+    format!("{d:014}")
+}
+
+/// Builds the hit shown for a candidate.
+pub(crate) fn build_hit(
+    sets: &[OpenSet],
+    c: Candidate,
+    index: usize,
+    snippets: &mut Snippets<'_>,
+    replay_prefix: Option<&str>,
+    hidden_sites: &HashSet<String>,
+) -> tantivy::Result<Hit> {
+    let (set, doc, score) = c;
+    let s = &sets[set];
+    let stored: TantivyDocument = s.searcher.doc(DocAddress::new(0, doc))?;
+    let f = &s.fields;
+    let url = first_str(&stored, f.url);
+    let dates: Vec<String> = s.dates.of(doc).iter().map(|&d| date14(d)).collect();
+    let replay = match replay_prefix {
+        Some(p) => dates
+            .iter()
+            .map(|d| format!("{}/{d}/{url}", p.trim_end_matches('/')))
+            .collect(),
+        None => Vec::new(),
+    };
+    // Pages have one content value; join only when there are several.
+    let values: Vec<&str> = stored
+        .get_all(f.content)
+        .filter_map(|v| v.as_str())
+        .collect();
+    let joined;
+    let content = match values.as_slice() {
+        [one] => *one,
+        _ => {
+            joined = values.join(" ");
+            joined.as_str()
+        }
+    };
+    let site_name = first_str(&stored, f.site);
+    Ok(Hit {
+        index,
+        score,
+        set: s.name.clone(),
+        title: first_str(&stored, f.title),
+        digest: first_str(&stored, f.digest),
+        mime: first_str(&stored, f.mime),
+        collection: first_str(&stored, f.collection),
+        length: stored
+            .get_first(f.length)
+            .and_then(|v| v.as_u64())
+            .unwrap_or(0),
+        dates,
+        replay,
+        snippet: snippets.snippet(sets, set, content)?,
+        more_from_site: hidden_sites.contains(&site_name),
+        site: site_name,
+        url,
+    })
+}

@@ -1,0 +1,54 @@
+//! The results as one JSON document (`warcdex search --json`, `/search.json`): the
+//! [`SearchResults`] fields, each hit with its snippet also as HTML.
+
+use serde::Serialize;
+
+use super::{Hit, SearchResults};
+
+#[derive(Serialize)]
+struct JsonHit<'a> {
+    #[serde(flatten)]
+    hit: &'a Hit,
+    title_or_url: &'a str,
+    snippet_html: String,
+}
+
+#[derive(Serialize)]
+struct JsonResults<'a> {
+    query: &'a str,
+    start: usize,
+    hits_per_page: usize,
+    hits_per_site: usize,
+    total: u64,
+    total_results: u64,
+    has_more: bool,
+    site_limited: bool,
+    response_time: f64,
+    hits: Vec<JsonHit<'a>>,
+}
+
+/// `r` as pretty JSON; `total_results` is the count to announce
+/// ([`SearchResults::total_results`]).
+pub fn to_json(r: &SearchResults) -> String {
+    let doc = JsonResults {
+        query: &r.query,
+        start: r.start,
+        hits_per_page: r.hits_per_page,
+        hits_per_site: r.hits_per_site,
+        total: r.total,
+        total_results: r.total_results(),
+        has_more: r.has_more,
+        site_limited: r.site_limited,
+        response_time: r.response_time,
+        hits: r
+            .hits
+            .iter()
+            .map(|h| JsonHit {
+                hit: h,
+                title_or_url: h.display_title(),
+                snippet_html: h.snippet.to_html(),
+            })
+            .collect(),
+    };
+    serde_json::to_string_pretty(&doc).expect("results serialize")
+}

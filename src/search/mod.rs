@@ -1,0 +1,384 @@
+//! Searching `DIR/pindexes/*/{main,dates}` (design.md §3–4, formats.md §4.7, §4.9):
+//! `warcdex search` and `warcdex serve` both call [`SearchIndex::search`].
+//!
+//! A query is words and phrases over title, content, anchor and URL (tantivy's
+//! `QueryParser`, anchor and title weighing more than content), each document's text
+//! score multiplied by its link-analysis `boost`, with the NutchWAX filters `site:`,
+//! `type:`, `collection:` and `date:` ([`query`]). `date:` is evaluated on the dates
+//! index: a version matches if any of its capture dates is in the range. Hits are
+//! limited per site (NutchWAX `hitsPerSite`, default 2) and show every capture date.
+//!
+//! Every set is opened once ([`SearchIndex::open`]) and searched through the same
+//! tantivy `Searcher` for the life of the process; a set that fails to open or whose
+//! main and dates do not align is reported and left out, and the others are searched.
+
+pub mod escape;
+pub mod hits;
+pub mod json;
+pub mod opensearch;
+pub mod query;
+mod set;
+pub mod text;
+
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use tantivy::query::{AllQuery, BooleanQuery, ConstScoreQuery, Occur, Query, TermQuery};
+use tantivy::schema::IndexRecordOption;
+use tantivy::Term;
+
+pub use hits::{Hit, Snippet};
+pub use query::{ParsedQuery, QueryError};
+
+use hits::{build_hit, select, Snippets, TopFiltered};
+use set::OpenSet;
+
+/// Most hits on one page; more are cut to this (as Nutch's `searcher.max.hits.per.page`).
+pub const MAX_HITS_PER_PAGE: usize = 100;
+
+/// The furthest first hit a request may ask for: deeper pages cost a ranking of that
+/// many documents for every request.
+pub const MAX_START: usize = 10_000;
+
+/// NutchWAX's default number of hits shown per site.
+pub const DEFAULT_HITS_PER_SITE: usize = 2;
+
+/// A search.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchRequest {
+    /// The user's query ([`query::parse`]).
+    pub query: String,
+    /// The first hit to return (0-based).
+    pub start: usize,
+    /// Hits per page (capped at [`MAX_HITS_PER_PAGE`]).
+    pub hits: usize,
+    /// At most this many hits per site, 0 for no limit. A query with `site:` is never
+    /// limited: it is the "more from this site" view.
+    pub hits_per_site: usize,
+    /// Replay links are `PREFIX/DATE14/URL` (Wayback form); none without a prefix.
+    pub replay_prefix: Option<String>,
+}
+
+impl Default for SearchRequest {
+    fn default() -> Self {
+        SearchRequest {
+            query: String::new(),
+            start: 0,
+            hits: 10,
+            hits_per_site: DEFAULT_HITS_PER_SITE,
+            replay_prefix: None,
+        }
+    }
+}
+
+/// The results of a search.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SearchResults {
+    /// The query as given.
+    pub query: String,
+    /// The first hit's position.
+    pub start: usize,
+    /// Hits per page asked for (after the cap).
+    pub hits_per_page: usize,
+    /// The per-site limit applied (0: none).
+    pub hits_per_site: usize,
+    /// Documents matching, before the per-site limit.
+    pub total: u64,
+    /// Whether a next page exists (after the per-site limit).
+    pub has_more: bool,
+    /// Whether the per-site limit left some hits out up to this page.
+    pub site_limited: bool,
+    /// Seconds the search took.
+    pub response_time: f64,
+    /// This page's hits.
+    pub hits: Vec<Hit>,
+}
+
+impl SearchResults {
+    /// The total to announce: the documents matching, unless this page reached the end
+    /// of the per-site-limited list, whose length is then known (NutchWAX's rule).
+    pub fn total_results(&self) -> u64 {
+        if self.has_more {
+            self.total
+        } else {
+            (self.start + self.hits.len()) as u64
+        }
+    }
+}
+
+/// Why a search failed.
+#[derive(Debug)]
+pub enum SearchError {
+    /// The query is malformed or over a limit: the user's to fix (HTTP 400).
+    Query(QueryError),
+    /// Reading an index failed (HTTP 500).
+    Index(String),
+}
+
+impl fmt::Display for SearchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SearchError::Query(e) => write!(f, "bad query: {e}"),
+            SearchError::Index(e) => write!(f, "index error: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for SearchError {}
+
+impl From<QueryError> for SearchError {
+    fn from(e: QueryError) -> Self {
+        SearchError::Query(e)
+    }
+}
+
+impl From<tantivy::TantivyError> for SearchError {
+    fn from(e: tantivy::TantivyError) -> Self {
+        SearchError::Index(e.to_string())
+    }
+}
+
+/// A parallel set that could not be opened, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BrokenSet {
+    /// Its name under `pindexes/`.
+    pub name: String,
+    /// The error.
+    pub error: String,
+}
+
+/// An opened parallel set, as reported by `/healthz`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SetSummary {
+    /// Its name under `pindexes/`.
+    pub name: String,
+    /// Documents in main.
+    pub documents: u32,
+    /// Where main is.
+    pub main: PathBuf,
+    /// Where the dates index is, when there is one (else dates come from main).
+    pub dates: Option<PathBuf>,
+}
+
+/// Every parallel set of a search directory, opened.
+pub struct SearchIndex {
+    dir: PathBuf,
+    sets: Vec<OpenSet>,
+    broken: Vec<BrokenSet>,
+}
+
+impl fmt::Debug for SearchIndex {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SearchIndex")
+            .field("dir", &self.dir)
+            .field("sets", &self.sets())
+            .field("broken", &self.broken)
+            .finish()
+    }
+}
+
+impl SearchIndex {
+    /// Opens every `DIR/pindexes/<name>/` in name order. A set that does not open or
+    /// whose `main` and `dates` do not align is logged on stderr and listed by
+    /// [`SearchIndex::broken`]; only a missing or unreadable `pindexes/` is an error.
+    pub fn open(dir: &Path) -> io::Result<SearchIndex> {
+        let pindexes = dir.join("pindexes");
+        let entries = std::fs::read_dir(&pindexes).map_err(|e| {
+            io::Error::new(
+                e.kind(),
+                format!(
+                    "{}: {e} (a search directory holds pindexes/<name>/main)",
+                    pindexes.display()
+                ),
+            )
+        })?;
+        let mut dirs: Vec<PathBuf> = Vec::new();
+        for e in entries {
+            let p = e?.path();
+            if p.is_dir() {
+                dirs.push(p);
+            }
+        }
+        dirs.sort();
+        let mut sets = Vec::new();
+        let mut broken = Vec::new();
+        for d in dirs {
+            let name = d
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            match set::open(&d) {
+                Ok(s) => sets.push(s),
+                Err(e) => {
+                    eprintln!("warcdex: parallel set {name} is not searched: {e}");
+                    broken.push(BrokenSet {
+                        name,
+                        error: e.to_string(),
+                    });
+                }
+            }
+        }
+        Ok(SearchIndex {
+            dir: dir.to_path_buf(),
+            sets,
+            broken,
+        })
+    }
+
+    /// The sets being searched.
+    pub fn sets(&self) -> Vec<SetSummary> {
+        self.sets
+            .iter()
+            .map(|s| SetSummary {
+                name: s.name.clone(),
+                documents: s.docs,
+                main: s.main_dir.clone(),
+                dates: s.dates_dir.clone(),
+            })
+            .collect()
+    }
+
+    /// The sets left out, with the reason.
+    pub fn broken(&self) -> &[BrokenSet] {
+        &self.broken
+    }
+
+    /// The search directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Runs a search over every set.
+    pub fn search(&self, req: &SearchRequest) -> Result<SearchResults, SearchError> {
+        let t0 = Instant::now();
+        if req.start > MAX_START {
+            return Err(QueryError(format!("start is at most {MAX_START}")).into());
+        }
+        let hits = req.hits.clamp(1, MAX_HITS_PER_PAGE);
+        let parsed = query::parse(&req.query)?;
+        let per_site = if parsed.has_site_filter() {
+            0
+        } else {
+            req.hits_per_site
+        };
+        let mut text_queries = Vec::with_capacity(self.sets.len());
+        let mut queries = Vec::with_capacity(self.sets.len());
+        let mut filters = Vec::with_capacity(self.sets.len());
+        for s in &self.sets {
+            let text = match parsed.text.is_empty() {
+                true => None,
+                false => Some(s.parser.parse_query(&parsed.text).map_err(|e| {
+                    QueryError(format!("cannot read the query {:?}: {e}", parsed.text))
+                })?),
+            };
+            queries.push(full_query(s, &parsed, text.as_ref().map(|q| q.box_clone())));
+            text_queries.push(text);
+            filters.push(date_filter(s, &parsed));
+        }
+        let need = req.start + hits + 1;
+        let mut total = 0;
+        let mut per_set = Vec::with_capacity(self.sets.len());
+        for (i, s) in self.sets.iter().enumerate() {
+            let collector = TopFiltered {
+                limit: need,
+                // A limit of `need` or more per site can never leave a hit out.
+                per_site: if per_site >= need { 0 } else { per_site },
+                filter: filters[i].clone(),
+                site_of: s.site_of.clone(),
+            };
+            let fruit = s.searcher.search(&*queries[i], &collector)?;
+            total += fruit.0;
+            per_set.push(fruit);
+        }
+        let selection = select(&self.sets, &per_set, per_site, need);
+        let has_more = selection.kept.len() > req.start + hits;
+        // One snippet generator per set (they carry the set's term statistics); the
+        // first text query stands for all, as every set parses the query alike.
+        let text_query = text_queries.iter().flatten().next().map(|q| &**q);
+        let mut snippets = Snippets::new(text_query, self.sets.len());
+        let mut out = Vec::with_capacity(hits);
+        for (i, &c) in selection.kept.iter().enumerate().skip(req.start).take(hits) {
+            out.push(build_hit(
+                &self.sets,
+                c,
+                i,
+                &mut snippets,
+                req.replay_prefix.as_deref(),
+                &selection.hidden_sites,
+            )?);
+        }
+        Ok(SearchResults {
+            query: req.query.clone(),
+            start: req.start,
+            hits_per_page: hits,
+            hits_per_site: per_site,
+            total,
+            has_more,
+            site_limited: !selection.hidden_sites.is_empty(),
+            response_time: Duration::as_secs_f64(&t0.elapsed()),
+            hits: out,
+        })
+    }
+}
+
+/// The tantivy query for a set: the words (or every document) with the filters as
+/// constant-score (score 0) clauses, so filters never change the ranking.
+fn full_query(s: &OpenSet, p: &ParsedQuery, text: Option<Box<dyn Query>>) -> Box<dyn Query> {
+    let main: Box<dyn Query> = text.unwrap_or_else(|| Box::new(AllQuery));
+    if p.filters.is_empty() && p.excluded.is_empty() {
+        return main;
+    }
+    let schema = s.index.schema();
+    let term = |f: query::FilterField, v: &str| -> Box<dyn Query> {
+        let field = schema
+            .get_field(f.field_name())
+            .expect("checked when the set was opened");
+        Box::new(TermQuery::new(
+            Term::from_field_text(field, v),
+            IndexRecordOption::Basic,
+        ))
+    };
+    let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, main)];
+    for f in [
+        query::FilterField::Site,
+        query::FilterField::Type,
+        query::FilterField::Collection,
+    ] {
+        let alternatives: Vec<(Occur, Box<dyn Query>)> = p
+            .filters
+            .iter()
+            .filter(|(g, _)| *g == f)
+            .map(|(_, v)| (Occur::Should, term(f, v)))
+            .collect();
+        if !alternatives.is_empty() {
+            clauses.push((
+                Occur::Must,
+                Box::new(ConstScoreQuery::new(
+                    Box::new(BooleanQuery::new(alternatives)),
+                    0.0,
+                )),
+            ));
+        }
+    }
+    for (f, v) in &p.excluded {
+        clauses.push((Occur::MustNot, term(*f, v)));
+    }
+    Box::new(BooleanQuery::new(clauses))
+}
+
+/// The documents of a set with a capture date in any of the query's ranges, a bit per
+/// DocId; `None` when the query has no `date:`.
+fn date_filter(s: &OpenSet, p: &ParsedQuery) -> Option<Arc<Vec<u64>>> {
+    if p.dates.is_empty() {
+        return None;
+    }
+    let mut bits = vec![0u64; (s.docs as usize).div_ceil(64)];
+    for r in &p.dates {
+        s.dates.mark_range(r.from, r.to, &mut bits);
+    }
+    Some(Arc::new(bits))
+}

@@ -1,0 +1,88 @@
+//! RSS 2.0 with the OpenSearch and NutchWAX elements of NutchWAX's OpenSearch servlet
+//! (formats.md §4.11): one `<item>` per hit, one `<nutch:date>` per capture date.
+
+use std::fmt::Write as _;
+
+use super::escape::push_escaped;
+use super::SearchResults;
+
+/// The OpenSearch 1.0 RSS namespace, as NutchWAX declared it.
+pub const OPENSEARCH_NS: &str = "http://a9.com/-/spec/opensearchrss/1.0/";
+/// Nutch's namespace for its own elements.
+pub const NUTCH_NS: &str = "http://www.nutch.org/opensearchrss/1.0/";
+
+fn element(out: &mut String, name: &str, value: &str) {
+    out.push('<');
+    out.push_str(name);
+    out.push('>');
+    push_escaped(out, value);
+    out.push_str("</");
+    out.push_str(name);
+    out.push('>');
+}
+
+/// The RSS document for `r`; `params` are the request's parameters, echoed in
+/// `<nutch:urlParams>`.
+pub fn rss(r: &SearchResults, params: &[(&str, String)]) -> String {
+    let mut out = String::with_capacity(1024 + r.hits.len() * 1024);
+    out.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = write!(
+        out,
+        "<rss version=\"2.0\" xmlns:opensearch=\"{OPENSEARCH_NS}\" xmlns:nutch=\"{NUTCH_NS}\">\n<channel>\n"
+    );
+    element(&mut out, "title", &format!("Nutch: {}", r.query));
+    element(
+        &mut out,
+        "description",
+        &format!("Nutch search results for query: {}", r.query),
+    );
+    out.push_str("<link/>\n");
+    element(
+        &mut out,
+        "opensearch:totalResults",
+        &r.total_results().to_string(),
+    );
+    element(&mut out, "opensearch:startIndex", &r.start.to_string());
+    element(
+        &mut out,
+        "opensearch:itemsPerPage",
+        &r.hits_per_page.to_string(),
+    );
+    out.push('\n');
+    element(&mut out, "nutch:query", &r.query);
+    element(
+        &mut out,
+        "nutch:responseTime",
+        &format!("{:.3}", r.response_time),
+    );
+    out.push_str("\n<nutch:urlParams>");
+    for (name, value) in params {
+        out.push_str("<nutch:param name=\"");
+        push_escaped(&mut out, name);
+        out.push_str("\" value=\"");
+        push_escaped(&mut out, value);
+        out.push_str("\"/>");
+    }
+    out.push_str("</nutch:urlParams>\n");
+    for h in &r.hits {
+        out.push_str("<item>");
+        element(&mut out, "nutch:score", &h.score.to_string());
+        element(&mut out, "title", h.display_title());
+        if !h.snippet.text.is_empty() {
+            element(&mut out, "description", &h.snippet.text);
+        }
+        element(&mut out, "link", &h.url);
+        element(&mut out, "nutch:site", &h.site);
+        element(&mut out, "nutch:digest", &h.digest);
+        element(&mut out, "nutch:collection", &h.collection);
+        for d in &h.dates {
+            element(&mut out, "nutch:date", d);
+        }
+        element(&mut out, "nutch:type", &h.mime);
+        element(&mut out, "nutch:length", &h.length.to_string());
+        element(&mut out, "nutch:set", &h.set);
+        out.push_str("</item>\n");
+    }
+    out.push_str("</channel>\n</rss>\n");
+    out
+}

@@ -1,0 +1,294 @@
+//! The query language: words and phrases (handed to tantivy's `QueryParser`) plus the
+//! NutchWAX filters `site:`, `type:`, `collection:` and `date:` (formats.md §4.7).
+//!
+//! The filters are taken out of the query text here rather than left to the parser,
+//! because `date:` is not a field of the main index (it is evaluated on the dates index,
+//! any capture date matching) and because NutchWAX's `site:` ignores a leading `www.`.
+
+use std::fmt;
+
+/// The longest query accepted, in bytes: longer ones are refused, not cut, so a user
+/// never silently gets results for a different query.
+pub const MAX_QUERY_BYTES: usize = 1024;
+
+/// Most clauses (words, phrases and filters) in one query: each clause costs a posting
+/// list walk on every parallel set.
+pub const MAX_CLAUSES: usize = 32;
+
+/// The fields words are searched in when no field is named.
+pub const TEXT_FIELDS: [&str; 4] = ["title", "content", "anchor", "url"];
+
+/// A query the user has to fix; the message says what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueryError(pub String);
+
+impl fmt::Display for QueryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for QueryError {}
+
+fn bad(msg: impl Into<String>) -> QueryError {
+    QueryError(msg.into())
+}
+
+/// An inclusive range of 14-digit dates (as numbers, so they compare as dates).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DateRange {
+    /// First date in the range.
+    pub from: u64,
+    /// Last date in the range.
+    pub to: u64,
+}
+
+/// A filter on a field of the main index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FilterField {
+    /// `site:` — the host without a leading `www.`.
+    Site,
+    /// `type:` — the MIME type.
+    Type,
+    /// `collection:`.
+    Collection,
+}
+
+impl FilterField {
+    /// The main index field the filter matches.
+    pub fn field_name(self) -> &'static str {
+        match self {
+            FilterField::Site => "site",
+            FilterField::Type => "type",
+            FilterField::Collection => "collection",
+        }
+    }
+
+    /// The value as indexed: sites and types are stored lower case, and `site:` drops a
+    /// leading `www.` as the indexer does.
+    pub fn normalise(self, value: &str) -> String {
+        match self {
+            FilterField::Site => {
+                let v = value.to_ascii_lowercase();
+                v.strip_prefix("www.").map(str::to_string).unwrap_or(v)
+            }
+            FilterField::Type => value.to_ascii_lowercase(),
+            FilterField::Collection => value.to_string(),
+        }
+    }
+}
+
+/// A parsed user query.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ParsedQuery {
+    /// The words and phrases, in tantivy query syntax; empty when the query is only filters.
+    pub text: String,
+    /// Required filters; several values of one field are alternatives (`site:a site:b`
+    /// matches either site).
+    pub filters: Vec<(FilterField, String)>,
+    /// Excluded values (`-site:x`).
+    pub excluded: Vec<(FilterField, String)>,
+    /// Date ranges; a document matches if any of its capture dates is in any of them.
+    pub dates: Vec<DateRange>,
+}
+
+impl ParsedQuery {
+    /// Whether the query has a `site:` filter (then hits are not limited per site).
+    pub fn has_site_filter(&self) -> bool {
+        self.filters.iter().any(|(f, _)| *f == FilterField::Site)
+    }
+}
+
+/// Splits `q` into whitespace-separated tokens; a double-quoted part (a phrase) is kept
+/// whole, so `title:"a b"` is one token.
+fn tokens(q: &str) -> Result<Vec<String>, QueryError> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut quoted = false;
+    for c in q.chars() {
+        if c == '"' {
+            quoted = !quoted;
+            cur.push(c);
+        } else if c.is_whitespace() && !quoted {
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+        } else {
+            cur.push(c);
+        }
+    }
+    if quoted {
+        return Err(bad(
+            "a phrase is not closed: a double quote (\") is missing",
+        ));
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    Ok(out)
+}
+
+/// Pads a date prefix of 4–14 digits to 14 digits with `fill`.
+fn pad(prefix: &str, fill: char, whole: &str) -> Result<u64, QueryError> {
+    if !(4..=14).contains(&prefix.len()) || !prefix.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(bad(format!(
+            "date:{whole}: a date is 4 to 14 digits (YYYY[MM[DD[hh[mm[ss]]]]]), or two joined by '-'"
+        )));
+    }
+    let mut s = prefix.to_string();
+    while s.len() < 14 {
+        s.push(fill);
+    }
+    s.parse()
+        .map_err(|_| bad(format!("date:{whole}: not a date")))
+}
+
+/// `date:` values: `YYYY[MM…]` is every date with that prefix; `A-B` runs from the first
+/// date with prefix A to the last date with prefix B (so `2007-2008` covers both years;
+/// NutchWAX padded B with zeros, which dropped all of 2008 but its first second).
+pub fn parse_date(value: &str) -> Result<DateRange, QueryError> {
+    let (from, to) = match value.split_once('-') {
+        Some((a, b)) => (pad(a, '0', value)?, pad(b, '9', value)?),
+        None => (pad(value, '0', value)?, pad(value, '9', value)?),
+    };
+    if from > to {
+        return Err(bad(format!(
+            "date:{value}: the range is empty (its start is after its end)"
+        )));
+    }
+    Ok(DateRange { from, to })
+}
+
+fn filter_field(name: &str) -> Option<Option<FilterField>> {
+    match name {
+        "site" => Some(Some(FilterField::Site)),
+        "type" => Some(Some(FilterField::Type)),
+        "collection" => Some(Some(FilterField::Collection)),
+        "date" => Some(None),
+        _ => None,
+    }
+}
+
+/// Parses a user query. Errors are for the user: an empty or too long query, an
+/// unclosed phrase, a malformed date, an empty filter value.
+pub fn parse(q: &str) -> Result<ParsedQuery, QueryError> {
+    if q.len() > MAX_QUERY_BYTES {
+        return Err(bad(format!(
+            "the query is too long ({} bytes; at most {MAX_QUERY_BYTES})",
+            q.len()
+        )));
+    }
+    let toks = tokens(q)?;
+    if toks.len() > MAX_CLAUSES {
+        return Err(bad(format!(
+            "the query has too many parts ({}; at most {MAX_CLAUSES})",
+            toks.len()
+        )));
+    }
+    let mut parsed = ParsedQuery::default();
+    let mut text: Vec<String> = Vec::new();
+    for tok in toks {
+        let (negated, body) = match tok.strip_prefix('-') {
+            Some(rest) => (true, rest),
+            None => (false, tok.strip_prefix('+').unwrap_or(&tok)),
+        };
+        let Some((name, value)) = body.split_once(':') else {
+            text.push(tok);
+            continue;
+        };
+        let Some(kind) = filter_field(&name.to_ascii_lowercase()) else {
+            if TEXT_FIELDS.contains(&name) {
+                text.push(tok);
+            } else {
+                // `http://example.org/` or `foo:bar` is not a field query: search it as
+                // a phrase, which matches the URL's words in order.
+                let words = tok.replace('"', " ");
+                text.push(format!("\"{}\"", words.trim()));
+            }
+            continue;
+        };
+        let value = value.trim_matches('"');
+        if value.is_empty() {
+            return Err(bad(format!("{name}: needs a value")));
+        }
+        match (kind, negated) {
+            (None, false) => parsed.dates.push(parse_date(value)?),
+            (None, true) => return Err(bad("-date: (excluding dates) is not supported")),
+            (Some(f), false) => parsed.filters.push((f, f.normalise(value))),
+            (Some(f), true) => parsed.excluded.push((f, f.normalise(value))),
+        }
+    }
+    parsed.text = text.join(" ");
+    if parsed.text.is_empty() && parsed.filters.is_empty() && parsed.dates.is_empty() {
+        return Err(bad(if parsed.excluded.is_empty() {
+            "the query is empty"
+        } else {
+            "a query of only exclusions matches nothing: add words or a filter"
+        }));
+    }
+    Ok(parsed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_pad_to_prefix_ranges() {
+        assert_eq!(
+            parse_date("2007").unwrap(),
+            DateRange {
+                from: 20070000000000,
+                to: 20079999999999
+            }
+        );
+        assert_eq!(
+            parse_date("20071001-20071003").unwrap(),
+            DateRange {
+                from: 20071001000000,
+                to: 20071003999999
+            }
+        );
+        assert_eq!(
+            parse_date("20071004120000").unwrap(),
+            DateRange {
+                from: 20071004120000,
+                to: 20071004120000
+            }
+        );
+        assert!(parse_date("200").is_err());
+        assert!(parse_date("2007x").is_err());
+        assert!(parse_date("2008-2007").is_err());
+        assert!(parse_date("200710041200001").is_err());
+    }
+
+    #[test]
+    fn filters_come_out_of_the_text() {
+        let p =
+            parse("example \"news page\" site:WWW.Example.org -type:image/png date:2007").unwrap();
+        assert_eq!(p.text, "example \"news page\"");
+        assert_eq!(p.filters, vec![(FilterField::Site, "example.org".into())]);
+        assert_eq!(p.excluded, vec![(FilterField::Type, "image/png".into())]);
+        assert_eq!(p.dates.len(), 1);
+        assert!(p.has_site_filter());
+    }
+
+    #[test]
+    fn urls_become_phrases() {
+        let p = parse("http://example.org/about.html").unwrap();
+        assert_eq!(p.text, "\"http://example.org/about.html\"");
+        assert_eq!(parse("title:example").unwrap().text, "title:example");
+    }
+
+    #[test]
+    fn user_errors() {
+        assert!(parse("").is_err());
+        assert!(parse("   ").is_err());
+        assert!(parse("\"unclosed").is_err());
+        assert!(parse("site:").is_err());
+        assert!(parse("-site:x").is_err());
+        assert!(parse("date:abcd").is_err());
+        assert!(parse(&"a".repeat(MAX_QUERY_BYTES + 1)).is_err());
+        assert!(parse(&"a ".repeat(MAX_CLAUSES + 1)).is_err());
+    }
+}

@@ -1,0 +1,268 @@
+//! One parallel set (`pindexes/<name>/{main,dates}`) opened for searching: the searcher
+//! over main, kept for the life of the process, and two small in-memory tables read
+//! once from the inverted indexes: every document's capture dates and its site.
+//!
+//! Both tables come from term dictionaries and posting lists, not stored documents, so
+//! opening reads a few bytes per document instead of decompressing every page's text.
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use tantivy::query::QueryParser;
+use tantivy::schema::{Field, IndexRecordOption};
+use tantivy::{DocSet, Index, Searcher, TERMINATED};
+
+use super::query::TEXT_FIELDS;
+use crate::index::Fields;
+
+/// How words weigh by field: text people wrote about a page (anchors) and its title say
+/// more about it than a word somewhere in its body (Nutch: anchor 2.0, title 1.5).
+pub(crate) const FIELD_BOOSTS: [(&str, f32); 4] = [
+    ("anchor", 2.0),
+    ("title", 1.5),
+    ("content", 1.0),
+    ("url", 1.0),
+];
+
+/// Capture dates of every document, both ways round: by date (to evaluate `date:`
+/// ranges in time proportional to the matches) and by document (to show every date of
+/// a hit).
+#[derive(Debug, Default)]
+pub(crate) struct DateTable {
+    /// Distinct dates, ascending.
+    distinct: Vec<u64>,
+    /// `docs[by_date[i]..by_date[i + 1]]` hold the documents of `distinct[i]`.
+    by_date: Vec<u32>,
+    docs: Vec<u32>,
+    /// `dates[by_doc[d]..by_doc[d + 1]]` are document d's dates, ascending.
+    by_doc: Vec<u32>,
+    dates: Vec<u64>,
+}
+
+impl DateTable {
+    /// Reads the `date` terms of a one-segment index. Terms that are not 14 digits are
+    /// skipped (and counted) rather than failing the whole set.
+    fn read(searcher: &Searcher, field: Field, docs: u32, dir: &Path) -> io::Result<(Self, u64)> {
+        let mut t = DateTable {
+            by_date: vec![0],
+            ..DateTable::default()
+        };
+        let mut skipped = 0;
+        let Some(segment) = searcher.segment_readers().first() else {
+            t.by_doc = vec![0; docs as usize + 1];
+            return Ok((t, 0));
+        };
+        let inverted = segment.inverted_index(field).map_err(|e| other(dir, e))?;
+        let mut terms = inverted.terms().stream()?;
+        let mut per_doc = vec![0u32; docs as usize + 1];
+        while terms.advance() {
+            let date = std::str::from_utf8(terms.key())
+                .ok()
+                .filter(|s| s.len() == 14)
+                .and_then(|s| s.parse::<u64>().ok());
+            let Some(date) = date else {
+                skipped += 1;
+                continue;
+            };
+            let mut postings =
+                inverted.read_postings_from_terminfo(terms.value(), IndexRecordOption::Basic)?;
+            let mut doc = postings.doc();
+            while doc != TERMINATED {
+                t.docs.push(doc);
+                per_doc[doc as usize + 1] += 1;
+                doc = postings.advance();
+            }
+            t.distinct.push(date);
+            t.by_date.push(t.docs.len() as u32);
+        }
+        for i in 1..per_doc.len() {
+            per_doc[i] += per_doc[i - 1];
+        }
+        // Filling in date order leaves each document's dates ascending.
+        let mut fill = per_doc.clone();
+        t.dates = vec![0; t.docs.len()];
+        for (i, &date) in t.distinct.iter().enumerate() {
+            for &doc in &t.docs[t.by_date[i] as usize..t.by_date[i + 1] as usize] {
+                t.dates[fill[doc as usize] as usize] = date;
+                fill[doc as usize] += 1;
+            }
+        }
+        t.by_doc = per_doc;
+        Ok((t, skipped))
+    }
+
+    /// The dates of document `doc`, ascending.
+    pub(crate) fn of(&self, doc: u32) -> &[u64] {
+        let d = doc as usize;
+        match (self.by_doc.get(d), self.by_doc.get(d + 1)) {
+            (Some(&a), Some(&b)) => &self.dates[a as usize..b as usize],
+            _ => &[],
+        }
+    }
+
+    /// Marks in `bits` every document with a date in `from..=to`.
+    pub(crate) fn mark_range(&self, from: u64, to: u64, bits: &mut [u64]) {
+        let a = self.distinct.partition_point(|&d| d < from);
+        let b = self.distinct.partition_point(|&d| d <= to);
+        if a >= b {
+            return;
+        }
+        let (lo, hi) = (self.by_date[a] as usize, self.by_date[b] as usize);
+        for &doc in &self.docs[lo..hi] {
+            bits[doc as usize / 64] |= 1 << (doc % 64);
+        }
+    }
+}
+
+/// An opened, checked parallel set.
+pub(crate) struct OpenSet {
+    /// The set's directory name under `pindexes/`.
+    pub name: String,
+    /// Where main and the dates index are.
+    pub main_dir: PathBuf,
+    pub dates_dir: Option<PathBuf>,
+    /// The main index (for its schema and tokenizers).
+    pub index: Index,
+    /// One searcher for the life of the process: the indexes never change under it.
+    pub searcher: Searcher,
+    pub fields: Fields,
+    pub parser: QueryParser,
+    pub docs: u32,
+    pub dates: DateTable,
+    /// Each document's site as an index into `site_names` (`u32::MAX`: none).
+    pub site_of: Arc<Vec<u32>>,
+    pub site_names: Vec<String>,
+}
+
+fn other(dir: &Path, e: impl std::fmt::Display) -> io::Error {
+    io::Error::other(format!("{}: {e}", dir.display()))
+}
+
+fn field(index: &Index, name: &str, dir: &Path) -> io::Result<Field> {
+    schema_field(&index.schema(), name, dir)
+}
+
+fn schema_field(schema: &tantivy::schema::Schema, name: &str, dir: &Path) -> io::Result<Field> {
+    schema.get_field(name).map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{}: no field {name:?}: not a warcdex index", dir.display()),
+        )
+    })
+}
+
+/// The main index's fields, looked up by name in the index's own schema (so an index
+/// whose schema differs in a field we do not use still opens).
+fn fields_of(index: &Index, dir: &Path) -> io::Result<Fields> {
+    let f = |n| field(index, n, dir);
+    Ok(Fields {
+        key: f("key")?,
+        url: f("url")?,
+        urlkey: f("urlkey")?,
+        digest: f("digest")?,
+        date: f("date")?,
+        site: f("site")?,
+        host: f("host")?,
+        collection: f("collection")?,
+        mime: f("type")?,
+        status: f("status")?,
+        length: f("length")?,
+        filename: f("filename")?,
+        offset: f("offset")?,
+        title: f("title")?,
+        content: f("content")?,
+        anchor: f("anchor")?,
+        boost: f("boost")?,
+        seq: f("seq")?,
+    })
+}
+
+/// Reads each document's site from the `site` postings.
+fn read_sites(searcher: &Searcher, field: Field, docs: u32) -> io::Result<(Vec<u32>, Vec<String>)> {
+    let mut site_of = vec![u32::MAX; docs as usize];
+    let mut names = Vec::new();
+    let Some(segment) = searcher.segment_readers().first() else {
+        return Ok((site_of, names));
+    };
+    let inverted = segment.inverted_index(field).map_err(io::Error::other)?;
+    let mut terms = inverted.terms().stream()?;
+    while terms.advance() {
+        let name = String::from_utf8_lossy(terms.key()).into_owned();
+        if name.is_empty() {
+            // No host: each such document is its own "site", never folded with others.
+            continue;
+        }
+        let ord = names.len() as u32;
+        let mut postings =
+            inverted.read_postings_from_terminfo(terms.value(), IndexRecordOption::Basic)?;
+        let mut doc = postings.doc();
+        while doc != TERMINATED {
+            site_of[doc as usize] = ord;
+            doc = postings.advance();
+        }
+        names.push(name);
+    }
+    Ok((site_of, names))
+}
+
+/// Opens the set in `dir` (`main` and, when present, `dates`), checking alignment.
+pub(crate) fn open(dir: &Path) -> io::Result<OpenSet> {
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let main_dir = dir.join("main");
+    if !main_dir.is_dir() {
+        return Err(io::Error::new(
+            io::ErrorKind::NotFound,
+            format!("{}: no main index in this parallel set", dir.display()),
+        ));
+    }
+    let dates_dir = Some(dir.join("dates")).filter(|d| d.is_dir());
+    let set = crate::dates::open_set(&main_dir, dates_dir.as_deref())?;
+    let searcher = set.main_searcher().clone();
+    let docs = set.documents();
+    let fields = fields_of(&set.main, &main_dir)?;
+    // Without a dates index, main's own `date` values (the captures its segments held)
+    // are the dates.
+    let (dates, skipped) = match (set.dates_searcher(), &dates_dir) {
+        (Some(ds), Some(dd)) => {
+            let f = schema_field(ds.schema(), crate::dates::DATE_FIELD, dd)?;
+            DateTable::read(ds, f, docs, dd)?
+        }
+        _ => DateTable::read(&searcher, fields.date, docs, &main_dir)?,
+    };
+    if skipped > 0 {
+        eprintln!(
+            "warcdex: {}: {skipped} date values are not 14 digits; ignored",
+            dir.display()
+        );
+    }
+    let (site_of, site_names) = read_sites(&searcher, fields.site, docs)?;
+    let mut parser = QueryParser::for_index(
+        &set.main,
+        TEXT_FIELDS
+            .iter()
+            .map(|n| field(&set.main, n, &main_dir))
+            .collect::<io::Result<_>>()?,
+    );
+    // Every word must match (Nutch's default), each in any of the fields.
+    parser.set_conjunction_by_default();
+    for (n, boost) in FIELD_BOOSTS {
+        parser.set_field_boost(field(&set.main, n, &main_dir)?, boost);
+    }
+    Ok(OpenSet {
+        name,
+        main_dir,
+        dates_dir,
+        index: set.main,
+        searcher,
+        fields,
+        parser,
+        docs,
+        dates,
+        site_of: Arc::new(site_of),
+        site_names,
+    })
+}

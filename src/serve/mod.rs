@@ -1,0 +1,310 @@
+//! `warcdex serve`: the search over HTTP (axum on a tokio runtime).
+//!
+//! Routes: `/` the search page ([`page`]), `/opensearch` RSS 2.0 with the OpenSearch and
+//! NutchWAX elements, `/search.json` the same as JSON, `/healthz` the sets being served
+//! and those refused. Parameters follow NutchWAX's servlet: `query` (or `q`), `start`,
+//! `hitsPerPage` (capped at [`MAX_HITS_PER_PAGE`]), `hitsPerSite` (or `hitsPerDup`).
+//!
+//! The index is opened once; tantivy is synchronous, so each search runs on tokio's
+//! blocking pool, whose size is bounded so that a burst of requests queues instead of
+//! starting a thread per request on a small machine. A malformed request is a 400 with a
+//! message, never a 500.
+
+pub mod page;
+
+use std::io;
+use std::net::TcpListener;
+use std::sync::Arc;
+
+use axum::extract::{Query, State};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+
+use crate::search::{
+    json, opensearch, SearchError, SearchIndex, SearchRequest, SearchResults,
+    DEFAULT_HITS_PER_SITE, MAX_HITS_PER_PAGE,
+};
+use page::PageRequest;
+
+/// Settings of the server.
+#[derive(Debug, Clone)]
+pub struct ServeOptions {
+    /// Replay links are `PREFIX/DATE14/URL`; none when `None`.
+    pub replay_prefix: Option<String>,
+    /// Hits per site when the request does not say (NutchWAX: 2).
+    pub hits_per_site: usize,
+    /// Searches running at once (the blocking pool's size).
+    pub search_threads: usize,
+}
+
+impl Default for ServeOptions {
+    fn default() -> Self {
+        ServeOptions {
+            replay_prefix: None,
+            hits_per_site: DEFAULT_HITS_PER_SITE,
+            search_threads: std::thread::available_parallelism().map_or(2, |n| n.get()) * 2,
+        }
+    }
+}
+
+struct AppState {
+    index: SearchIndex,
+    opts: ServeOptions,
+    footer: String,
+}
+
+/// The routes over an opened index.
+pub fn router(index: SearchIndex, opts: ServeOptions) -> Router {
+    let sets = index.sets();
+    let docs: u64 = sets.iter().map(|s| u64::from(s.documents)).sum();
+    let mut footer = format!(
+        "{docs} documents in {} parallel set{}",
+        sets.len(),
+        if sets.len() == 1 { "" } else { "s" }
+    );
+    if !index.broken().is_empty() {
+        footer.push_str(&format!(
+            "; {} set(s) refused, see /healthz",
+            index.broken().len()
+        ));
+    }
+    let state = Arc::new(AppState {
+        index,
+        opts,
+        footer,
+    });
+    Router::new()
+        .route("/", get(search_page))
+        .route("/opensearch", get(opensearch_rss))
+        .route("/search.json", get(search_json))
+        .route("/healthz", get(healthz))
+        .with_state(state)
+}
+
+/// Serves `app` on `listener` until the process ends. Builds its own runtime, so the
+/// caller stays synchronous.
+pub fn serve(listener: TcpListener, app: Router, search_threads: usize) -> io::Result<()> {
+    listener.set_nonblocking(true)?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_io()
+        .max_blocking_threads(search_threads.max(1))
+        .build()?;
+    rt.block_on(async move {
+        let listener = tokio::net::TcpListener::from_std(listener)?;
+        axum::serve(listener, app).await
+    })
+}
+
+/// The request parameters, parsed; a message for the user when they are malformed.
+struct Params {
+    query: Option<String>,
+    start: usize,
+    hits: usize,
+    hits_per_site: usize,
+    /// As given, echoed in the RSS.
+    raw: Vec<(String, String)>,
+}
+
+fn number(raw: &[(String, String)], names: &[&str], default: usize) -> Result<usize, String> {
+    match raw.iter().rev().find(|(k, _)| names.contains(&k.as_str())) {
+        None => Ok(default),
+        Some((k, v)) if v.trim().is_empty() => Err(format!("{k} is empty")),
+        Some((k, v)) => v
+            .trim()
+            .parse()
+            .map_err(|_| format!("{k} must be a whole number ≥ 0, not {v:?}")),
+    }
+}
+
+fn params(raw: Vec<(String, String)>, opts: &ServeOptions) -> Result<Params, String> {
+    let query = raw
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "query" || k == "q")
+        .map(|(_, v)| v.trim().to_string())
+        .filter(|q| !q.is_empty());
+    let start = number(&raw, &["start"], 0)?;
+    let hits = number(&raw, &["hitsPerPage"], 10)?.clamp(1, MAX_HITS_PER_PAGE);
+    let hits_per_site = number(&raw, &["hitsPerSite", "hitsPerDup"], opts.hits_per_site)?;
+    Ok(Params {
+        query,
+        start,
+        hits,
+        hits_per_site,
+        raw,
+    })
+}
+
+/// Runs the search on the blocking pool.
+async fn run_search(
+    state: &Arc<AppState>,
+    p: &Params,
+    query: String,
+) -> Result<SearchResults, (StatusCode, String)> {
+    let req = SearchRequest {
+        query,
+        start: p.start,
+        hits: p.hits,
+        hits_per_site: p.hits_per_site,
+        replay_prefix: state.opts.replay_prefix.clone(),
+    };
+    let st = state.clone();
+    match tokio::task::spawn_blocking(move || st.index.search(&req)).await {
+        Ok(Ok(r)) => Ok(r),
+        Ok(Err(SearchError::Query(e))) => Err((StatusCode::BAD_REQUEST, e.to_string())),
+        Ok(Err(e)) => {
+            eprintln!("warcdex serve: {e}");
+            Err((StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))
+        }
+        Err(e) => {
+            eprintln!("warcdex serve: a search failed: {e}");
+            Err((
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "the search failed".into(),
+            ))
+        }
+    }
+}
+
+fn with_type(status: StatusCode, content_type: &'static str, body: String) -> Response {
+    let mut r = (status, body).into_response();
+    let h = r.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    r
+}
+
+fn html(status: StatusCode, body: String) -> Response {
+    let mut r = with_type(status, "text/html; charset=utf-8", body);
+    // The page has no script and loads nothing: say so, so injected markup could not.
+    r.headers_mut().insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(
+            "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'",
+        ),
+    );
+    r
+}
+
+fn plain(status: StatusCode, msg: String) -> Response {
+    with_type(status, "text/plain; charset=utf-8", msg + "\n")
+}
+
+fn json_error(status: StatusCode, msg: String) -> Response {
+    with_type(
+        status,
+        "application/json",
+        serde_json::json!({ "error": msg }).to_string(),
+    )
+}
+
+async fn search_page(
+    State(state): State<Arc<AppState>>,
+    Query(raw): Query<Vec<(String, String)>>,
+) -> Response {
+    let p = match params(raw, &state.opts) {
+        Ok(p) => p,
+        Err(e) => {
+            let req = PageRequest {
+                hits: 10,
+                hits_per_site: state.opts.hits_per_site,
+                ..PageRequest::default()
+            };
+            return html(
+                StatusCode::BAD_REQUEST,
+                page::render(&req, None, Some(&e), &state.footer),
+            );
+        }
+    };
+    let req = PageRequest {
+        query: p.query.clone(),
+        start: p.start,
+        hits: p.hits,
+        hits_per_site: p.hits_per_site,
+    };
+    let Some(q) = p.query.clone() else {
+        return html(
+            StatusCode::OK,
+            page::render(&req, None, None, &state.footer),
+        );
+    };
+    match run_search(&state, &p, q).await {
+        Ok(r) => html(
+            StatusCode::OK,
+            page::render(&req, Some(&r), None, &state.footer),
+        ),
+        Err((status, e)) => html(status, page::render(&req, None, Some(&e), &state.footer)),
+    }
+}
+
+async fn opensearch_rss(
+    State(state): State<Arc<AppState>>,
+    Query(raw): Query<Vec<(String, String)>>,
+) -> Response {
+    let p = match params(raw, &state.opts) {
+        Ok(p) => p,
+        Err(e) => return plain(StatusCode::BAD_REQUEST, e),
+    };
+    let Some(q) = p.query.clone() else {
+        return plain(StatusCode::BAD_REQUEST, "no query: add ?query=words".into());
+    };
+    match run_search(&state, &p, q).await {
+        Ok(r) => {
+            let echo: Vec<(&str, String)> =
+                p.raw.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
+            with_type(
+                StatusCode::OK,
+                "application/rss+xml; charset=utf-8",
+                opensearch::rss(&r, &echo),
+            )
+        }
+        Err((status, e)) => plain(status, e),
+    }
+}
+
+async fn search_json(
+    State(state): State<Arc<AppState>>,
+    Query(raw): Query<Vec<(String, String)>>,
+) -> Response {
+    let p = match params(raw, &state.opts) {
+        Ok(p) => p,
+        Err(e) => return json_error(StatusCode::BAD_REQUEST, e),
+    };
+    let Some(q) = p.query.clone() else {
+        return json_error(StatusCode::BAD_REQUEST, "no query: add ?query=words".into());
+    };
+    match run_search(&state, &p, q).await {
+        Ok(r) => with_type(StatusCode::OK, "application/json", json::to_json(&r)),
+        Err((status, e)) => json_error(status, e),
+    }
+}
+
+async fn healthz(State(state): State<Arc<AppState>>) -> Response {
+    let sets = state.index.sets();
+    let broken = state.index.broken();
+    let status = match (sets.is_empty(), broken.is_empty()) {
+        (true, _) => "down",
+        (false, true) => "ok",
+        (false, false) => "degraded",
+    };
+    let body = serde_json::json!({
+        "status": status,
+        "sets": sets,
+        "broken": broken,
+    });
+    let code = if sets.is_empty() {
+        StatusCode::SERVICE_UNAVAILABLE
+    } else {
+        StatusCode::OK
+    };
+    with_type(
+        code,
+        "application/json",
+        serde_json::to_string_pretty(&body).expect("serializes"),
+    )
+}

@@ -1,0 +1,240 @@
+//! The search page: plain HTML and CSS, no script, so it works in any browser and
+//! without JavaScript. Every value from the index or the request is escaped.
+
+use std::fmt::Write as _;
+
+use crate::search::escape::{escape, push_escaped, url_encode};
+use crate::search::{Hit, SearchResults};
+
+/// What the page was asked for (echoed in the form and the links).
+#[derive(Debug, Clone, Default)]
+pub struct PageRequest {
+    /// The query, if any.
+    pub query: Option<String>,
+    /// The first hit.
+    pub start: usize,
+    /// Hits per page.
+    pub hits: usize,
+    /// Hits per site (0: no limit).
+    pub hits_per_site: usize,
+}
+
+const STYLE: &str = r#"
+:root { --fg:#1d1d1f; --muted:#5f6368; --link:#1a4fa0; --green:#1e6b34; --line:#e3e3e3; }
+* { box-sizing: border-box; }
+body { margin:0; font:16px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color:var(--fg); background:#fff; }
+header { padding:18px 24px 10px; border-bottom:1px solid var(--line); background:#fafafa; }
+form { display:flex; gap:10px; align-items:center; flex-wrap:wrap; }
+.brand { font-weight:700; font-size:22px; color:var(--fg); text-decoration:none; margin-right:8px; }
+input[type=search] { flex:1 1 420px; max-width:640px; font-size:16px; padding:8px 12px; border:1px solid #bbb; border-radius:6px; }
+button { font-size:16px; padding:8px 18px; border:1px solid #1a4fa0; background:#1a4fa0; color:#fff; border-radius:6px; cursor:pointer; }
+.help { margin:6px 0 0; color:var(--muted); font-size:13px; }
+.help code { background:#eee; padding:0 3px; border-radius:3px; }
+main { padding:8px 24px 24px; max-width:860px; }
+.summary { color:var(--muted); font-size:14px; }
+.error { color:#a50e0e; background:#fce8e6; padding:10px 14px; border-radius:6px; }
+ol.hits { list-style:none; padding:0; margin:0; }
+li.hit { margin:0 0 22px; }
+li.hit h2 { font-size:19px; font-weight:500; margin:0; }
+li.hit h2 a { color:var(--link); text-decoration:none; }
+li.hit h2 a:hover { text-decoration:underline; }
+.url { color:var(--green); font-size:14px; word-break:break-all; }
+.snippet { margin:4px 0; }
+.snippet b { background:#fff3b0; font-weight:600; }
+.meta { color:var(--muted); font-size:13px; }
+.meta a { color:var(--link); }
+ul.dates { list-style:none; padding:0; margin:4px 0 0; display:flex; flex-wrap:wrap; gap:4px 6px; font-size:13px; }
+ul.dates li { border:1px solid var(--line); border-radius:4px; padding:1px 6px; }
+ul.dates a { color:var(--link); text-decoration:none; }
+nav.pages { display:flex; gap:16px; margin-top:12px; }
+nav.pages a { color:var(--link); }
+footer { padding:12px 24px; color:var(--muted); font-size:13px; border-top:1px solid var(--line); }
+footer a { color:var(--link); }
+"#;
+
+/// `2007-10-01 12:00:00` for `20071001120000` (as given when not 14 digits).
+fn human_date(d: &str) -> String {
+    if d.len() == 14 && d.bytes().all(|b| b.is_ascii_digit()) {
+        format!(
+            "{}-{}-{} {}:{}:{}",
+            &d[0..4],
+            &d[4..6],
+            &d[6..8],
+            &d[8..10],
+            &d[10..12],
+            &d[12..14]
+        )
+    } else {
+        d.to_string()
+    }
+}
+
+/// A link to this page with another query or start.
+fn link(query: &str, start: usize, hits: usize, per_site: usize) -> String {
+    let mut s = format!("/?query={}", url_encode(query));
+    if start > 0 {
+        let _ = write!(s, "&start={start}");
+    }
+    let _ = write!(s, "&hitsPerPage={hits}&hitsPerSite={per_site}");
+    s
+}
+
+fn hit_html(out: &mut String, h: &Hit, req: &PageRequest, query: &str) {
+    let target = h.replay.first().unwrap_or(&h.url);
+    let _ = write!(
+        out,
+        "<li class=\"hit\"><h2><a href=\"{}\">{}</a></h2>\n<div class=\"url\">{}</div>\n",
+        escape(target),
+        escape(h.display_title()),
+        escape(&h.url)
+    );
+    if !h.snippet.text.is_empty() {
+        let _ = writeln!(out, "<p class=\"snippet\">{}</p>", h.snippet.to_html());
+    }
+    let _ = write!(
+        out,
+        "<div class=\"meta\"><span class=\"type\">{}</span> · <span class=\"collection\">{}</span> · {} bytes · {} capture{}",
+        escape(&h.mime),
+        escape(&h.collection),
+        h.length,
+        h.dates.len(),
+        if h.dates.len() == 1 { "" } else { "s" }
+    );
+    if h.more_from_site && !h.site.is_empty() {
+        let more = format!("{query} site:{}", h.site);
+        let _ = write!(
+            out,
+            " · <a class=\"more\" href=\"{}\">more from {}</a>",
+            escape(&link(&more, 0, req.hits, 0)),
+            escape(&h.site)
+        );
+    }
+    out.push_str("</div>\n<ul class=\"dates\">");
+    for (i, d) in h.dates.iter().enumerate() {
+        let label = human_date(d);
+        match h.replay.get(i) {
+            Some(r) => {
+                let _ = write!(
+                    out,
+                    "<li><a href=\"{}\" title=\"{}\">{}</a></li>",
+                    escape(r),
+                    escape(d),
+                    escape(&label)
+                );
+            }
+            None => {
+                let _ = write!(out, "<li title=\"{}\">{}</li>", escape(d), escape(&label));
+            }
+        }
+    }
+    out.push_str("</ul></li>\n");
+}
+
+/// The whole page: the form, then the results or an error message (or neither, for
+/// the empty form). `footer` is a line about the index (sets and documents).
+pub fn render(
+    req: &PageRequest,
+    results: Option<&SearchResults>,
+    error: Option<&str>,
+    footer: &str,
+) -> String {
+    let query = req.query.as_deref().unwrap_or("");
+    let mut out = String::with_capacity(8192);
+    out.push_str("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n");
+    out.push_str(
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>",
+    );
+    if !query.is_empty() {
+        push_escaped(&mut out, query);
+        out.push_str(" — ");
+    }
+    out.push_str("warcdex search</title>\n<style>");
+    out.push_str(STYLE);
+    out.push_str(
+        "</style></head>\n<body>\n<header><form action=\"/\" method=\"get\" role=\"search\">",
+    );
+    out.push_str("<a class=\"brand\" href=\"/\">warcdex</a>");
+    let _ = write!(
+        out,
+        "<input type=\"search\" name=\"query\" value=\"{}\" maxlength=\"{}\" aria-label=\"Search the archive\" autofocus>",
+        escape(query),
+        crate::search::query::MAX_QUERY_BYTES
+    );
+    if req.hits != 10 {
+        let _ = write!(
+            out,
+            "<input type=\"hidden\" name=\"hitsPerPage\" value=\"{}\">",
+            req.hits
+        );
+    }
+    out.push_str("<button type=\"submit\">Search</button></form>\n");
+    out.push_str("<p class=\"help\">Words and \"phrases\"; filters <code>site:</code> <code>type:</code> <code>collection:</code> <code>date:2007</code> <code>date:20071001-20071005</code></p></header>\n<main>\n");
+    if let Some(e) = error {
+        let _ = writeln!(out, "<p class=\"error\" role=\"alert\">{}</p>", escape(e));
+    }
+    if let Some(r) = results {
+        if r.hits.is_empty() {
+            let _ = writeln!(
+                out,
+                "<p class=\"summary\">No hits for <b>{}</b>.</p>",
+                escape(query)
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "<p class=\"summary\">Hits <b>{}–{}</b> of {}<b>{}</b> for <b>{}</b> ({:.3} s)</p>",
+                r.start + 1,
+                r.start + r.hits.len(),
+                if r.has_more { "about " } else { "" },
+                r.total_results(),
+                escape(query),
+                r.response_time
+            );
+            let _ = writeln!(out, "<ol class=\"hits\" start=\"{}\">", r.start + 1);
+            for h in &r.hits {
+                hit_html(&mut out, h, req, query);
+            }
+            out.push_str("</ol>\n");
+        }
+        out.push_str("<nav class=\"pages\">");
+        if r.start > 0 {
+            let prev = r.start.saturating_sub(req.hits);
+            let _ = write!(
+                out,
+                "<a rel=\"prev\" href=\"{}\">« Previous</a>",
+                escape(&link(query, prev, req.hits, req.hits_per_site))
+            );
+        }
+        if r.has_more {
+            let _ = write!(
+                out,
+                "<a rel=\"next\" href=\"{}\">Next »</a>",
+                escape(&link(
+                    query,
+                    r.start + r.hits.len(),
+                    req.hits,
+                    req.hits_per_site
+                ))
+            );
+        }
+        if r.site_limited && req.hits_per_site > 0 {
+            let _ = write!(
+                out,
+                "<a class=\"all\" href=\"{}\">Show all hits (no per-site limit)</a>",
+                escape(&link(query, 0, req.hits, 0))
+            );
+        }
+        out.push_str("</nav>\n");
+    }
+    out.push_str("</main>\n<footer>");
+    push_escaped(&mut out, footer);
+    if !query.is_empty() {
+        let q = url_encode(query);
+        let _ = write!(
+            out,
+            " · <a href=\"/opensearch?query={q}\">RSS</a> · <a href=\"/search.json?query={q}\">JSON</a>"
+        );
+    }
+    out.push_str("</footer>\n</body></html>\n");
+    out
+}
