@@ -19,6 +19,7 @@ use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 
+use fst::Streamer;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use warcdex_cdx::sort::{ExternalSorter, SortOptions};
@@ -123,6 +124,11 @@ impl LinkCollector {
         let mut current: Vec<u8> = Vec::new();
         let mut kept = 0usize;
         let mut seen: HashSet<(u32, String)> = HashSet::new();
+        // Links arrive in target order and the keys are sorted: a cursor over the keys
+        // finds each target without a lookup from the root of the map.
+        let mut key_stream = keys.stream();
+        let mut next_key = || key_stream.next().map(|(k, id)| (k.to_vec(), id));
+        let mut cursor = next_key();
         self.sorter.finish_with(|line| {
             let mut parts = line.splitn(5, |&b| b == 1);
             let bad = || io::Error::new(io::ErrorKind::InvalidData, "corrupt link sort line");
@@ -134,10 +140,13 @@ impl LinkCollector {
                 .ok_or_else(bad)?;
             let internal = parts.next().ok_or_else(bad)? == b"1";
             let anchor = parts.next().ok_or_else(bad)?;
-            let Some(dst) = keys.get(target) else {
-                return Ok(());
+            while cursor.as_ref().is_some_and(|(k, _)| k.as_slice() < target) {
+                cursor = next_key();
+            }
+            let dst = match &cursor {
+                Some((k, id)) if k.as_slice() == target => *id as u32,
+                _ => return Ok(()),
             };
-            let dst = dst as u32;
             if dst != src {
                 edges.push(format!("{src:08x}{dst:08x}").as_bytes())?;
             }
@@ -382,7 +391,6 @@ pub fn analyse(
     let mut anchors = HashMap::new();
     let mut scores = HashMap::new();
     let mut stream = keys.stream();
-    use fst::Streamer;
     while let Some((k, id)) = stream.next() {
         let k = String::from_utf8_lossy(k).into_owned();
         let a = reader.anchors_of(&k)?;
