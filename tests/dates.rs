@@ -9,7 +9,6 @@ use std::process::Command;
 
 use proptest::prelude::*;
 
-use warcdex::cdx::run::{run_cdx, RunOptions};
 use warcdex::dates::add::{add_dates, AddDatesOptions, AddDatesReport, DatesInput};
 use warcdex::dates::open_set;
 use warcdex::import::exclusions::Exclusions;
@@ -18,34 +17,16 @@ use warcdex::import::{import_archives, ImportOptions};
 use warcdex::index::dump::{dump, DumpMode};
 use warcdex::index::{build_index, IndexOptions};
 use warcdex::segment::SegmentRow;
-use warcdex_cdx::dedup::{dedup_cdx, revisits, Input, ListOptions};
+use warcdex_cdx::dedup::{revisits, Input, ListOptions};
 use warcdex_cdx::KeyStyle;
 
-use crate::util::fixture_manifest;
+use crate::util::{fixture_lists, fixture_manifest, FixtureLists};
 
 /// cdx, then dedup-cdx and revisits over a fixture collection: (all.dup, all.rev).
 fn lists(dir: &Path, collection: &str) -> (PathBuf, PathBuf) {
-    let files: Vec<PathBuf> = fixture_manifest(collection)
-        .iter()
-        .map(|e| e.path.clone())
-        .collect();
-    let mut cdx = Vec::new();
-    run_cdx(
-        &files,
-        &RunOptions::default(),
-        &mut cdx,
-        &indicatif::ProgressBar::hidden(),
-        &mut |_| {},
-    )
-    .unwrap();
-    let cdx_path = dir.join(format!("{collection}.cdx"));
-    std::fs::write(&cdx_path, &cdx).unwrap();
-    let (mut dup, mut rev) = (Vec::new(), Vec::new());
-    let input = [Input::File(cdx_path)];
-    dedup_cdx(&input, &mut dup, &ListOptions::default(), &mut |b| {
-        panic!("{b}")
-    })
-    .unwrap();
+    let FixtureLists { cdx, dup } = fixture_lists(dir, collection);
+    let mut rev = Vec::new();
+    let input = [Input::File(cdx)];
     revisits(&input, &mut rev, &ListOptions::default(), &mut |b| {
         panic!("{b}")
     })

@@ -1,19 +1,17 @@
 //! `import` on the worked example (formats.md §5.3) and on the whole real corpus.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
-use warcdex::cdx::run::{run_cdx, RunOptions};
 use warcdex::import::exclusions::Exclusions;
 use warcdex::import::manifest::ManifestEntry;
 use warcdex::import::{import_archives, ImportOptions, SourceReport};
 use warcdex::records::RecordsOptions;
 use warcdex::segment::SegmentRow;
-use warcdex_cdx::dedup::{dedup_cdx, Input, ListOptions};
 use warcdex_cdx::{url_key, KeyStyle};
 
-use crate::util::{fixture_manifest, fixtures, records_of, shared};
+use crate::util::{fixture_lists, fixture_manifest, fixtures, records_of, shared};
 
 fn example_entries() -> Vec<ManifestEntry> {
     fixture_manifest("example")
@@ -28,26 +26,7 @@ fn import(
 
 /// The exclusion list the pipeline makes for the example: cdx, then dedup-cdx.
 fn example_exclusions(dir: &Path) -> Exclusions {
-    let files: Vec<PathBuf> = example_entries().into_iter().map(|e| e.path).collect();
-    let mut cdx = Vec::new();
-    run_cdx(
-        &files,
-        &RunOptions::default(),
-        &mut cdx,
-        &indicatif::ProgressBar::hidden(),
-        &mut |_| {},
-    )
-    .unwrap();
-    let cdx_path = dir.join("all.cdx");
-    std::fs::write(&cdx_path, &cdx).unwrap();
-    let mut dup = Vec::new();
-    dedup_cdx(
-        &[Input::File(cdx_path)],
-        &mut dup,
-        &ListOptions::default(),
-        &mut |b| panic!("{b}"),
-    )
-    .unwrap();
+    let dup = fixture_lists(dir, "example").dup;
     // Three captures are duplicates of an earlier one: index A on 10-02 and 10-04 (the
     // revisit of 10-05 too), about C on 10-02 (and its revisit of 10-05).
     assert_eq!(

@@ -4,7 +4,6 @@
 
 use std::path::{Path, PathBuf};
 
-use warcdex::cdx::run::{run_cdx, RunOptions};
 use warcdex::import::exclusions::Exclusions;
 use warcdex::import::segment_dir::write_segment;
 use warcdex::import::{import_archives, ImportOptions};
@@ -12,35 +11,13 @@ use warcdex::index::dump::{dump, DumpMode};
 use warcdex::index::links::{analyse, LinkOptions};
 use warcdex::index::{build_index, IndexOptions};
 use warcdex::segment::{Outlink, SegmentRow};
-use warcdex_cdx::dedup::{dedup_cdx, Input, ListOptions};
 use warcdex_cdx::{url_key, KeyStyle};
 
-use crate::util::{check_snapshot, fixture_manifest};
+use crate::util::{check_snapshot, fixture_lists, fixture_manifest};
 
 /// cdx + dedup-cdx over a fixture collection; returns the exclusion list text.
 fn dedup_list(dir: &Path, collection: &str) -> String {
-    let entries = fixture_manifest(collection);
-    let files: Vec<PathBuf> = entries.iter().map(|e| e.path.clone()).collect();
-    let mut cdx = Vec::new();
-    run_cdx(
-        &files,
-        &RunOptions::default(),
-        &mut cdx,
-        &indicatif::ProgressBar::hidden(),
-        &mut |_| {},
-    )
-    .unwrap();
-    let cdx_path = dir.join(format!("{collection}.cdx"));
-    std::fs::write(&cdx_path, &cdx).unwrap();
-    let mut dup = Vec::new();
-    dedup_cdx(
-        &[Input::File(cdx_path)],
-        &mut dup,
-        &ListOptions::default(),
-        &mut |b| panic!("{b}"),
-    )
-    .unwrap();
-    String::from_utf8(dup).unwrap()
+    String::from_utf8(fixture_lists(dir, collection).dup).unwrap()
 }
 
 /// import -e LIST, then index; returns the index directory.

@@ -4,9 +4,8 @@
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use warcdex::cdx::run::{run_cdx, RunOptions};
 use warcdex::dates::add::{add_dates, AddDatesOptions, DatesInput};
 use warcdex::import::exclusions::Exclusions;
 use warcdex::import::segment_dir::write_segment;
@@ -16,36 +15,15 @@ use warcdex::index::{build_index, write_index, IndexOptions};
 use warcdex::search::{text, SearchIndex, SearchRequest, SearchResults};
 use warcdex::segment::SegmentRow;
 use warcdex::serve::{router, serve, ServeOptions};
-use warcdex_cdx::dedup::{dedup_cdx, Input, ListOptions};
 use warcdex_cdx::{url_key, KeyStyle};
 
-use crate::util::fixture_manifest;
+use crate::util::{fixture_lists, fixture_manifest, FixtureLists};
 
 /// Builds `dir/pindexes/col1/{main,dates}` from the worked example.
 fn build_example(dir: &Path) {
     let entries = fixture_manifest("example");
-    let files: Vec<PathBuf> = entries.iter().map(|e| e.path.clone()).collect();
-    let mut cdx = Vec::new();
-    run_cdx(
-        &files,
-        &RunOptions::default(),
-        &mut cdx,
-        &indicatif::ProgressBar::hidden(),
-        &mut |_| {},
-    )
-    .unwrap();
-    let cdx_path = dir.join("all.cdx");
-    std::fs::write(&cdx_path, &cdx).unwrap();
-    let mut dup = Vec::new();
-    dedup_cdx(
-        &[Input::File(cdx_path)],
-        &mut dup,
-        &ListOptions::default(),
-        &mut |b| panic!("{b}"),
-    )
-    .unwrap();
-    let dup_path = dir.join("all.dup");
-    std::fs::write(&dup_path, &dup).unwrap();
+    let FixtureLists { dup, .. } = fixture_lists(dir, "example");
+    let dup_path = dir.join("example.dup");
     let ex = Exclusions::load(&dup[..], KeyStyle::Surt, &mut |n, m| panic!("{n}: {m}")).unwrap();
     let opts = ImportOptions::default();
     let (rows, reports) = import_archives(&entries, Some(&ex), &opts, &|_| {}, &|_| {});

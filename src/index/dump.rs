@@ -8,7 +8,7 @@ use std::io::{self, Write};
 use std::path::Path;
 
 use tantivy::schema::{Field, FieldType, Value};
-use tantivy::{DocAddress, Index, TantivyDocument};
+use tantivy::{DocAddress, TantivyDocument};
 
 /// One opened index: its fields and stored documents.
 struct Opened {
@@ -19,20 +19,8 @@ struct Opened {
 }
 
 fn open(dir: &Path) -> io::Result<Opened> {
-    let index =
-        Index::open_in_dir(dir).map_err(|e| io::Error::other(format!("{}: {e}", dir.display())))?;
-    let reader = index.reader().map_err(io::Error::other)?;
-    let searcher = reader.searcher();
-    let segments = searcher.segment_readers().len();
-    if segments > 1 {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!(
-                "{}: {segments} segments; a parallel index has one",
-                dir.display()
-            ),
-        ));
-    }
+    // One segment, no deletions: the parallel-index rules, checked in one place.
+    let (index, searcher) = crate::dates::open_index(dir)?;
     let schema = index.schema();
     let fields = schema
         .fields()

@@ -121,3 +121,43 @@ pub fn fixture_manifest(collection: &str) -> Vec<ManifestEntry> {
     let f = std::fs::File::open(&manifest).expect("fixture manifest");
     read_manifest(std::io::BufReader::new(f), manifest.parent()).expect("manifest parses")
 }
+
+/// What the first pipeline steps make of a fixture collection, as files in a directory:
+/// the CDX (`cdx` over every archive of the manifest) and its exclusion list.
+pub struct FixtureLists {
+    /// `DIR/<collection>.cdx`.
+    pub cdx: PathBuf,
+    /// `dedup-cdx` of it, also written to `DIR/<collection>.dup`.
+    pub dup: Vec<u8>,
+}
+
+/// Runs `cdx` and `dedup-cdx` in-process over `fixtures/<collection>`.
+pub fn fixture_lists(dir: &Path, collection: &str) -> FixtureLists {
+    use warcdex::cdx::run::{run_cdx, RunOptions};
+    use warcdex_cdx::dedup::{dedup_cdx, Input, ListOptions};
+    let files: Vec<PathBuf> = fixture_manifest(collection)
+        .into_iter()
+        .map(|e| e.path)
+        .collect();
+    let mut cdx = Vec::new();
+    run_cdx(
+        &files,
+        &RunOptions::default(),
+        &mut cdx,
+        &indicatif::ProgressBar::hidden(),
+        &mut |_| {},
+    )
+    .unwrap();
+    let cdx_path = dir.join(format!("{collection}.cdx"));
+    std::fs::write(&cdx_path, &cdx).unwrap();
+    let mut dup = Vec::new();
+    dedup_cdx(
+        &[Input::File(cdx_path.clone())],
+        &mut dup,
+        &ListOptions::default(),
+        &mut |b| panic!("{b}"),
+    )
+    .unwrap();
+    std::fs::write(dir.join(format!("{collection}.dup")), &dup).unwrap();
+    FixtureLists { cdx: cdx_path, dup }
+}
