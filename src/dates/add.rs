@@ -8,8 +8,7 @@
 //! budget and a few stored-document blocks per source, whatever the sizes.
 
 use std::cmp::Ordering;
-use std::fs::File;
-use std::io::{self, BufRead, BufReader, IsTerminal};
+use std::io::{self, BufRead, IsTerminal};
 use std::path::{Path, PathBuf};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -25,44 +24,10 @@ use super::{
 };
 use crate::index::{read_pindex, PINDEX_FILE};
 
-/// Where the dates list comes from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum DatesInput {
-    /// A file (joined as sorted first; sorted externally if it is not).
-    File(PathBuf),
-    /// Standard input (always sorted externally: it cannot be read twice).
-    Stdin,
-}
-
-impl DatesInput {
-    /// `-` is stdin, anything else a file.
-    pub fn from_arg(arg: &str) -> DatesInput {
-        if arg == "-" {
-            DatesInput::Stdin
-        } else {
-            DatesInput::File(PathBuf::from(arg))
-        }
-    }
-
-    /// The name used in messages.
-    pub fn name(&self) -> String {
-        match self {
-            DatesInput::File(p) => p.display().to_string(),
-            DatesInput::Stdin => "-".into(),
-        }
-    }
-
-    fn open(&self) -> io::Result<Box<dyn BufRead>> {
-        match self {
-            DatesInput::File(p) => {
-                let f = File::open(p)
-                    .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", p.display())))?;
-                Ok(Box::new(BufReader::with_capacity(1 << 18, f)))
-            }
-            DatesInput::Stdin => Ok(Box::new(BufReader::with_capacity(1 << 18, io::stdin()))),
-        }
-    }
-}
+/// Where the dates list comes from: a file (joined as sorted first, sorted externally
+/// if it is not) or `-`, standard input (always sorted externally: it cannot be read
+/// twice). The same input type as the CDX lists'.
+pub use warcdex_cdx::dedup::Input as DatesInput;
 
 /// How to run add-dates.
 #[derive(Debug, Clone)]
