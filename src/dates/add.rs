@@ -12,7 +12,7 @@ use std::io::{self, BufRead, IsTerminal};
 use std::path::{Path, PathBuf};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use tantivy::{DocId, Index, IndexWriter, ReloadPolicy, TantivyDocument};
+use tantivy::{DocId, Index, IndexWriter, TantivyDocument};
 use warcdex_cdx::sort::{ExternalSorter, SortOptions};
 
 use super::compat::JavaHashSet;
@@ -364,12 +364,7 @@ impl Built {
         let dir = tmp.path().to_path_buf();
         let err = |e: tantivy::TantivyError| other(&dir, e);
         let first_seqs = |index: &Index| -> io::Result<Vec<(u64, tantivy::index::SegmentId)>> {
-            let reader = index
-                .reader_builder()
-                .reload_policy(ReloadPolicy::Manual)
-                .try_into()
-                .map_err(err)?;
-            let searcher = reader.searcher();
+            let searcher = super::searcher_of(index, &dir)?;
             let mut v = Vec::new();
             for seg in searcher.segment_readers() {
                 let seq = seg.fast_fields().u64(SEQ_FIELD).map_err(err)?;
@@ -385,12 +380,7 @@ impl Built {
             writer.merge(&ids).wait().map_err(err)?;
         }
         writer.wait_merging_threads().map_err(err)?;
-        let reader = index
-            .reader_builder()
-            .reload_policy(ReloadPolicy::Manual)
-            .try_into()
-            .map_err(err)?;
-        let searcher = reader.searcher();
+        let searcher = super::searcher_of(&index, &dir)?;
         if let Some(seg) = searcher.segment_readers().first() {
             let seq = seg.fast_fields().u64(SEQ_FIELD).map_err(err)?;
             if searcher.segment_readers().len() != 1

@@ -152,15 +152,21 @@ fn other(dir: &Path, e: impl std::fmt::Display) -> io::Error {
     io::Error::other(format!("{}: {e}", dir.display()))
 }
 
-/// Opens an index and a searcher over it (no reload thread: indexes are immutable).
-pub(crate) fn open_index(dir: &Path) -> io::Result<(Index, Searcher)> {
-    let index = Index::open_in_dir(dir).map_err(|e| other(dir, e))?;
-    let reader = index
+/// A searcher over `index` as it is now, with no reload thread (`dir` names it in
+/// errors).
+pub(crate) fn searcher_of(index: &Index, dir: &Path) -> io::Result<Searcher> {
+    let reader: tantivy::IndexReader = index
         .reader_builder()
         .reload_policy(ReloadPolicy::Manual)
         .try_into()
         .map_err(|e| other(dir, e))?;
-    let searcher = reader.searcher();
+    Ok(reader.searcher())
+}
+
+/// Opens an index and a searcher over it (no reload thread: indexes are immutable).
+pub(crate) fn open_index(dir: &Path) -> io::Result<(Index, Searcher)> {
+    let index = Index::open_in_dir(dir).map_err(|e| other(dir, e))?;
+    let searcher = searcher_of(&index, dir)?;
     let segments = searcher.segment_readers().len();
     if segments > 1 {
         return Err(io::Error::new(
