@@ -269,3 +269,52 @@ fn merge_equals_one_index() {
         );
     }
 }
+
+/// Segments in key order are merged without a sort; a segment out of order goes through
+/// the external sort instead. Both give the index of one segment holding everything:
+/// here two segments sharing versions (index A is in the ARCs and the WARCs), and the
+/// same rows written in reverse order.
+#[test]
+fn sorted_merge_and_sort_fallback_agree() {
+    let dir = tempfile::tempdir().unwrap();
+    let entries = fixture_manifest("example");
+    let opts = ImportOptions::default();
+    let mut segs = Vec::new();
+    for (name, part) in [
+        ("arcs", &entries[..3]),
+        ("warcs", &entries[3..]),
+        ("all", &entries[..]),
+    ] {
+        let (rows, reports) = import_archives(part, None, &opts, &|_| {}, &|_| {});
+        let seg = dir.path().join(format!("seg-{name}"));
+        write_segment(&seg, &rows, reports, &opts, None).unwrap();
+        segs.push(seg);
+        if name == "all" {
+            let mut reversed = rows.clone();
+            reversed.reverse();
+            let seg = dir.path().join("seg-reversed");
+            write_segment(&seg, &reversed, vec![], &opts, None).unwrap();
+            segs.push(seg);
+        }
+    }
+    let build = |name: &str, inputs: &[PathBuf]| {
+        let main = dir.path().join(name);
+        build_index(inputs, &main, &IndexOptions::default()).unwrap();
+        main
+    };
+    let keys: Vec<String> = warcdex::segment::rows::read_rows(&segs[3].join("documents.parquet"))
+        .unwrap()
+        .map(|r| r.unwrap().key)
+        .collect();
+    assert!(
+        keys.windows(2).any(|w| w[0] > w[1]),
+        "the reversed segment is out of order"
+    );
+    let two = build("two", &segs[..2]);
+    let one = build("one", &segs[2..3]);
+    let reversed = build("reversed", &segs[3..4]);
+    let want = dump_str(&[&one], DumpMode::All);
+    assert_eq!(want.lines().count(), 6, "{want}");
+    assert_eq!(dump_str(&[&two], DumpMode::All), want);
+    assert_eq!(dump_str(&[&reversed], DumpMode::All), want);
+}

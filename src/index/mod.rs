@@ -19,11 +19,10 @@ use sha1::{Digest, Sha1};
 use tantivy::schema::{Field, Schema, FAST, INDEXED, STORED, STRING, TEXT};
 use tantivy::{Index, IndexSettings, IndexSortByField, Order, TantivyDocument};
 
-use crate::import::segment_dir::{read_manifest, ROWS_FILE};
-use crate::segment::rows::read_rows;
+use crate::import::segment_dir::read_manifest;
 use crate::segment::{Outlink, SegmentRow};
 use links::{LinkCollector, LinkOptions};
-use versions::{absorb_all, sort_safe, VersionRecord, VersionSorter};
+use versions::{absorb_all, sort_safe, VersionGroup};
 use warcdex_cdx::sort::SortOptions;
 
 /// The main index's fields (design.md §4).
@@ -159,18 +158,9 @@ pub fn build_index(
 ) -> io::Result<PindexInfo> {
     let mut writer = MainWriter::create(out)?;
     let mut canonicalizer: Option<String> = None;
-    let mut versions = VersionSorter::new(opts.sort.clone());
-    for (input, seg) in segments.iter().enumerate() {
+    for seg in segments {
         let m = read_manifest(seg)?;
         same_canonicalizer(&mut canonicalizer, &m.canonicalizer, seg)?;
-        let rows_path = seg.join(ROWS_FILE);
-        for row in read_rows(&rows_path)? {
-            let rec = VersionRecord {
-                row: row?,
-                ..VersionRecord::default()
-            };
-            versions.push(input as u32, &rec)?;
-        }
     }
     let canonicalizer = canonicalizer.unwrap_or_else(|| "surt".into());
     let style = if canonicalizer == "url" {
@@ -180,50 +170,17 @@ pub fn build_index(
     };
 
     // Pass 1: versions in order to a spool file (outlinks dropped), URL keys numbered
-    // in the same order, outlinks to the link collector.
-    let mut spool = BufWriter::new(match &opts.sort.tmp_dir {
-        Some(d) => tempfile::tempfile_in(d)?,
-        None => tempfile::tempfile()?,
-    });
-    let mut keys = fst::MapBuilder::memory();
-    let mut last_key: Option<String> = None;
-    let mut node = 0u64;
-    let mut links = LinkCollector::new(opts.sort.clone(), style);
-    // Batches, so the links' keys are computed on all cores.
-    let mut batch: Vec<(u32, SegmentRow)> = Vec::new();
-    let mut flush = |batch: &mut Vec<(u32, SegmentRow)>| -> io::Result<()> {
-        let pages: Vec<(u32, &str, &[Outlink])> = batch
-            .iter()
-            .map(|(n, r)| (*n, r.url.as_str(), r.outlinks.as_slice()))
-            .collect();
-        links.add_batch(&pages)?;
-        for (_, mut row) in batch.drain(..) {
-            row.outlinks = Vec::new();
-            serde_json::to_writer(&mut spool, &row).map_err(io::Error::other)?;
-            spool.write_all(b"\n")?;
-        }
-        Ok(())
+    // in the same order, outlinks to the link collector. Import writes segments in
+    // (URL key, digest) order, so the versions usually come from a merge of the
+    // segments; a segment out of order sends them through the external sort instead.
+    let (spool, keys, links) = match first_pass(opts, style, |f| {
+        versions::merge_sorted_segments(segments, f)
+    }) {
+        Err(e) if versions::is_out_of_order(&e) => first_pass(opts, style, |f| {
+            versions::sort_segments(segments, &opts.sort, f)
+        })?,
+        other => other?,
     };
-    versions.finish(|group| {
-        let row = absorb_all(group);
-        let key = sort_safe(&row.urlkey).into_owned();
-        if last_key.as_ref() != Some(&key) {
-            if last_key.is_some() {
-                node += 1;
-            }
-            keys.insert(key.as_bytes(), node)
-                .map_err(io::Error::other)?;
-            last_key = Some(key);
-        }
-        batch.push((node as u32, row));
-        if batch.len() >= 256 {
-            flush(&mut batch)?;
-        }
-        Ok(())
-    })?;
-    flush(&mut batch)?;
-    let keys =
-        fst::Map::new(keys.into_inner().map_err(io::Error::other)?).map_err(io::Error::other)?;
 
     // Pass 2: the link graph and the anchors, then the scores.
     let mut resolved = links.resolve(&keys, &opts.links, &opts.sort)?;
@@ -231,7 +188,7 @@ pub fn build_index(
     let mut anchors = resolved.anchors();
 
     // Pass 3: documents in order, anchors merge-joined by URL key.
-    let mut spool = spool.into_inner().map_err(|e| e.into_error())?;
+    let mut spool = spool;
     spool.seek(SeekFrom::Start(0))?;
     let mut node = 0usize;
     let mut last_key: Option<String> = None;
@@ -251,6 +208,61 @@ pub fn build_index(
     }
     let sources = segments.iter().map(|s| s.display().to_string()).collect();
     writer.finish(canonicalizer, sources, &opts.links)
+}
+
+/// Pass 1 of [`build_index`] over the versions `source` calls back with, in order:
+/// the spool of rows (without outlinks), the URL key map and the collected links.
+fn first_pass(
+    opts: &IndexOptions,
+    style: warcdex_cdx::KeyStyle,
+    source: impl FnOnce(&mut dyn FnMut(VersionGroup) -> io::Result<()>) -> io::Result<()>,
+) -> io::Result<(std::fs::File, fst::Map<Vec<u8>>, LinkCollector)> {
+    let mut spool = BufWriter::new(match &opts.sort.tmp_dir {
+        Some(d) => tempfile::tempfile_in(d)?,
+        None => tempfile::tempfile()?,
+    });
+    let mut keys = fst::MapBuilder::memory();
+    let mut last_key: Option<String> = None;
+    let mut node = 0u64;
+    let mut links = LinkCollector::new(opts.sort.clone(), style);
+    // Batches, so the links' keys are computed on all cores.
+    let mut batch: Vec<(u32, SegmentRow)> = Vec::new();
+    let mut flush =
+        |batch: &mut Vec<(u32, SegmentRow)>, links: &mut LinkCollector| -> io::Result<()> {
+            let pages: Vec<(u32, &str, &[Outlink])> = batch
+                .iter()
+                .map(|(n, r)| (*n, r.url.as_str(), r.outlinks.as_slice()))
+                .collect();
+            links.add_batch(&pages)?;
+            for (_, mut row) in batch.drain(..) {
+                row.outlinks = Vec::new();
+                serde_json::to_writer(&mut spool, &row).map_err(io::Error::other)?;
+                spool.write_all(b"\n")?;
+            }
+            Ok(())
+        };
+    source(&mut |group| {
+        let row = absorb_all(group);
+        let key = sort_safe(&row.urlkey).into_owned();
+        if last_key.as_ref() != Some(&key) {
+            if last_key.is_some() {
+                node += 1;
+            }
+            keys.insert(key.as_bytes(), node)
+                .map_err(io::Error::other)?;
+            last_key = Some(key);
+        }
+        batch.push((node as u32, row));
+        if batch.len() >= 256 {
+            flush(&mut batch, &mut links)?;
+        }
+        Ok(())
+    })?;
+    flush(&mut batch, &mut links)?;
+    let keys =
+        fst::Map::new(keys.into_inner().map_err(io::Error::other)?).map_err(io::Error::other)?;
+    let spool = spool.into_inner().map_err(|e| e.into_error())?;
+    Ok((spool, keys, links))
 }
 
 /// Writes rows held in memory (already in (URL key, digest) order) with anchors and

@@ -10,10 +10,13 @@
 
 use std::borrow::Cow;
 use std::io;
+use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 use warcdex_cdx::sort::{ExternalSorter, SortOptions};
 
+use crate::import::segment_dir::ROWS_FILE;
+use crate::segment::rows::{read_rows, RowReader};
 use crate::segment::SegmentRow;
 
 /// One input row, with what a merged index carries besides the row.
@@ -127,6 +130,116 @@ fn split_line(line: &[u8]) -> io::Result<(&[u8], u32, &[u8])> {
         .and_then(|s| s.parse().ok())
         .ok_or_else(bad)?;
     Ok((&line[..digest_end], input, &line[input_end + 1..]))
+}
+
+/// [`merge_sorted_segments`]'s error when a segment is not in (URL key, digest) order.
+#[derive(Debug)]
+struct OutOfOrder(PathBuf);
+
+impl std::fmt::Display for OutOfOrder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}: segment rows out of (URL key, digest) order",
+            self.0.display()
+        )
+    }
+}
+
+impl std::error::Error for OutOfOrder {}
+
+/// Whether `e` is [`merge_sorted_segments`] finding a segment out of order (the caller
+/// then sorts instead).
+pub fn is_out_of_order(e: &io::Error) -> bool {
+    e.get_ref().is_some_and(|inner| inner.is::<OutOfOrder>())
+}
+
+/// Calls `f` with each version of the segments, in (URL key, digest) order, by merging
+/// the segments' rows, which `import` writes in that order: no sort, no copy. A
+/// segment whose rows go backwards stops it with an error [`is_out_of_order`] knows
+/// (nothing is lost: the caller starts again with [`sort_segments`]).
+pub fn merge_sorted_segments(
+    segments: &[PathBuf],
+    f: &mut dyn FnMut(VersionGroup) -> io::Result<()>,
+) -> io::Result<()> {
+    let mut readers = Vec::new();
+    for seg in segments {
+        readers.push(read_rows(&seg.join(ROWS_FILE))?);
+    }
+    // The next row of each segment, with its sort key.
+    let mut heads: Vec<Option<(String, SegmentRow)>> = Vec::with_capacity(readers.len());
+    for r in &mut readers {
+        heads.push(next_keyed(r)?);
+    }
+    loop {
+        // The smallest key, the first segment holding it on a tie: the input order of
+        // the external sort, so both paths fold a version the same way.
+        let Some(min) = heads
+            .iter()
+            .enumerate()
+            .filter_map(|(i, h)| h.as_ref().map(|(k, _)| (k, i)))
+            .min()
+            .map(|(k, _)| k.clone())
+        else {
+            return Ok(());
+        };
+        let mut group: VersionGroup = Vec::new();
+        for (i, head) in heads.iter_mut().enumerate() {
+            if head.as_ref().is_some_and(|(k, _)| *k == min) {
+                let (_, row) = head.take().expect("checked");
+                group.push((
+                    i as u32,
+                    VersionRecord {
+                        row,
+                        ..VersionRecord::default()
+                    },
+                ));
+                let next = next_keyed(&mut readers[i])?;
+                if next.as_ref().is_some_and(|(k, _)| *k <= min) {
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        OutOfOrder(segments[i].clone()),
+                    ));
+                }
+                *head = next;
+            }
+        }
+        // Earliest capture first, as the external sort gives them.
+        group.sort_by(|(ia, a), (ib, b)| (&a.row.first_date, ia).cmp(&(&b.row.first_date, ib)));
+        f(group)?;
+    }
+}
+
+/// A row and its version sort key (sort-safe URL key, `\x01`, digest).
+fn next_keyed(r: &mut RowReader) -> io::Result<Option<(String, SegmentRow)>> {
+    Ok(match r.next().transpose()? {
+        None => None,
+        Some(row) => Some((
+            format!("{}\x01{}", sort_safe(&row.urlkey), sort_safe(&row.digest)),
+            row,
+        )),
+    })
+}
+
+/// Calls `f` with each version of the segments, in (URL key, digest) order, through
+/// the external version sort: for segments in any order.
+pub fn sort_segments(
+    segments: &[PathBuf],
+    sort: &SortOptions,
+    f: &mut dyn FnMut(VersionGroup) -> io::Result<()>,
+) -> io::Result<()> {
+    let mut versions = VersionSorter::new(sort.clone());
+    for (input, seg) in segments.iter().enumerate() {
+        for row in read_rows(&seg.join(ROWS_FILE))? {
+            let rec = VersionRecord {
+                row: row?,
+                ..VersionRecord::default()
+            };
+            versions.push(input as u32, &rec)?;
+        }
+    }
+    versions.finish(f)?;
+    Ok(())
 }
 
 /// Folds a version's records into one row: dates unioned, the earliest capture kept.
