@@ -173,13 +173,22 @@ pub fn build_index(
     // in the same order, outlinks to the link collector. Import writes segments in
     // (URL key, digest) order, so the versions usually come from a merge of the
     // segments; a segment out of order sends them through the external sort instead.
-    let (spool, keys, links) = match first_pass(opts, style, |f| {
-        versions::merge_sorted_segments(segments, f)
-    }) {
-        Err(e) if versions::is_out_of_order(&e) => first_pass(opts, style, |f| {
+    // The merge holds one decoded batch (1,024 rows) per segment, so past
+    // MAX_MERGED_SEGMENTS the external sort, bounded by `--memory`, is used.
+    let sorted = || {
+        first_pass(opts, style, |f| {
             versions::sort_segments(segments, &opts.sort, f)
-        })?,
-        other => other?,
+        })
+    };
+    let (spool, keys, links) = if segments.len() > MAX_MERGED_SEGMENTS {
+        sorted()?
+    } else {
+        match first_pass(opts, style, |f| {
+            versions::merge_sorted_segments(segments, f)
+        }) {
+            Err(e) if versions::is_out_of_order(&e) => sorted()?,
+            other => other?,
+        }
     };
 
     // Pass 2: the link graph and the anchors, then the scores.
@@ -209,6 +218,9 @@ pub fn build_index(
     let sources = segments.iter().map(|s| s.display().to_string()).collect();
     writer.finish(canonicalizer, sources, &opts.links)
 }
+
+/// Segments merged as they are read, at most (see [`build_index`]).
+const MAX_MERGED_SEGMENTS: usize = 16;
 
 /// Pass 1 of [`build_index`] over the versions `source` calls back with, in order:
 /// the spool of rows (without outlinks), the URL key map and the collected links.
