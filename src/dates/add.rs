@@ -223,14 +223,25 @@ fn check_dest(
     Ok(())
 }
 
-/// Renames the finished index to `dest`; with an existing `dest` (in place), moves the
-/// old one aside first and removes it after, so `dest` is always a whole index.
+/// Renames the finished index to `dest`. An existing `dest` (in place) is exchanged
+/// with the new index in one atomic step where the system has one (Linux
+/// `renameat2(RENAME_EXCHANGE)`), so `dest` always names a whole index, old or new;
+/// elsewhere (or on a file system without it) the old one is moved aside first.
 fn install(tmp: tempfile::TempDir, dest: &Path) -> io::Result<()> {
     let kept = tmp.keep();
     if !dest.exists() {
         return std::fs::rename(&kept, dest).inspect_err(|_| {
             let _ = std::fs::remove_dir_all(&kept);
         });
+    }
+    match exchange(&kept, dest) {
+        // `kept` now holds the old index.
+        Ok(()) => return std::fs::remove_dir_all(&kept),
+        Err(e) if e.kind() != io::ErrorKind::Unsupported => {
+            let _ = std::fs::remove_dir_all(&kept);
+            return Err(e);
+        }
+        Err(_) => {}
     }
     let name = dest
         .file_name()
@@ -246,6 +257,47 @@ fn install(tmp: tempfile::TempDir, dest: &Path) -> io::Result<()> {
         return Err(e);
     }
     std::fs::remove_dir_all(&old)
+}
+
+/// Swaps two directory entries atomically; `Unsupported` where that cannot be done.
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> io::Result<()> {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    let c = |p: &Path| {
+        CString::new(p.as_os_str().as_bytes())
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "path with a NUL byte"))
+    };
+    let (a, b) = (c(a)?, c(b)?);
+    // SAFETY: both pointers are NUL-terminated strings that outlive the call.
+    let r = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    if r == 0 {
+        return Ok(());
+    }
+    let e = io::Error::last_os_error();
+    match e.raw_os_error() {
+        Some(libc::EINVAL) | Some(libc::ENOSYS) | Some(libc::EOPNOTSUPP) => {
+            Err(io::Error::new(io::ErrorKind::Unsupported, e))
+        }
+        _ => Err(e),
+    }
+}
+
+/// Swaps two directory entries atomically; `Unsupported` where that cannot be done.
+#[cfg(not(target_os = "linux"))]
+fn exchange(_: &Path, _: &Path) -> io::Result<()> {
+    Err(io::Error::new(
+        io::ErrorKind::Unsupported,
+        "no atomic exchange",
+    ))
 }
 
 /// Why a join stopped.
