@@ -238,23 +238,36 @@ fn anchors_scores_and_an_anchor_only_word() {
     );
 }
 
+/// Segments of the worked example: the ARC crawls, the WARC crawls, and all five.
+fn example_segments(dir: &Path) -> Vec<PathBuf> {
+    let entries = fixture_manifest("example");
+    let opts = ImportOptions::default();
+    [
+        ("arcs", &entries[..3]),
+        ("warcs", &entries[3..]),
+        ("all", &entries[..]),
+    ]
+    .into_iter()
+    .map(|(name, part)| {
+        let (rows, reports) = import_archives(part, None, &opts, &|_| {}, &|_| {});
+        let seg = dir.join(format!("seg-{name}"));
+        write_segment(&seg, &rows, reports, &opts, None).unwrap();
+        seg
+    })
+    .collect()
+}
+
 /// Two segments (the ARC crawls, then the WARC crawls) indexed separately and merged
 /// give the same documents and dates as one index over everything (without -e the
 /// dates of repeated captures are unioned across indexes).
 #[test]
 fn merge_equals_one_index() {
     let dir = tempfile::tempdir().unwrap();
-    let entries = fixture_manifest("example");
-    let opts = ImportOptions::default();
     let mut mains = Vec::new();
-    for (name, part) in [
-        ("arcs", &entries[..3]),
-        ("warcs", &entries[3..]),
-        ("all", &entries[..]),
-    ] {
-        let (rows, reports) = import_archives(part, None, &opts, &|_| {}, &|_| {});
-        let seg = dir.path().join(format!("seg-{name}"));
-        write_segment(&seg, &rows, reports, &opts, None).unwrap();
+    for (name, seg) in ["arcs", "warcs", "all"]
+        .iter()
+        .zip(example_segments(dir.path()))
+    {
         let main = dir.path().join(format!("{name}/main"));
         build_index(&[seg], &main, &IndexOptions::default()).unwrap();
         mains.push(main);
@@ -277,39 +290,24 @@ fn merge_equals_one_index() {
 #[test]
 fn sorted_merge_and_sort_fallback_agree() {
     let dir = tempfile::tempdir().unwrap();
-    let entries = fixture_manifest("example");
-    let opts = ImportOptions::default();
-    let mut segs = Vec::new();
-    for (name, part) in [
-        ("arcs", &entries[..3]),
-        ("warcs", &entries[3..]),
-        ("all", &entries[..]),
-    ] {
-        let (rows, reports) = import_archives(part, None, &opts, &|_| {}, &|_| {});
-        let seg = dir.path().join(format!("seg-{name}"));
-        write_segment(&seg, &rows, reports, &opts, None).unwrap();
-        segs.push(seg);
-        if name == "all" {
-            let mut reversed = rows.clone();
-            reversed.reverse();
-            let seg = dir.path().join("seg-reversed");
-            write_segment(&seg, &reversed, vec![], &opts, None).unwrap();
-            segs.push(seg);
-        }
-    }
+    let mut segs = example_segments(dir.path());
+    let all = warcdex::segment::rows::read_rows(&segs[2].join("documents.parquet"))
+        .unwrap()
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap();
+    let reversed = dir.path().join("seg-reversed");
+    let rows: Vec<SegmentRow> = all.into_iter().rev().collect();
+    assert!(
+        rows.windows(2).any(|w| w[0].key > w[1].key),
+        "the reversed segment is out of order"
+    );
+    write_segment(&reversed, &rows, vec![], &ImportOptions::default(), None).unwrap();
+    segs.push(reversed);
     let build = |name: &str, inputs: &[PathBuf]| {
         let main = dir.path().join(name);
         build_index(inputs, &main, &IndexOptions::default()).unwrap();
         main
     };
-    let keys: Vec<String> = warcdex::segment::rows::read_rows(&segs[3].join("documents.parquet"))
-        .unwrap()
-        .map(|r| r.unwrap().key)
-        .collect();
-    assert!(
-        keys.windows(2).any(|w| w[0] > w[1]),
-        "the reversed segment is out of order"
-    );
     let two = build("two", &segs[..2]);
     let one = build("one", &segs[2..3]);
     let reversed = build("reversed", &segs[3..4]);
