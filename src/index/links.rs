@@ -232,7 +232,8 @@ fn host_str(url: &str) -> Option<std::borrow::Cow<'_, str>> {
     })
 }
 
-fn tempfile_in(sort: &SortOptions) -> io::Result<File> {
+/// An unnamed temporary file in the sort's temporary directory.
+pub(crate) fn tempfile_in(sort: &SortOptions) -> io::Result<File> {
     match &sort.tmp_dir {
         Some(d) => tempfile::tempfile_in(d),
         None => tempfile::tempfile(),
@@ -352,23 +353,45 @@ pub fn host_of(url: &str) -> Option<String> {
         .and_then(|u| u.host_str().map(|h| h.to_ascii_lowercase()))
 }
 
-/// Node ids of URL keys: their rank in byte order, as an `fst` map (sort-safe keys).
-pub fn key_ids<'a>(
-    sorted_keys: impl IntoIterator<Item = &'a str>,
-) -> io::Result<fst::Map<Vec<u8>>> {
-    let mut b = fst::MapBuilder::memory();
-    let mut n = 0u64;
-    let mut last: Option<String> = None;
-    for k in sorted_keys {
-        let k = sort_safe(k);
-        if last.as_deref() == Some(&*k) {
-            continue;
+/// Node ids of URL keys, given in byte order: their rank, collected into an `fst` map
+/// of sort-safe keys (see [`LinkCollector::resolve`]).
+pub struct KeyIds {
+    builder: fst::MapBuilder<Vec<u8>>,
+    last: Option<String>,
+    next: u32,
+}
+
+impl Default for KeyIds {
+    fn default() -> Self {
+        KeyIds {
+            builder: fst::MapBuilder::memory(),
+            last: None,
+            next: 0,
         }
-        b.insert(k.as_bytes(), n).map_err(io::Error::other)?;
-        n += 1;
-        last = Some(k.into_owned());
     }
-    fst::Map::new(b.into_inner().map_err(io::Error::other)?).map_err(io::Error::other)
+}
+
+impl KeyIds {
+    /// The node id of `urlkey`: the previous key's id again, or the next one. Keys must
+    /// come in increasing order (repeats allowed).
+    pub fn id_of(&mut self, urlkey: &str) -> io::Result<u32> {
+        let key = sort_safe(urlkey);
+        if self.last.as_deref() == Some(&*key) {
+            return Ok(self.next - 1);
+        }
+        self.builder
+            .insert(key.as_bytes(), u64::from(self.next))
+            .map_err(io::Error::other)?;
+        self.last = Some(key.into_owned());
+        self.next += 1;
+        Ok(self.next - 1)
+    }
+
+    /// The map of every key given to its id.
+    pub fn finish(self) -> io::Result<fst::Map<Vec<u8>>> {
+        fst::Map::new(self.builder.into_inner().map_err(io::Error::other)?)
+            .map_err(io::Error::other)
+    }
 }
 
 /// Builds anchors and scores for rows in (URL key, digest) order (URL keys made with
@@ -378,13 +401,13 @@ pub fn analyse(
     opts: &LinkOptions,
     style: KeyStyle,
 ) -> io::Result<LinkAnalysis> {
-    let keys = key_ids(rows.iter().map(|r| r.urlkey.as_str()))?;
     let sort = SortOptions::default();
+    let mut ids = KeyIds::default();
     let mut links = LinkCollector::new(sort.clone(), style);
     for row in rows {
-        let src = keys.get(sort_safe(&row.urlkey).as_bytes()).unwrap_or(0) as u32;
-        links.add(src, &row.url, &row.outlinks)?;
+        links.add(ids.id_of(&row.urlkey)?, &row.url, &row.outlinks)?;
     }
+    let keys = ids.finish()?;
     let mut resolved = links.resolve(&keys, opts, &sort)?;
     let score = resolved.scores(opts)?;
     let mut reader = resolved.anchors();

@@ -21,7 +21,7 @@ use tantivy::{Index, IndexSettings, IndexSortByField, Order, TantivyDocument};
 
 use crate::import::segment_dir::read_manifest;
 use crate::segment::{Outlink, SegmentRow};
-use links::{LinkCollector, LinkOptions};
+use links::{KeyIds, LinkCollector, LinkOptions};
 use versions::{absorb_all, sort_safe, VersionGroup};
 use warcdex_cdx::sort::SortOptions;
 
@@ -147,10 +147,11 @@ pub(crate) fn same_canonicalizer(
     Ok(())
 }
 
-/// Builds `out` (which must not exist) from `segments`, in bounded memory: rows go
-/// through an external sort into (URL key, digest) order, outlinks through a second
-/// one into target order, and the link graph is streamed from disk at each iteration;
-/// what stays in memory is one version at a time plus a key map and two scores per URL.
+/// Builds `out` (which must not exist) from `segments`, in bounded memory: rows come in
+/// (URL key, digest) order from a merge of the segments (or an external sort when they
+/// are not in order), outlinks go through an external sort into target order, and the
+/// link graph is streamed from disk at each iteration; what stays in memory is one
+/// version at a time plus a key map and two scores per URL.
 pub fn build_index(
     segments: &[PathBuf],
     out: &Path,
@@ -199,21 +200,24 @@ pub fn build_index(
     // Pass 3: documents in order, anchors merge-joined by URL key.
     let mut spool = spool;
     spool.seek(SeekFrom::Start(0))?;
-    let mut node = 0usize;
-    let mut last_key: Option<String> = None;
+    let mut last_node: Option<usize> = None;
     let mut these_anchors: Vec<String> = Vec::new();
     for line in BufReader::with_capacity(1 << 16, spool).lines() {
-        let row: SegmentRow = serde_json::from_str(&line?).map_err(io::Error::other)?;
-        let key = sort_safe(&row.urlkey).into_owned();
-        if last_key.as_ref() != Some(&key) {
-            if last_key.is_some() {
-                node += 1;
-            }
-            these_anchors = anchors.anchors_of(&key)?;
-            last_key = Some(key);
+        let line = line?;
+        let (node, json) = line
+            .split_once('\x01')
+            .and_then(|(n, j)| Some((n.parse::<usize>().ok()?, j)))
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "corrupt spool line"))?;
+        let row: SegmentRow = serde_json::from_str(json).map_err(io::Error::other)?;
+        if last_node != Some(node) {
+            these_anchors = anchors.anchors_of(&sort_safe(&row.urlkey))?;
+            last_node = Some(node);
         }
-        let boost = scores[node].powf(opts.links.score_power);
-        writer.add(&row, &these_anchors, boost)?;
+        writer.add(
+            &row,
+            &these_anchors,
+            scores[node].powf(opts.links.score_power),
+        )?;
     }
     let sources = segments.iter().map(|s| s.display().to_string()).collect();
     writer.finish(canonicalizer, sources, &opts.links)
@@ -229,13 +233,8 @@ fn first_pass(
     style: warcdex_cdx::KeyStyle,
     source: impl FnOnce(&mut dyn FnMut(VersionGroup) -> io::Result<()>) -> io::Result<()>,
 ) -> io::Result<(std::fs::File, fst::Map<Vec<u8>>, LinkCollector)> {
-    let mut spool = BufWriter::new(match &opts.sort.tmp_dir {
-        Some(d) => tempfile::tempfile_in(d)?,
-        None => tempfile::tempfile()?,
-    });
-    let mut keys = fst::MapBuilder::memory();
-    let mut last_key: Option<String> = None;
-    let mut node = 0u64;
+    let mut spool = BufWriter::new(links::tempfile_in(&opts.sort)?);
+    let mut ids = KeyIds::default();
     let mut links = LinkCollector::new(opts.sort.clone(), style);
     // Batches, so the links' keys are computed on all cores.
     let mut batch: Vec<(u32, SegmentRow)> = Vec::new();
@@ -246,8 +245,10 @@ fn first_pass(
                 .map(|(n, r)| (*n, r.url.as_str(), r.outlinks.as_slice()))
                 .collect();
             links.add_batch(&pages)?;
-            for (_, mut row) in batch.drain(..) {
+            // `NODE \x01 JSON`: pass 3 joins anchors and scores by the node id.
+            for (node, mut row) in batch.drain(..) {
                 row.outlinks = Vec::new();
+                write!(spool, "{node}\x01")?;
                 serde_json::to_writer(&mut spool, &row).map_err(io::Error::other)?;
                 spool.write_all(b"\n")?;
             }
@@ -255,24 +256,15 @@ fn first_pass(
         };
     source(&mut |group| {
         let row = absorb_all(group);
-        let key = sort_safe(&row.urlkey).into_owned();
-        if last_key.as_ref() != Some(&key) {
-            if last_key.is_some() {
-                node += 1;
-            }
-            keys.insert(key.as_bytes(), node)
-                .map_err(io::Error::other)?;
-            last_key = Some(key);
-        }
-        batch.push((node as u32, row));
+        let node = ids.id_of(&row.urlkey)?;
+        batch.push((node, row));
         if batch.len() >= 256 {
             flush(&mut batch, &mut links)?;
         }
         Ok(())
     })?;
     flush(&mut batch, &mut links)?;
-    let keys =
-        fst::Map::new(keys.into_inner().map_err(io::Error::other)?).map_err(io::Error::other)?;
+    let keys = ids.finish()?;
     let spool = spool.into_inner().map_err(|e| e.into_error())?;
     Ok((spool, keys, links))
 }
