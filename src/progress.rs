@@ -6,16 +6,32 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// A byte-count progress bar for `total` bytes of input; hidden unless stderr is a terminal.
 pub fn bytes_bar(total: u64, what: &str) -> ProgressBar {
+    bar_on_stderr(
+        total,
+        what,
+        "{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
+    )
+}
+
+/// A progress bar counting `total` items (named by `unit`); hidden unless stderr is a
+/// terminal.
+pub fn count_bar(total: u64, what: &str, unit: &str) -> ProgressBar {
+    bar_on_stderr(
+        total,
+        what,
+        &format!("{{msg}} [{{bar:30}}] {{pos}}/{{len}} {unit} eta {{eta}}"),
+    )
+}
+
+fn bar_on_stderr(total: u64, what: &str, template: &str) -> ProgressBar {
     let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
     if !std::io::stderr().is_terminal() {
         bar.set_draw_target(ProgressDrawTarget::hidden());
     }
     bar.set_style(
-        ProgressStyle::with_template(
-            "{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
-        )
-        .expect("valid template")
-        .progress_chars("=> "),
+        ProgressStyle::with_template(template)
+            .expect("valid template")
+            .progress_chars("=> "),
     );
     bar.set_message(what.to_string());
     bar

@@ -8,10 +8,10 @@
 //! budget and a few stored-document blocks per source, whatever the sizes.
 
 use std::cmp::Ordering;
-use std::io::{self, BufRead, IsTerminal};
+use std::io::{self, BufRead};
 use std::path::{Path, PathBuf};
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget};
 use tantivy::{DocId, Index, IndexWriter, TantivyDocument};
 use warcdex_cdx::sort::{ExternalSorter, SortOptions};
 
@@ -683,15 +683,10 @@ fn key_cmp(a: (&[u8], &[u8]), b: (&[u8], &[u8])) -> Ordering {
 }
 
 fn bar(total: u64, wanted: bool) -> ProgressBar {
-    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
-    if !wanted || !io::stderr().is_terminal() {
+    let bar = crate::progress::count_bar(total, "add-dates", "documents");
+    if !wanted {
         bar.set_draw_target(ProgressDrawTarget::hidden());
     }
-    bar.set_style(
-        ProgressStyle::with_template("add-dates [{bar:30}] {pos}/{len} documents eta {eta}")
-            .expect("valid template")
-            .progress_chars("=> "),
-    );
     bar
 }
 

@@ -148,7 +148,8 @@ impl std::fmt::Debug for ParallelSet {
     }
 }
 
-fn other(dir: &Path, e: impl std::fmt::Display) -> io::Error {
+/// An error about the index in `dir`, naming it.
+pub(crate) fn other(dir: &Path, e: impl std::fmt::Display) -> io::Error {
     io::Error::other(format!("{}: {e}", dir.display()))
 }
 

@@ -14,6 +14,7 @@ use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{DocSet, Index, Searcher, TERMINATED};
 
 use super::query::TEXT_FIELDS;
+use crate::dates::other;
 use crate::index::Fields;
 
 /// How words weigh by field: text people wrote about a page (anchors) and its title say
@@ -133,10 +134,6 @@ pub(crate) struct OpenSet {
     /// Each document's site as an index into `site_names` (`u32::MAX`: none).
     pub site_of: Arc<Vec<u32>>,
     pub site_names: Vec<String>,
-}
-
-fn other(dir: &Path, e: impl std::fmt::Display) -> io::Error {
-    io::Error::other(format!("{}: {e}", dir.display()))
 }
 
 fn field(index: &Index, name: &str, dir: &Path) -> io::Result<Field> {
