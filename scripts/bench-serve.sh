@@ -21,26 +21,11 @@ if ! command -v wrk >/dev/null 2>&1; then
 fi
 cargo build --release --locked --quiet
 bin=$(realpath target/release/warcdex)
-work=$(mktemp -d)
-server=
-cleanup() {
-    if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
-    rm -rf "$work"
-}
-trap cleanup EXIT
+source scripts/serve-lib.sh
 
 start=$(date +%s.%N)
 # shellcheck disable=SC2086
-"$bin" serve -d "$dir" --addr 127.0.0.1:0 ${SERVE_ARGS:-} 2> "$work/serve.log" &
-server=$!
-port=
-for _ in $(seq 600); do
-    port=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$work/serve.log")
-    [ -n "$port" ] && break
-    kill -0 "$server" 2>/dev/null || { cat "$work/serve.log" >&2; exit 1; }
-    sleep 0.1
-done
-[ -n "$port" ] || { echo "bench-serve: the server did not start" >&2; exit 1; }
+start_server bench-serve 600 "$bin" -d "$dir" ${SERVE_ARGS:-}
 opened=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.2f", e - s }')
 grep -v listening "$work/serve.log" >&2 || true
 rss_open=$(awk '/VmRSS/ { print $2 }' "/proc/$server/status")

@@ -26,13 +26,7 @@ fi
 
 cargo build --locked --quiet
 bin=$(realpath target/debug/warcdex)
-work=$(mktemp -d)
-server=
-cleanup() {
-    if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
-    rm -rf "$work"
-}
-trap cleanup EXIT
+source scripts/serve-lib.sh
 
 # The worked example, as in formats.md §5: paths in the manifest are made absolute.
 fx=$(realpath fixtures/example)
@@ -44,17 +38,7 @@ grep -v '^#' "$fx/manifest.txt" | while read -r f coll; do echo "$fx/$f $coll"; 
 main="$work/crawl/pindexes/col1/main"
 "$bin" add-dates "$main" "$main" "$work/crawl/pindexes/col1/dates" "$work/all.dup" 2>/dev/null
 
-"$bin" serve -d "$work/crawl" --addr 127.0.0.1:0 --replay-prefix http://wayback.test/web \
-    2> "$work/serve.log" &
-server=$!
-port=
-for _ in $(seq 100); do
-    port=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$work/serve.log")
-    [ -n "$port" ] && break
-    kill -0 "$server" 2>/dev/null || { cat "$work/serve.log" >&2; exit 1; }
-    sleep 0.1
-done
-[ -n "$port" ] || { echo "test-browser: the server did not start" >&2; cat "$work/serve.log" >&2; exit 1; }
+start_server test-browser 100 "$bin" -d "$work/crawl" --replay-prefix http://wayback.test/web
 base="http://127.0.0.1:$port"
 
 # /healthz over bash's /dev/tcp (no curl on a fresh machine).
