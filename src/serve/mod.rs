@@ -242,19 +242,25 @@ async fn search_page(
     }
 }
 
+/// The API routes' common part: parameters, a query required (400 without), the search.
+async fn query_search(
+    state: &Arc<AppState>,
+    raw: Vec<(String, String)>,
+) -> Result<(Params, SearchResults), (StatusCode, String)> {
+    let p = params(raw, &state.opts).map_err(|e| (StatusCode::BAD_REQUEST, e))?;
+    let Some(q) = p.query.clone() else {
+        return Err((StatusCode::BAD_REQUEST, "no query: add ?query=words".into()));
+    };
+    let r = run_search(state, &p, q).await?;
+    Ok((p, r))
+}
+
 async fn opensearch_rss(
     State(state): State<Arc<AppState>>,
     Query(raw): Query<Vec<(String, String)>>,
 ) -> Response {
-    let p = match params(raw, &state.opts) {
-        Ok(p) => p,
-        Err(e) => return plain(StatusCode::BAD_REQUEST, e),
-    };
-    let Some(q) = p.query.clone() else {
-        return plain(StatusCode::BAD_REQUEST, "no query: add ?query=words".into());
-    };
-    match run_search(&state, &p, q).await {
-        Ok(r) => {
+    match query_search(&state, raw).await {
+        Ok((p, r)) => {
             let echo: Vec<(&str, String)> =
                 p.raw.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
             with_type(
@@ -271,15 +277,8 @@ async fn search_json(
     State(state): State<Arc<AppState>>,
     Query(raw): Query<Vec<(String, String)>>,
 ) -> Response {
-    let p = match params(raw, &state.opts) {
-        Ok(p) => p,
-        Err(e) => return json_error(StatusCode::BAD_REQUEST, e),
-    };
-    let Some(q) = p.query.clone() else {
-        return json_error(StatusCode::BAD_REQUEST, "no query: add ?query=words".into());
-    };
-    match run_search(&state, &p, q).await {
-        Ok(r) => with_type(StatusCode::OK, "application/json", json::to_json(&r)),
+    match query_search(&state, raw).await {
+        Ok((_, r)) => with_type(StatusCode::OK, "application/json", json::to_json(&r)),
         Err((status, e)) => json_error(status, e),
     }
 }
