@@ -131,14 +131,9 @@ pub fn add_dates(
         opts,
         input_name: dates.name(),
     };
-    let parent = match dest.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    std::fs::create_dir_all(&parent)?;
     let mut built = None;
     if let DatesInput::File(_) = dates {
-        match ctx.build(&parent, |j| stream(dates, j)) {
+        match ctx.build(dest, |j| stream(dates, j)) {
             Ok(b) => built = Some(b),
             Err(JoinError::Unsorted) => {}
             Err(JoinError::Io(e)) => return Err(e),
@@ -148,7 +143,7 @@ pub fn add_dates(
     let built = match built {
         Some(b) => b,
         None => ctx
-            .build(&parent, |j| external(dates, j))
+            .build(dest, |j| external(dates, j))
             .map_err(JoinError::into_io)?,
     };
     // Unmap main and the sources before the merge reads the new segments: mapped pages
@@ -340,16 +335,14 @@ struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    /// Builds a dates index in a temporary directory in `parent`, `feed` pushing the
+    /// Builds a dates index in a temporary directory beside `dest`, `feed` pushing the
     /// list's records into the joiner. The index is not renamed here.
     fn build(
         &self,
-        parent: &Path,
+        dest: &Path,
         feed: impl FnOnce(&mut Joiner<'_>) -> Result<(), JoinError>,
     ) -> Result<Built, JoinError> {
-        let tmp = tempfile::Builder::new()
-            .prefix(".warcdex-dates-")
-            .tempdir_in(parent)?;
+        let tmp = crate::output::temp_dir_beside(dest, ".warcdex-dates-")?;
         let (schema, f) = dates_schema();
         // No index sort: one indexing thread keeps each segment in insertion order and
         // `finish` merges the segments in `seq` order (sorting costs memory at flush).

@@ -3,7 +3,7 @@
 //! destination and renamed when complete, so a crash leaves no half segment.
 
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
@@ -94,14 +94,7 @@ pub fn write_segment(
             ),
         ));
     }
-    let parent = match dest.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    std::fs::create_dir_all(&parent)?;
-    let tmp = tempfile::Builder::new()
-        .prefix(".warcdex-segment-")
-        .tempdir_in(&parent)?;
+    let tmp = crate::output::temp_dir_beside(dest, ".warcdex-segment-")?;
     let mut w = RowWriter::create(&tmp.path().join(ROWS_FILE)).map_err(io::Error::other)?;
     for r in rows {
         w.write(r).map_err(io::Error::other)?;

@@ -315,14 +315,7 @@ impl MainWriter {
                 format!("{} already exists", out.display()),
             ));
         }
-        let parent = match out.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        std::fs::create_dir_all(&parent)?;
-        let tmp = tempfile::Builder::new()
-            .prefix(".warcdex-index-")
-            .tempdir_in(&parent)?;
+        let tmp = crate::output::temp_dir_beside(out, ".warcdex-index-")?;
         let (schema, fields) = schema();
         let settings = IndexSettings {
             sort_by_field: Some(IndexSortByField {
