@@ -934,3 +934,39 @@ fn serve_closes_idle_and_half_sent_connections() {
     // And after they are gone.
     assert_eq!(get(&addr, "/search.json?query=lisbon").status, 200);
 }
+
+/// Item 6 of issue 15: a client that asks and then stops reading (the answers fill the
+/// socket buffers, no byte moves) is closed after the idle timeout, not held forever.
+#[test]
+fn serve_closes_a_client_that_stops_reading() {
+    let dir = tempfile::tempdir().unwrap();
+    build_other(&dir.path().join("pindexes/other/main"), 150);
+    let addr = start_in_process(
+        dir.path(),
+        ServeOptions {
+            limits: ConnLimits {
+                // Long, so that only the idle timeout can close the connection.
+                header_timeout: std::time::Duration::from_secs(300),
+                idle_timeout: std::time::Duration::from_secs(1),
+                max_connections: 64,
+            },
+            ..ServeOptions::default()
+        },
+    );
+    let asked = 400;
+    let mut s = TcpStream::connect(&addr).unwrap();
+    let req = "GET /?query=lighthouse&hitsPerPage=100&hitsPerSite=0 HTTP/1.1\r\nHost: x\r\n\r\n";
+    s.write_all(req.repeat(asked).as_bytes()).unwrap();
+    // Do not read for a while: the server's writes stall once the buffers are full.
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let got = assert_closed_by_server(s, "stalled reader");
+    let answers = String::from_utf8_lossy(&got)
+        .matches("HTTP/1.1 200")
+        .count();
+    assert!(answers > 0, "nothing was answered");
+    assert!(
+        answers < asked,
+        "all {asked} answers came: the connection was never idle"
+    );
+    assert_eq!(get(&addr, "/healthz").status, 200);
+}
