@@ -32,6 +32,7 @@ use crate::search::{
     json, opensearch, SearchError, SearchIndex, SearchRequest, SearchResults,
     DEFAULT_HITS_PER_SITE, MAX_HITS_PER_PAGE,
 };
+pub use conn::ConnLimits;
 use page::PageRequest;
 
 /// Settings of the server.
@@ -49,8 +50,6 @@ pub struct ServeOptions {
     /// the index must be reopened; zero checks on every request, `None` never.
     pub reload_interval: Option<Duration>,
 }
-
-pub use conn::ConnLimits;
 
 impl Default for ServeOptions {
     fn default() -> Self {
