@@ -368,6 +368,7 @@ impl<R: Read> ArchiveReader<R> {
                 what.push_str(&format!(" {f}: {}", header::decode(v)));
             }
         }
+        self.collect_stream_anomalies();
         self.anomaly(
             AnomalyKind::LostRecord,
             self.rec_offset,
@@ -389,6 +390,8 @@ impl<R: Read> ArchiveReader<R> {
         let Some(c) = self.s.cut() else {
             return;
         };
+        // The damage first, then what it cost.
+        self.collect_stream_anomalies();
         self.anomaly(
             AnomalyKind::LostRecord,
             c.member_cstart,
