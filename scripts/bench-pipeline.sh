@@ -6,6 +6,11 @@
 # target/bench-pipeline.md).
 # Usage: scripts/bench-pipeline.sh DIR_WITH_VARIANTS   (e.g. /work/bench-data/full,
 #        holding full/*.warc.gz and revisit/*.warc.gz)
+# The bench collection is not in the repository (about 1 GB): it is made by make_bench.py
+# from the project's reference material (../shared/bench, read its README.md for the
+# Debian doc packages and Python environment it needs), e.g.
+#   (cd ../shared/bench && .venv-bench/bin/python make_bench.py --scale 1.0 --out /work/bench-data/full)
+# Tests never need it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=${1:?usage: scripts/bench-pipeline.sh DIR (holding full/ and revisit/)}

@@ -1,6 +1,6 @@
 //! `warcdex cdx` against every corpus archive that pywb 2.10 `cdx-indexer` and
 //! `cdxj-indexer` 1.5 index without error, byte for byte
-//! (`../shared/corpus/expected/{pywb-cdx-indexer-cdx11-sorted,
+//! (`fixtures/corpus/expected/{pywb-cdx-indexer-cdx11-sorted,
 //! pywb-cdx-indexer-cdx11-allrecords, cdxj-indexer}/`).
 
 use std::path::Path;
@@ -10,7 +10,7 @@ use warcdex::cdx::run::{run_cdx, RunOptions};
 use warcdex::cdx::CdxOptions;
 use warcdex_cdx::{CdxFormat, KeyStyle};
 
-use crate::util::{check_snapshot, shared};
+use crate::util::{check_snapshot, corpus};
 
 /// Files where the reference tool is wrong and warcdex differs on purpose; each is in
 /// `docs/cdx-differences.md`, and our output is pinned by the snapshot
@@ -61,7 +61,7 @@ pub fn cdx_of(path: &Path, cdx: CdxOptions, sort: bool) -> String {
 }
 
 fn compare_with(tool: &str, ext: &str, cdx: CdxOptions, sort: bool) {
-    let expected = shared().join("corpus/expected");
+    let expected = corpus().join("expected");
     let runs: Value = serde_json::from_str(
         &std::fs::read_to_string(expected.join("RUNS.json")).expect("RUNS.json"),
     )
@@ -72,7 +72,7 @@ fn compare_with(tool: &str, ext: &str, cdx: CdxOptions, sort: bool) {
         if run[tool]["failed"] != Value::Bool(false) {
             continue;
         }
-        let path = shared().join("corpus/real").join(file);
+        let path = corpus().join("real").join(file);
         let got = cdx_of(&path, cdx, sort);
         let want = std::fs::read_to_string(expected.join(tool).join(format!("{file}{ext}")))
             .expect("expected output");
@@ -144,7 +144,7 @@ fn cdxj_matches_cdxj_indexer() {
 /// The 9-field layout and non-SURT keys (pywb `-9`, `-u`) on pywb's example WARC.
 #[test]
 fn cdx9_and_url_keys() {
-    let warc = shared().join("corpus/real/pywb-2.10.0/warcs/example.warc.gz");
+    let warc = corpus().join("real/pywb-2.10.0/warcs/example.warc.gz");
     let cdx9 = cdx_of(
         &warc,
         CdxOptions {
@@ -177,7 +177,7 @@ fn cdx9_and_url_keys() {
         true,
     );
     let want = std::fs::read_to_string(
-        shared().join("corpus/real/pywb-2.10.0/non-surt-cdx/example-non-surt.cdx"),
+        corpus().join("real/pywb-2.10.0/non-surt-cdx/example-non-surt.cdx"),
     )
     .expect("pywb sample");
     assert_eq!(urls, want);

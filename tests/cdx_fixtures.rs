@@ -9,7 +9,7 @@ use warcdex::cdx::CdxOptions;
 use warcdex_cdx::CdxFormat;
 
 use crate::cdx_corpus::cdx_of;
-use crate::util::{check_snapshot, fixtures, shared};
+use crate::util::{check_snapshot, fixtures, corpus};
 
 const FIXTURES: [&str; 18] = [
     "warc/example.warc.gz",
@@ -58,7 +58,7 @@ fn fixture_cdx_snapshots() {
 /// pywb ships `post-test.cdx`, written by `cdx-indexer -s -p` over `post-test.warc.gz`.
 #[test]
 fn post_append_matches_pywb_sample() {
-    let dir = shared().join("corpus/real/pywb-2.10.0");
+    let dir = corpus().join("real/pywb-2.10.0");
     let got = cdx_of(
         &dir.join("warcs/post-test.warc.gz"),
         CdxOptions {

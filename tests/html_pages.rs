@@ -9,7 +9,7 @@ use warcdex::html::parse_html;
 use warcdex::reader::ArchiveReader;
 use warcdex::segment::Outlink;
 
-use crate::util::{check_snapshot, shared};
+use crate::util::{check_snapshot, corpus};
 
 /// An HTML response: its URI, HTTP Content-Type and entity body (de-chunked and
 /// gunzipped when the HTTP head says so, as an importer would hand it over).
@@ -229,7 +229,7 @@ fn golden(file: &str, page: &Page) -> String {
 
 #[test]
 fn real_pages_match_goldens() {
-    let root = shared().join("corpus/real");
+    let root = corpus().join("real");
     let mut failures = Vec::new();
     for (name, file, uri) in PAGES {
         let pages = html_pages(&root.join(file));

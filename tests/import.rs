@@ -11,7 +11,7 @@ use warcdex::records::RecordsOptions;
 use warcdex::segment::SegmentRow;
 use warcdex_cdx::{url_key, KeyStyle};
 
-use crate::util::{fixture_lists, fixture_manifest, fixtures, records_of, shared};
+use crate::util::{fixture_lists, fixture_manifest, fixtures, records_of, corpus};
 
 fn example_entries() -> Vec<ManifestEntry> {
     fixture_manifest("example")
@@ -160,7 +160,7 @@ fn worked_example_without_exclusions_merges_dates() {
 /// `records --digest` (resource records count as 200: they are stored content).
 #[test]
 fn corpus_import_has_every_version() {
-    let expected = shared().join("corpus/expected");
+    let expected = corpus().join("expected");
     let runs: Value =
         serde_json::from_str(&std::fs::read_to_string(expected.join("RUNS.json")).unwrap())
             .unwrap();
@@ -170,7 +170,7 @@ fn corpus_import_has_every_version() {
         if run["warcio-index"]["failed"] != Value::Bool(false) {
             continue;
         }
-        let path = shared().join("corpus/real").join(file);
+        let path = corpus().join("real").join(file);
         let (jsonl, _) = records_of(
             &path,
             256 * 1024,

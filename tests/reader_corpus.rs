@@ -1,12 +1,12 @@
 //! The reader against every archive of the real corpus, with warcio 1.8.1's index
-//! (`../shared/corpus/expected/warcio-index/`) as the reference.
+//! (`fixtures/corpus/expected/warcio-index/`) as the reference.
 
 use std::collections::BTreeMap;
 
 use serde_json::Value;
 use warcdex::records::RecordsOptions;
 
-use crate::util::{assert_same_at_read_size, check_snapshot, records_of, shared, BUFFER_SIZES};
+use crate::util::{assert_same_at_read_size, check_snapshot, records_of, corpus, BUFFER_SIZES};
 
 /// Fields compared with warcio for every record. `warc-record-id` is compared for WARC
 /// only: warcio invents a random one for each ARC record.
@@ -127,7 +127,7 @@ fn parse_lines(s: &str) -> Vec<BTreeMap<String, Value>> {
 }
 
 fn runs() -> BTreeMap<String, Value> {
-    let p = shared().join("corpus/expected/RUNS.json");
+    let p = corpus().join("expected/RUNS.json");
     serde_json::from_str(&std::fs::read_to_string(p).expect("RUNS.json")).expect("RUNS.json parses")
 }
 
@@ -158,9 +158,9 @@ fn diff(ours: &[BTreeMap<String, Value>], theirs: &[BTreeMap<String, Value>]) ->
 
 #[test]
 fn every_corpus_archive_matches_warcio() {
-    let shared = shared();
-    let real = shared.join("corpus/real");
-    let expected = shared.join("corpus/expected/warcio-index");
+    let corpus = corpus();
+    let real = corpus.join("real");
+    let expected = corpus.join("expected/warcio-index");
     let runs = runs();
     assert!(runs.len() >= 185, "RUNS.json lists {} files", runs.len());
     let mut problems = Vec::new();
@@ -253,8 +253,8 @@ fn every_corpus_archive_matches_warcio() {
 /// to keep the test quick; 4096 runs on everything.
 #[test]
 fn corpus_output_does_not_depend_on_read_size() {
-    let shared = shared();
-    let real = shared.join("corpus/real");
+    let corpus = corpus();
+    let real = corpus.join("real");
     let mut checked = 0;
     for file in runs().keys() {
         let path = real.join(file);

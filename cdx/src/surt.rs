@@ -1238,11 +1238,11 @@ mod tests {
     /// path takes, so both are covered by those expectations.
     #[test]
     fn fast_path_agrees_with_general_path() {
-        let corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/corpus/expected");
+        let corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/corpus/expected");
         let mut jsonl: Vec<String> = vec![include_str!("../tests/data/surt_vectors.jsonl").into()];
         let mut stack = vec![std::path::PathBuf::from(corpus).join("cdxj-indexer")];
         while let Some(dir) = stack.pop() {
-            for entry in std::fs::read_dir(&dir).expect("shared/corpus is missing") {
+            for entry in std::fs::read_dir(&dir).expect("fixtures/corpus/expected is part of the repository") {
                 let path = entry.unwrap().path();
                 if path.is_dir() {
                     stack.push(path);

@@ -1,5 +1,5 @@
 //! Every URL key that pywb 2.10 (and cdxj-indexer 1.5) wrote for the real
-//! archives in `shared/corpus` must come out of `surt_key` / `url_key`
+//! archives in `fixtures/corpus` must come out of `surt_key` / `url_key`
 //! byte for byte.
 
 mod common;
@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use warcdex_cdx::surt::{surt_key, url_key, KeyStyle};
 
-const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/corpus");
+const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/corpus");
 
 /// (file under `expected/`, URL) pairs whose key is provably not produced by
 /// the canonicalizer. Each must still be checked: the URL must be refused by
@@ -79,7 +79,7 @@ fn files_with_ext(dir: &Path, ext: &str) -> Vec<PathBuf> {
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
         let entries = fs::read_dir(&d)
-            .unwrap_or_else(|e| panic!("cannot read {} (is shared/ there?): {e}", d.display()));
+            .unwrap_or_else(|e| panic!("cannot read {} (fixtures/corpus is part of the repository): {e}", d.display()));
         for entry in entries {
             let path = entry.unwrap().path();
             if path.is_dir() {

@@ -6,14 +6,10 @@ use warcdex::import::manifest::{read_manifest, ManifestEntry};
 use warcdex::reader::{ArchiveReader, ReaderOptions};
 use warcdex::records::{write_records, FileReport, RecordsOptions};
 
-/// `../shared` beside the repository. Tests that need it fail loudly when it is missing.
-pub fn shared() -> PathBuf {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
-    assert!(
-        p.join("corpus/real").is_dir(),
-        "../shared/corpus/real is missing: the corpus tests need it"
-    );
-    p
+/// `fixtures/corpus`: the real third-party corpus (`real/`, provenance in `real/MANIFEST.md`,
+/// licences in `LICENSES.md`) and the peer tools' outputs for it (`expected/`).
+pub fn corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/corpus")
 }
 
 /// `fixtures/` in the repository.
