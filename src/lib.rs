@@ -17,7 +17,7 @@ pub mod html;
 pub mod import;
 pub mod index;
 pub mod inflate;
-mod output;
+pub mod output;
 pub mod progress;
 pub mod reader;
 pub mod records;

@@ -16,6 +16,7 @@ fn inflate(file: &std::path::Path) -> anyhow::Result<i32> {
 
 fn main() -> ExitCode {
     let args = cli::Cli::parse();
+    cli::set_no_wait(args.no_wait);
     let result = match args.command {
         cli::Command::Records(a) => cli::records::run(a),
         cli::Command::Cdx(a) => cli::cdx::run(a),

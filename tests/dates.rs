@@ -583,3 +583,81 @@ proptest! {
         }
     }
 }
+
+/// `list` with every date replaced by `date` (the same versions, a new capture date).
+fn redated(list: &Path, date: &str) -> String {
+    std::fs::read_to_string(list)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split(' ').collect();
+            format!("{} {} {date}\n", f[0], f[1])
+        })
+        .collect()
+}
+
+/// Issue 15 item 3: two `add-dates --in-place` on the same dates index at once. Each
+/// reads its list from stdin, so neither can finish before the test feeds it; without a
+/// lock both read the old index and the second rename drops the first run's dates.
+/// With the lock (taken before the sources are read) the second run waits and reads
+/// the first one's result: both lists' dates are there at the end, whatever the order.
+#[test]
+fn concurrent_in_place_runs_keep_both_lists() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    let (dup, rev) = lists(dir.path(), "example");
+    let main = main_index(dir.path(), "example", &dup);
+    let dates = main.with_file_name("dates");
+    add(&main, &[&main], &dates, &rev, false);
+    let spawn = || {
+        Command::new(env!("CARGO_BIN_EXE_warcdex"))
+            .args(["add-dates", "--in-place"])
+            .args([&main, &main, &dates, &dates])
+            .arg("-")
+            .stdin(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let mut a = spawn();
+    let mut b = spawn();
+    // Lets both processes start and (without a lock) open the old index; the outcome
+    // with the lock does not depend on it.
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    for (child, date) in [(&mut a, "19990101000000"), (&mut b, "19980101000000")] {
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(redated(&dup, date).as_bytes())
+            .unwrap();
+    }
+    for child in [a, b] {
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let got = dates_by_title(&main, &dates);
+    // Every version named by all.dup gets both new dates.
+    let versions: std::collections::BTreeSet<(String, String)> = std::fs::read_to_string(&dup)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split(' ').collect();
+            (f[0].to_string(), f[1].to_string())
+        })
+        .collect();
+    let with = |d: &str| got.values().filter(|v| v.iter().any(|x| x == d)).count();
+    assert!(!versions.is_empty());
+    assert_eq!(with("19990101000000"), versions.len(), "{got:?}");
+    assert_eq!(with("19980101000000"), versions.len(), "{got:?}");
+    let names: Vec<String> = std::fs::read_dir(main.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+}

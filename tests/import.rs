@@ -246,3 +246,78 @@ fn corpus_import_has_every_version() {
     );
     assert!(checked > 150, "{checked}");
 }
+
+fn warcdex(args: &[&std::ffi::OsStr]) -> (i32, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_warcdex"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Issue 15 item 13: a manifest naming a missing archive and a directory: the other
+/// archives are imported and the segment written, and the run exits 1 (as `cdx` does);
+/// with --strict it exits 1 and writes no segment.
+#[test]
+fn unreadable_archives_exit_1_and_strict_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = fixtures().join("example/crawl1-20071001.arc");
+    let missing = dir.path().join("missing.warc.gz");
+    let manifest = dir.path().join("manifest.txt");
+    std::fs::write(
+        &manifest,
+        format!(
+            "{}\n{}\n{}\n",
+            good.display(),
+            missing.display(),
+            fixtures().display()
+        ),
+    )
+    .unwrap();
+    let seg = dir.path().join("seg");
+    let (code, err) = warcdex(&["import".as_ref(), manifest.as_os_str(), seg.as_os_str()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains(&missing.display().to_string()), "{err}");
+    assert!(err.contains("3 archives (2 with errors)"), "{err}");
+    let m: Value =
+        serde_json::from_str(&std::fs::read_to_string(seg.join("segment.json")).unwrap()).unwrap();
+    assert!(m["documents"].as_u64().unwrap() > 0, "{m}");
+    let strict = dir.path().join("strict");
+    let (code, err) = warcdex(&[
+        "import".as_ref(),
+        "--strict".as_ref(),
+        manifest.as_os_str(),
+        strict.as_os_str(),
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(!strict.exists(), "{err}");
+    let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(names.len(), 2, "manifest and seg only: {names:?}");
+}
+
+/// Issue 15 item 11: an I/O error on the manifest names it (here a directory, which
+/// opens but cannot be read), and a malformed manifest line is named and capped.
+#[test]
+fn manifest_errors_name_the_manifest() {
+    let dir = tempfile::tempdir().unwrap();
+    let seg = dir.path().join("seg");
+    let (code, err) = warcdex(&["import".as_ref(), dir.path().as_os_str(), seg.as_os_str()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains(&format!("manifest {}", dir.path().display())),
+        "{err}"
+    );
+    let manifest = dir.path().join("m.txt");
+    std::fs::write(&manifest, format!("a b {}\n", "c".repeat(10_000))).unwrap();
+    let (code, err) = warcdex(&["import".as_ref(), manifest.as_os_str(), seg.as_os_str()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains(&format!("manifest {}: line 1", manifest.display())),
+        "{err}"
+    );
+    assert!(err.len() < 600, "{err}");
+    assert!(!seg.exists());
+}

@@ -316,3 +316,50 @@ fn sorted_merge_and_sort_fallback_agree() {
     assert_eq!(dump_str(&[&two], DumpMode::All), want);
     assert_eq!(dump_str(&[&reversed], DumpMode::All), want);
 }
+
+/// Issue 15 item 15: numeric flags are checked when parsed (NaN, negative or > 1
+/// damping made every score NaN); nothing is built, and the message names the flag.
+#[test]
+fn numeric_flags_are_validated() {
+    let dir = tempfile::tempdir().unwrap();
+    let main = import_and_index(dir.path(), "example", None);
+    let seg = dir.path().join("example-seg");
+    let out = dir.path().join("bad");
+    let seg_s = seg.to_str().unwrap();
+    let out_s = out.to_str().unwrap();
+    let bad: &[&[&str]] = &[
+        &["index", "--damping", "NaN", "--out", out_s, seg_s],
+        &["index", "--damping", "-0.5", "--out", out_s, seg_s][..],
+        &["index", "--damping", "1.5", "--out", out_s, seg_s],
+        &["index", "--score-power", "inf", "--out", out_s, seg_s],
+        &["index", "--memory", "0", "--out", out_s, seg_s],
+        &[
+            "merge",
+            "--memory",
+            "0",
+            "--out",
+            out_s,
+            main.to_str().unwrap(),
+        ],
+        &["import", "-j", "0", "m.txt", out_s],
+        &["import", "--content-limit", "0", "m.txt", out_s],
+        &["sort-cdx", "--memory", "0", "-"],
+        &["add-dates", "--memory", "0", "a", "b", "c", "d"],
+    ];
+    for args in bad {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_warcdex"))
+            .args(*args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(&format!("'{}'", args[2])), "{args:?}: {err}");
+        assert!(err.contains("invalid value"), "{args:?}: {err}");
+        assert!(!out.exists(), "{args:?}");
+    }
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_warcdex"))
+        .args(["index", "--damping", "1", "--out", out_s, seg_s])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}

@@ -164,14 +164,17 @@ pub fn parse_capture(line: &str) -> Result<Option<Capture<'_>>, String> {
             )
         };
     if date.len() != 14 || !date.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(format!("bad date {date:?}: not 14 digits"));
+        return Err(format!(
+            "bad date {:?}: not 14 digits",
+            crate::message::echo(&date)
+        ));
     }
     let digest = match digest {
         Cow::Borrowed(d) => Cow::Borrowed(d.strip_prefix("sha1:").unwrap_or(d)),
         Cow::Owned(d) => Cow::Owned(d.strip_prefix("sha1:").unwrap_or(&d).to_string()),
     };
     if digest.is_empty() || digest == "-" {
-        return Err(format!("bad digest {digest:?}"));
+        return Err(format!("bad digest {:?}", crate::message::echo(&digest)));
     }
     Ok(Some(Capture {
         urlkey,
@@ -407,10 +410,7 @@ fn run_list(
 }
 
 fn spool_file(opts: &ListOptions) -> io::Result<File> {
-    match &opts.tmp_dir {
-        Some(d) => tempfile::tempfile_in(d),
-        None => tempfile::tempfile(),
-    }
+    crate::sort::temp_file(opts.tmp_dir.as_deref())
 }
 
 /// Parses one raw line for the lists: counts it, and records a broken one (an error

@@ -13,6 +13,7 @@
 
 pub mod dedup;
 pub mod line;
+pub mod message;
 pub mod plumbing;
 pub mod sort;
 pub mod surt;

@@ -6,7 +6,7 @@ use std::io::{self, BufRead, Write};
 use std::path::PathBuf;
 
 use crate::line::CdxLine;
-use crate::sort::{check_sorted, merge_sorted, ExternalSorter, OrderError, SortOptions};
+use crate::sort::{check_sorted, merge_sorted_checked, ExternalSorter, OrderError, SortOptions};
 
 /// What a sort or merge wrote.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -92,8 +92,41 @@ pub fn sort_cdx(
     Ok(report)
 }
 
-/// Merges CDX inputs that are each sorted into one sorted output. An input out of
-/// order makes the output out of order too: check with [`check_cdx`] first when unsure.
+/// An input of [`merge_cdx`] that is not sorted: which input (0-based, in argument
+/// order) and where. Carried inside the `io::Error` (kind `InvalidData`) that
+/// `merge_cdx` returns, so a caller can name the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MergeOrderError {
+    /// Index of the input in the list given to [`merge_cdx`].
+    pub input: usize,
+    /// The first line out of order in that input.
+    pub error: OrderError,
+}
+
+impl std::fmt::Display for MergeOrderError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "input {}: {}; merge-cdx needs sorted inputs (sort-cdx sorts them)",
+            self.input + 1,
+            self.error
+        )
+    }
+}
+
+impl std::error::Error for MergeOrderError {}
+
+impl MergeOrderError {
+    /// The `MergeOrderError` inside an error returned by [`merge_cdx`], if that is what
+    /// it is.
+    pub fn find(e: &io::Error) -> Option<&MergeOrderError> {
+        e.get_ref().and_then(|e| e.downcast_ref())
+    }
+}
+
+/// Merges CDX inputs that are each sorted into one sorted output, checking each input's
+/// order as it goes: the first line out of order fails the merge with a
+/// [`MergeOrderError`] (a merge of unsorted inputs would silently be unsorted).
 pub fn merge_cdx(
     inputs: Vec<Box<dyn BufRead + '_>>,
     out: &mut dyn Write,
@@ -101,7 +134,7 @@ pub fn merge_cdx(
     let mut legends = Legends::default();
     let mut w = io::BufWriter::with_capacity(1 << 16, out);
     let mut lines = 0u64;
-    merge_sorted(inputs, false, |line| {
+    let checked = merge_sorted_checked(inputs, |line| {
         let line = strip_eol(line);
         if line.is_empty() {
             return Ok(());
@@ -119,6 +152,12 @@ pub fn merge_cdx(
         w.write_all(line)?;
         w.write_all(b"\n")
     })?;
+    if let Err((input, error)) = checked {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            MergeOrderError { input, error },
+        ));
+    }
     w.flush()?;
     Ok(SortReport {
         lines,

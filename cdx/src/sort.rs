@@ -242,10 +242,7 @@ impl ExternalSorter {
     }
 
     fn new_run(&self) -> io::Result<File> {
-        match &self.opts.tmp_dir {
-            Some(dir) => tempfile::tempfile_in(dir),
-            None => tempfile::tempfile(),
-        }
+        temp_file(self.opts.tmp_dir.as_deref())
     }
 
     /// Writes the buffered lines as one sorted run and empties the buffer
@@ -392,6 +389,58 @@ pub fn merge_sorted<R: BufRead>(
     Ok(emitted)
 }
 
+/// An unnamed temporary file in `dir` (the system's temporary directory by default);
+/// an error names the directory.
+pub fn temp_file(dir: Option<&std::path::Path>) -> io::Result<File> {
+    let dir = dir.map_or_else(std::env::temp_dir, std::path::Path::to_path_buf);
+    tempfile::tempfile_in(&dir).map_err(|e| {
+        io::Error::new(
+            e.kind(),
+            format!("cannot create a temporary file in {}: {e}", dir.display()),
+        )
+    })
+}
+
+/// [`merge_sorted`] (without `unique`) that also checks each input's order as it reads
+/// it: `Ok(Err((input index, where)))` at the first line of an input that is smaller
+/// than the line before it in that input (the lines before it have been passed to `f`).
+pub fn merge_sorted_checked<R: BufRead>(
+    mut inputs: Vec<R>,
+    mut f: impl FnMut(&[u8]) -> io::Result<()>,
+) -> io::Result<Result<u64, (usize, OrderError)>> {
+    let mut heap = BinaryHeap::with_capacity(inputs.len());
+    let mut numbers = vec![0u64; inputs.len()];
+    let mut previous = vec![Vec::new(); inputs.len()];
+    for (src, input) in inputs.iter_mut().enumerate() {
+        let mut line = Vec::new();
+        if read_line(input, &mut line)? {
+            numbers[src] = 1;
+            heap.push(Head { line, src });
+        }
+    }
+    let mut emitted = 0;
+    while let Some(mut top) = heap.peek_mut() {
+        f(&top.line)?;
+        emitted += 1;
+        let src = top.src;
+        mem::swap(&mut previous[src], &mut top.line);
+        if !read_line(&mut inputs[src], &mut top.line)? {
+            PeekMut::pop(top);
+            continue;
+        }
+        numbers[src] += 1;
+        if previous[src].as_slice() > top.line.as_slice() {
+            let error = OrderError {
+                line: numbers[src],
+                previous: mem::take(&mut previous[src]),
+                current: mem::take(&mut top.line),
+            };
+            return Ok(Err((src, error)));
+        }
+    }
+    Ok(Ok(emitted))
+}
+
 /// Where an input is out of order: 1-based line number, the previous line,
 /// and the offending line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -410,8 +459,8 @@ impl fmt::Display for OrderError {
             f,
             "line {} is out of order: {:?} after {:?}",
             self.line,
-            String::from_utf8_lossy(&self.current),
-            String::from_utf8_lossy(&self.previous)
+            crate::message::echo_bytes(&self.current),
+            crate::message::echo_bytes(&self.previous)
         )
     }
 }
@@ -745,6 +794,42 @@ mod tests {
         assert_eq!(n, 0);
         let n = merge_sorted(vec![&b""[..], b""], false, |_| unreachable!()).unwrap();
         assert_eq!(n, 0);
+    }
+
+    #[test]
+    fn merge_checked_finds_the_input_and_line_out_of_order() {
+        let a: &[u8] = b"a\nc\ne\n";
+        let b: &[u8] = b"b\nd\nc\nf\n";
+        let mut out = Vec::new();
+        let r = merge_sorted_checked(vec![a, b], |l| {
+            out.push(l.to_vec());
+            Ok(())
+        })
+        .unwrap();
+        let (src, e) = r.unwrap_err();
+        assert_eq!((src, e.line), (1, 3));
+        assert_eq!((e.previous, e.current), (b"d".to_vec(), b"c".to_vec()));
+        let good: Vec<&[u8]> = vec![b"a\nc\n", b"b\nb\n"];
+        let mut out = Vec::new();
+        let r = merge_sorted_checked(good, |l| {
+            out.push(String::from_utf8(l.to_vec()).unwrap());
+            Ok(())
+        });
+        assert_eq!(r.unwrap(), Ok(4));
+        assert_eq!(out, ["a", "b", "b", "c"]);
+    }
+
+    #[test]
+    fn order_error_caps_the_lines_it_shows() {
+        let long = vec![b'z'; 10_000];
+        let e = OrderError {
+            line: 2,
+            previous: long.clone(),
+            current: b"a".to_vec(),
+        };
+        let s = e.to_string();
+        assert!(s.len() < 300, "{s}");
+        assert!(s.contains(&format!("{}…", "z".repeat(200))), "{s}");
     }
 
     #[test]

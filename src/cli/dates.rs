@@ -28,7 +28,7 @@ pub struct AddDatesArgs {
     #[arg(long)]
     pub in_place: bool,
     /// Memory budget in MiB (half for sorting an unsorted list, a quarter for the writer).
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, default_value_t = 256, value_parser = super::mebibytes)]
     pub memory: usize,
     /// Directory for the sort's temporary files (default: the system's).
     #[arg(long)]
@@ -40,6 +40,7 @@ pub fn run(a: AddDatesArgs) -> Result<i32> {
     if a.args.len() < 4 {
         bail!("usage: warcdex add-dates KEY_INDEX SOURCE... DEST DATES");
     }
+    super::check_tmp_dir(a.tmp_dir.as_deref())?;
     let n = a.args.len();
     let key_index = PathBuf::from(&a.args[0]);
     let sources: Vec<PathBuf> = a.args[1..n - 2].iter().map(PathBuf::from).collect();
@@ -53,6 +54,9 @@ pub fn run(a: AddDatesArgs) -> Result<i32> {
         tmp_dir: a.tmp_dir,
         progress: true,
     };
+    // Taken before the sources are read: a second run on the same DEST waits here and
+    // then reads this run's result (with --in-place), so no run's dates are lost.
+    let _lock = super::lock_output(&dest)?;
     let r = add_dates(&key_index, &sources, &dest, &dates, &opts)
         .with_context(|| format!("add-dates {} failed", dest.display()))?;
     let c = &r.info.counts;

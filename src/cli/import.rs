@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use clap::Args;
 
 use warcdex::import::manifest::read_manifest;
@@ -12,6 +12,8 @@ use warcdex::import::segment_dir::{self, ExclusionsInfo};
 use warcdex::import::{import_archives, load_exclusions, ImportOptions, StatusFilter};
 use warcdex::progress::bytes_bar;
 use warcdex::segment::rows::read_rows;
+
+use warcdex_cdx::message::MESSAGES_PER_FILE;
 
 use super::cdx::KeyArg;
 
@@ -32,13 +34,13 @@ pub struct ImportArgs {
     #[arg(long, default_value = "200-299")]
     pub status: String,
     /// Bytes of each payload kept for parsing (and of extracted text).
-    #[arg(long, default_value_t = 1 << 20)]
+    #[arg(long, default_value_t = 1 << 20, value_parser = super::at_least_one)]
     pub content_limit: usize,
     /// URL key style; must match the exclusion list's.
     #[arg(long, value_enum, default_value = "surt")]
     pub key: KeyArg,
     /// Archives imported at once (default: the number of CPUs).
-    #[arg(short = 'j', long)]
+    #[arg(short = 'j', long, value_parser = super::at_least_one)]
     pub jobs: Option<usize>,
     /// Exit 1 when any archive was damaged or any anomaly was found.
     #[arg(long)]
@@ -54,23 +56,46 @@ pub fn run(args: ImportArgs) -> Result<i32> {
         collection: args.collection.clone(),
     };
     let entries = if args.manifest.as_os_str() == "-" {
-        read_manifest(io::stdin().lock(), None)?
+        read_manifest(io::stdin().lock(), None).context("manifest -")?
     } else {
         let f = std::fs::File::open(&args.manifest)
             .with_context(|| format!("cannot open manifest {}", args.manifest.display()))?;
-        read_manifest(io::BufReader::new(f), args.manifest.parent())?
+        read_manifest(io::BufReader::new(f), args.manifest.parent())
+            .with_context(|| format!("manifest {}", args.manifest.display()))?
     };
     let exclusions = match &args.exclusions {
         None => None,
-        Some(p) => Some(
-            load_exclusions(p, opts.key, &mut |m| eprintln!("warcdex: {m}"))
-                .with_context(|| format!("exclusion list {}", p.display()))?,
-        ),
+        Some(p) => {
+            let mut shown = 0u64;
+            let x = load_exclusions(p, opts.key, &mut |m| {
+                shown += 1;
+                if shown <= MESSAGES_PER_FILE {
+                    eprintln!("warcdex: {m}");
+                }
+            })
+            .with_context(|| format!("exclusion list {}", p.display()))?;
+            if x.malformed > MESSAGES_PER_FILE {
+                eprintln!(
+                    "warcdex: {}: … and {} more malformed lines",
+                    p.display(),
+                    x.malformed - MESSAGES_PER_FILE
+                );
+            }
+            Some(x)
+        }
     };
     let dest = args
         .segment
         .clone()
         .unwrap_or_else(|| Path::new("segments").join(segment_dir::timestamp14()));
+    // Held until the segment is renamed into place; checked before the work, not after.
+    let _lock = super::lock_output(&dest)?;
+    if dest.exists() {
+        bail!(
+            "{} already exists; choose another segment name",
+            dest.display()
+        );
+    }
     let paths: Vec<PathBuf> = entries.iter().map(|e| e.path.clone()).collect();
     let bar = bytes_bar(super::inputs_total_size(&paths), "import");
     let jobs = args.jobs.unwrap_or_else(rayon::current_num_threads).max(1);
@@ -93,10 +118,20 @@ pub fn run(args: ImportArgs) -> Result<i32> {
         }),
         _ => None,
     };
+    // One rule for every command: all inputs are attempted; an archive that could not be
+    // read (missing, a directory, a damaged gzip) makes the run exit 1 once the others are
+    // done; with --strict any such failure or anomaly writes nothing.
+    let failed = sources.iter().filter(|s| s.error.is_some()).count();
+    let anomalies: u64 = sources.iter().flat_map(|s| s.anomalies.values()).sum();
+    if args.strict && (failed > 0 || anomalies > 0) {
+        eprintln!(
+            "warcdex import: --strict: {failed} archives failed, {anomalies} anomalies; {} not written",
+            dest.display()
+        );
+        return Ok(1);
+    }
     let m = segment_dir::write_segment(&dest, &rows, sources, &opts, info)
         .with_context(|| format!("cannot write segment {}", dest.display()))?;
-    let failed = m.sources.iter().filter(|s| s.error.is_some()).count();
-    let anomalies: u64 = m.sources.iter().flat_map(|s| s.anomalies.values()).sum();
     let sum =
         |f: fn(&warcdex::import::SourceReport) -> u64| -> u64 { m.sources.iter().map(f).sum() };
     eprintln!(
@@ -111,7 +146,7 @@ pub fn run(args: ImportArgs) -> Result<i32> {
         dest.display()
     );
     println!("{}", dest.display());
-    Ok(i32::from(args.strict && (failed > 0 || anomalies > 0)))
+    Ok(i32::from(failed > 0))
 }
 
 /// Flags of `warcdex segment-info`.

@@ -28,13 +28,13 @@ pub struct IndexArgs {
     #[arg(long)]
     pub internal_links: bool,
     /// Link score damping factor.
-    #[arg(long, default_value_t = 0.85)]
+    #[arg(long, default_value_t = 0.85, value_parser = super::fraction, allow_negative_numbers = true)]
     pub damping: f64,
     /// Link score iterations.
-    #[arg(long, default_value_t = 50)]
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(0..=100_000))]
     pub iterations: u32,
     /// Boost = score ^ power (Nutch `indexer.score.power`).
-    #[arg(long, default_value_t = 0.5)]
+    #[arg(long, default_value_t = 0.5, value_parser = super::non_negative, allow_negative_numbers = true)]
     pub score_power: f64,
     /// Memory and temporary files of the external sorts.
     #[command(flatten)]
@@ -45,7 +45,7 @@ pub struct IndexArgs {
 #[derive(Debug, Clone, Args)]
 pub struct SortFlags {
     /// Memory for each external sort, in MiB (the tantivy writer adds 128 MiB).
-    #[arg(long, default_value_t = 128)]
+    #[arg(long, default_value_t = 128, value_parser = super::mebibytes)]
     pub memory: usize,
     /// Directory for temporary sort runs (default: the system's).
     #[arg(long)]
@@ -77,6 +77,8 @@ pub fn run(args: IndexArgs) -> Result<i32> {
             Path::new("pindexes").join(name).join("main")
         }
     };
+    super::check_tmp_dir(args.sort.tmp_dir.as_deref())?;
+    let _lock = super::lock_output(&out)?;
     let opts = IndexOptions {
         links: LinkOptions {
             internal_links: args.internal_links,
@@ -160,6 +162,8 @@ pub struct MergeArgs {
 
 /// Runs `merge`; returns the exit code.
 pub fn merge(args: MergeArgs) -> Result<i32> {
+    super::check_tmp_dir(args.sort.tmp_dir.as_deref())?;
+    let _lock = super::lock_output(&args.out)?;
     let info = warcdex::index::merge::merge_indexes(&args.indexes, &args.out, &args.sort.options())
         .with_context(|| format!("cannot merge into {}", args.out.display()))?;
     eprintln!(

@@ -1,6 +1,7 @@
 //! `warcdex dedup-cdx`, `revisits`, `sort-cdx`, `merge-cdx`: the NutchWAX lists and
 //! sorted-CDX plumbing over CDX files (`-` = stdin), in bounded memory.
 
+use std::collections::BTreeMap;
 use std::io::{self, BufRead};
 use std::path::PathBuf;
 
@@ -8,7 +9,8 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 
 use warcdex_cdx::dedup::{self, BrokenLine, Input, ListOptions, ListReport};
-use warcdex_cdx::plumbing::{check_cdx, merge_cdx, sort_cdx, SortReport};
+use warcdex_cdx::message::MESSAGES_PER_FILE;
+use warcdex_cdx::plumbing::{check_cdx, merge_cdx, sort_cdx, MergeOrderError, SortReport};
 
 use super::with_output;
 
@@ -22,7 +24,7 @@ pub struct ListArgs {
     #[arg(short = 'o', long)]
     pub output: Option<PathBuf>,
     /// Memory budget in MiB.
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, default_value_t = 256, value_parser = super::mebibytes)]
     pub memory: usize,
     /// Directory for temporary files (default: the system's).
     #[arg(long)]
@@ -41,9 +43,77 @@ pub enum List {
     Revisits,
 }
 
+/// Keeps the inputs that can be opened and reports the others on stderr, so that one
+/// missing file does not stop the run (it makes it exit 1 at the end; with `strict`
+/// nothing is written). `-` is always kept. Returns the kept arguments and the count of
+/// the others.
+fn readable(args: &[String]) -> (Vec<String>, usize) {
+    let mut kept = Vec::with_capacity(args.len());
+    let mut failed = 0;
+    for a in args {
+        if a == "-" {
+            kept.push(a.clone());
+            continue;
+        }
+        let problem = match std::fs::metadata(a) {
+            Ok(m) if m.is_dir() => Some("is a directory".to_string()),
+            Ok(_) => std::fs::File::open(a).err().map(|e| e.to_string()),
+            Err(e) => Some(e.to_string()),
+        };
+        match problem {
+            None => kept.push(a.clone()),
+            Some(p) => {
+                eprintln!("warcdex: {a}: cannot read: {p}");
+                failed += 1;
+            }
+        }
+    }
+    (kept, failed)
+}
+
+/// The end of a run some of whose inputs could not be read: exit 1, and with `strict`
+/// an error before anything is written.
+fn unreadable_outcome(failed: usize, strict: bool) -> Result<()> {
+    if failed > 0 && strict {
+        bail!("{failed} inputs cannot be read; --strict: nothing written");
+    }
+    Ok(())
+}
+
+/// Shows the first [`MESSAGES_PER_FILE`] broken lines of each input on stderr and
+/// counts the rest, reported by [`BrokenShown::finish`].
+#[derive(Default)]
+struct BrokenShown {
+    per_input: BTreeMap<String, u64>,
+}
+
+impl BrokenShown {
+    fn show(&mut self, b: &BrokenLine) {
+        let n = self.per_input.entry(b.input.clone()).or_insert(0);
+        *n += 1;
+        if *n <= MESSAGES_PER_FILE {
+            eprintln!("warcdex: {b}");
+        }
+    }
+
+    fn finish(&self) {
+        for (input, n) in &self.per_input {
+            if *n > MESSAGES_PER_FILE {
+                eprintln!(
+                    "warcdex: {input}: … and {} more broken lines",
+                    n - MESSAGES_PER_FILE
+                );
+            }
+        }
+    }
+}
+
 /// Runs `dedup-cdx` or `revisits`; returns the exit code.
 pub fn run_list(list: List, args: ListArgs) -> Result<i32> {
-    let inputs: Vec<Input> = args.cdx.iter().map(|a| Input::from_arg(a)).collect();
+    super::check_tmp_dir(args.tmp_dir.as_deref())?;
+    let (kept, failed) = readable(&args.cdx);
+    unreadable_outcome(failed, args.strict)?;
+    let inputs: Vec<Input> = kept.iter().map(|a| Input::from_arg(a)).collect();
     if inputs.iter().filter(|i| **i == Input::Stdin).count() > 1 {
         bail!("stdin (-) can be read only once");
     }
@@ -52,13 +122,8 @@ pub fn run_list(list: List, args: ListArgs) -> Result<i32> {
         tmp_dir: args.tmp_dir.clone(),
         strict: args.strict,
     };
-    let mut shown = 0u64;
-    let mut on_broken = |b: &BrokenLine| {
-        shown += 1;
-        if shown <= 20 {
-            eprintln!("warcdex: {b}");
-        }
-    };
+    let mut shown = BrokenShown::default();
+    let mut on_broken = |b: &BrokenLine| shown.show(b);
     let name = match list {
         List::Dedup => "dedup-cdx",
         List::Revisits => "revisits",
@@ -70,6 +135,7 @@ pub fn run_list(list: List, args: ListArgs) -> Result<i32> {
         })
     })
     .with_context(|| format!("{name} failed"))?;
+    shown.finish();
     eprintln!(
         "warcdex {name}: {} lines read ({} legend, {} broken and skipped), {} written{}",
         report.lines,
@@ -82,7 +148,7 @@ pub fn run_list(list: List, args: ListArgs) -> Result<i32> {
             ""
         }
     );
-    Ok(0)
+    Ok(i32::from(failed > 0))
 }
 
 fn open_all(args: &[String]) -> Result<Vec<Box<dyn BufRead>>> {
@@ -105,18 +171,24 @@ pub struct SortArgs {
     #[arg(long)]
     pub check: bool,
     /// Memory budget in MiB (sort-cdx).
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, default_value_t = 256, value_parser = super::mebibytes)]
     pub memory: usize,
     /// Directory for temporary sort runs.
     #[arg(long)]
     pub tmp_dir: Option<PathBuf>,
+    /// Write nothing when an input cannot be read (by default the others are sorted or
+    /// merged, and the run exits 1).
+    #[arg(long)]
+    pub strict: bool,
 }
 
 /// Runs `sort-cdx` (`merge == false`) or `merge-cdx`; returns the exit code.
 pub fn run_sort(merge: bool, args: SortArgs) -> Result<i32> {
+    super::check_tmp_dir(args.tmp_dir.as_deref())?;
+    let (kept, failed) = readable(&args.cdx);
     if args.check {
-        let mut bad = 0;
-        for (a, r) in args.cdx.iter().zip(open_all(&args.cdx)?) {
+        let mut bad = failed;
+        for (a, r) in kept.iter().zip(open_all(&kept)?) {
             match check_cdx(r)? {
                 Ok(n) => eprintln!("warcdex: {a}: sorted ({n} lines)"),
                 Err(e) => {
@@ -127,11 +199,20 @@ pub fn run_sort(merge: bool, args: SortArgs) -> Result<i32> {
         }
         return Ok(i32::from(bad > 0));
     }
-    let inputs = open_all(&args.cdx)?;
+    unreadable_outcome(failed, args.strict)?;
+    let inputs = open_all(&kept)?;
     let memory = args.memory.max(16) << 20;
     let report: SortReport = with_output(args.output.as_deref(), |out| {
         Ok(if merge {
-            merge_cdx(inputs, out)?
+            merge_cdx(inputs, out).map_err(|e| match MergeOrderError::find(&e) {
+                // Nothing is written: name the file and line where the order breaks.
+                Some(m) => anyhow::anyhow!(
+                    "{}: {}; merge-cdx needs sorted inputs (sort them with sort-cdx)",
+                    kept[m.input],
+                    m.error
+                ),
+                None => e.into(),
+            })?
         } else {
             // Keep the process near the budget: the sorter's arena is most of it.
             sort_cdx(inputs, out, memory / 4 * 3, args.tmp_dir.clone())?
@@ -151,5 +232,5 @@ pub fn run_sort(merge: bool, args: SortArgs) -> Result<i32> {
             String::new()
         }
     );
-    Ok(0)
+    Ok(i32::from(failed > 0))
 }

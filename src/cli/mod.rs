@@ -10,8 +10,9 @@ pub mod search;
 
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
-use anyhow::Context;
+use warcdex::output::{self, OutputLock};
 
 use clap::{Parser, Subcommand};
 
@@ -19,6 +20,10 @@ use clap::{Parser, Subcommand};
 #[derive(Debug, Parser)]
 #[command(name = "warcdex", version, about)]
 pub struct Cli {
+    /// Fail at once, naming the output, when another warcdex is writing it (an index,
+    /// a segment, a dates index or a `-o` file), instead of waiting for it to finish.
+    #[arg(long, global = true)]
+    pub no_wait: bool,
     /// The subcommand.
     #[command(subcommand)]
     pub command: Command,
@@ -80,8 +85,24 @@ pub fn inputs_total_size(paths: &[PathBuf]) -> u64 {
         .sum()
 }
 
+/// `--no-wait`, set once by `main` before the subcommand runs.
+static NO_WAIT: AtomicBool = AtomicBool::new(false);
+
+/// Records `--no-wait` for [`lock_output`] and [`with_output`].
+pub fn set_no_wait(no_wait: bool) {
+    NO_WAIT.store(no_wait, Ordering::Relaxed);
+}
+
+/// Takes the advisory lock on an output that another warcdex may be writing (waiting,
+/// or failing at once with `--no-wait`); held until the returned lock is dropped.
+pub fn lock_output(path: &Path) -> io::Result<OutputLock> {
+    OutputLock::acquire(path, NO_WAIT.load(Ordering::Relaxed))
+}
+
 /// Runs `f` with stdout, or with a temporary file beside `path` that is renamed to
-/// `path` only when `f` succeeds (so a crash never leaves half an output).
+/// `path` only when `f` succeeds (so a crash never leaves half an output). The output's
+/// lock is held throughout; the file honours the umask and is synced with its directory
+/// around the rename (`src/output.rs`).
 pub fn with_output<T>(
     path: Option<&Path>,
     f: impl FnOnce(&mut dyn Write) -> anyhow::Result<T>,
@@ -95,21 +116,66 @@ pub fn with_output<T>(
             Ok(r)
         }
         Some(path) => {
-            let dir = path
-                .parent()
-                .filter(|d| !d.as_os_str().is_empty())
-                .unwrap_or(Path::new("."));
-            let tmp = tempfile::Builder::new()
-                .prefix(".warcdex-")
-                .tempfile_in(dir)
-                .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
+            let _lock = lock_output(path)?;
+            let tmp = output::temp_file_beside(path)?;
             let mut out = BufWriter::with_capacity(1 << 16, tmp);
             let r = f(&mut out)?;
-            out.flush()?;
-            let tmp = out.into_inner().map_err(|e| e.into_error())?;
-            tmp.persist(path)
-                .with_context(|| format!("cannot rename the output to {}", path.display()))?;
+            let written = |e: io::Error| {
+                io::Error::new(e.kind(), format!("cannot write {}: {e}", path.display()))
+            };
+            out.flush().map_err(written)?;
+            let tmp = out.into_inner().map_err(|e| written(e.into_error()))?;
+            output::persist_file(tmp, path)?;
             Ok(r)
         }
+    }
+}
+
+/// clap parser for a count that must be at least 1 (`-j`, `--content-limit`).
+pub fn at_least_one(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(format!("{e}")),
+    }
+}
+
+/// clap parser for a memory budget in MiB: at least 1, at most 1 TiB (so that the
+/// conversion to bytes cannot overflow).
+pub fn mebibytes(s: &str) -> Result<usize, String> {
+    let n = at_least_one(s)?;
+    if n > 1 << 20 {
+        return Err("must be at most 1048576 (MiB)".into());
+    }
+    Ok(n)
+}
+
+/// clap parser for a fraction: a finite number from 0 to 1 (`--damping`).
+pub fn fraction(s: &str) -> Result<f64, String> {
+    let x: f64 = s.parse().map_err(|e| format!("{e}"))?;
+    if !(0.0..=1.0).contains(&x) {
+        return Err("must be a number from 0 to 1".into());
+    }
+    Ok(x)
+}
+
+/// clap parser for a finite number that is not negative (`--score-power`).
+pub fn non_negative(s: &str) -> Result<f64, String> {
+    let x: f64 = s.parse().map_err(|e| format!("{e}"))?;
+    if !x.is_finite() || x < 0.0 {
+        return Err("must be a finite number, 0 or more".into());
+    }
+    Ok(x)
+}
+
+/// Refuses a `--tmp-dir` that is not a directory, naming it, before any work is done
+/// (the sorts may need it only after reading gigabytes).
+pub fn check_tmp_dir(dir: Option<&Path>) -> io::Result<()> {
+    match dir {
+        Some(d) if !d.is_dir() => Err(io::Error::new(
+            io::ErrorKind::NotFound,
+            format!("--tmp-dir {}: not a directory", d.display()),
+        )),
+        _ => Ok(()),
     }
 }

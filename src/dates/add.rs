@@ -221,17 +221,21 @@ fn check_dest(
 /// Renames the finished index to `dest`. An existing `dest` (in place) is exchanged
 /// with the new index in one atomic step where the system has one (Linux
 /// `renameat2(RENAME_EXCHANGE)`), so `dest` always names a whole index, old or new;
-/// elsewhere (or on a file system without it) the old one is moved aside first.
+/// elsewhere (or on a file system without it) the old one is moved aside first. The new
+/// index's files and the parent directory are synced before and after (`output.rs`).
 fn install(tmp: tempfile::TempDir, dest: &Path) -> io::Result<()> {
-    let kept = tmp.keep();
     if !dest.exists() {
-        return std::fs::rename(&kept, dest).inspect_err(|_| {
-            let _ = std::fs::remove_dir_all(&kept);
-        });
+        return crate::output::install_dir(tmp, dest);
     }
+    crate::output::sync_tree(tmp.path())?;
+    let kept = tmp.keep();
+    let parent = crate::output::parent_of(dest);
     match exchange(&kept, dest) {
         // `kept` now holds the old index.
-        Ok(()) => return std::fs::remove_dir_all(&kept),
+        Ok(()) => {
+            crate::output::sync_dir(&parent)?;
+            return std::fs::remove_dir_all(&kept);
+        }
         Err(e) if e.kind() != io::ErrorKind::Unsupported => {
             let _ = std::fs::remove_dir_all(&kept);
             return Err(e);
@@ -251,6 +255,7 @@ fn install(tmp: tempfile::TempDir, dest: &Path) -> io::Result<()> {
         let _ = std::fs::remove_dir_all(&kept);
         return Err(e);
     }
+    crate::output::sync_dir(&parent)?;
     std::fs::remove_dir_all(&old)
 }
 
@@ -342,7 +347,7 @@ impl Ctx<'_> {
         dest: &Path,
         feed: impl FnOnce(&mut Joiner<'_>) -> Result<(), JoinError>,
     ) -> Result<Built, JoinError> {
-        let tmp = crate::output::temp_dir_beside(dest, ".warcdex-dates-")?;
+        let tmp = crate::output::temp_dir_beside(dest)?;
         let (schema, f) = dates_schema();
         // No index sort: one indexing thread keeps each segment in insertion order and
         // `finish` merges the segments in `seq` order (sorting costs memory at flush).

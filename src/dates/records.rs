@@ -3,6 +3,7 @@
 //! (formats.md §4.5, §4.8), and what is wrong with a line that cannot be used.
 
 use std::fmt;
+use warcdex_cdx::message::echo;
 
 /// Java's `\s`: the whitespace `String.split("\\s+")` splits on.
 fn is_java_space(b: u8) -> bool {
@@ -81,16 +82,18 @@ pub struct MalformedLine {
 impl fmt::Display for MalformedLine {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}:{}: ", self.input, self.line)?;
+        // A line can be megabytes long (a binary file given by mistake): capped.
+        let text = echo(&self.text);
         match &self.reason {
             // NutchWAX's own message, so that its users recognise it.
             Malformed::NotEnoughFields(n) => {
-                write!(f, "Malformed line, not enough fields ({n}): {}", self.text)
+                write!(f, "Malformed line, not enough fields ({n}): {text}")
             }
             Malformed::NotADate(d) => {
                 write!(
                     f,
-                    "Malformed line, field 3 {d:?} is not a 14-digit date: {}",
-                    self.text
+                    "Malformed line, field 3 {:?} is not a 14-digit date: {text}",
+                    echo(d)
                 )?;
                 let first = self.text.split_ascii_whitespace().next().unwrap_or("");
                 if is_date14(first.as_bytes()) {
@@ -101,7 +104,7 @@ impl fmt::Display for MalformedLine {
                 }
                 Ok(())
             }
-            Malformed::Nul => write!(f, "Malformed line, NUL byte: {}", self.text),
+            Malformed::Nul => write!(f, "Malformed line, NUL byte: {text}"),
         }
     }
 }

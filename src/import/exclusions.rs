@@ -3,6 +3,7 @@
 //! keys, so a hundred million entries take a few hundred MB at most.
 
 use std::io::{self, BufRead};
+use warcdex_cdx::message::echo;
 
 use warcdex_cdx::sort::{ExternalSorter, SortOptions};
 use warcdex_cdx::KeyStyle;
@@ -45,9 +46,9 @@ impl Exclusions {
             let problem = if f.len() < 3 {
                 Some(format!("malformed line, not enough fields ({})", f.len()))
             } else if !f[1].starts_with("sha1:") || f[1].len() <= 5 {
-                Some(format!("digest {:?} does not start with sha1:", f[1]))
+                Some(format!("digest {:?} does not start with sha1:", echo(f[1])))
             } else if f[2].len() != 14 || !f[2].bytes().all(|b| b.is_ascii_digit()) {
-                Some(format!("date {:?} is not 14 digits", f[2]))
+                Some(format!("date {:?} is not 14 digits", echo(f[2])))
             } else {
                 None
             };

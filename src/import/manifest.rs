@@ -32,8 +32,9 @@ pub fn read_manifest(input: impl BufRead, base: Option<&Path>) -> io::Result<Vec
             return Err(io::Error::new(
                 io::ErrorKind::InvalidData,
                 format!(
-                    "manifest line {}: expected `PATH [COLLECTION]`, got {t:?}",
-                    i + 1
+                    "line {}: expected `PATH [COLLECTION]`, got {:?}",
+                    i + 1,
+                    warcdex_cdx::message::echo(t)
                 ),
             ));
         }

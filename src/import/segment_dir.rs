@@ -94,7 +94,7 @@ pub fn write_segment(
             ),
         ));
     }
-    let tmp = crate::output::temp_dir_beside(dest, ".warcdex-segment-")?;
+    let tmp = crate::output::temp_dir_beside(dest)?;
     let mut w = RowWriter::create(&tmp.path().join(ROWS_FILE)).map_err(io::Error::other)?;
     for r in rows {
         w.write(r).map_err(io::Error::other)?;
@@ -116,10 +116,7 @@ pub fn write_segment(
     };
     let json = serde_json::to_string_pretty(&manifest).map_err(io::Error::other)?;
     std::fs::write(tmp.path().join(MANIFEST_FILE), json + "\n")?;
-    let kept = tmp.keep();
-    std::fs::rename(&kept, dest).inspect_err(|_| {
-        let _ = std::fs::remove_dir_all(&kept);
-    })?;
+    crate::output::install_dir(tmp, dest)?;
     Ok(manifest)
 }
 

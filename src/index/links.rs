@@ -234,10 +234,7 @@ fn host_str(url: &str) -> Option<std::borrow::Cow<'_, str>> {
 
 /// An unnamed temporary file in the sort's temporary directory.
 pub(crate) fn tempfile_in(sort: &SortOptions) -> io::Result<File> {
-    match &sort.tmp_dir {
-        Some(d) => tempfile::tempfile_in(d),
-        None => tempfile::tempfile(),
-    }
+    warcdex_cdx::sort::temp_file(sort.tmp_dir.as_deref())
 }
 
 /// The link graph of a collection, on disk, and the anchors kept.

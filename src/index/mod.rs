@@ -315,7 +315,7 @@ impl MainWriter {
                 format!("{} already exists", out.display()),
             ));
         }
-        let tmp = crate::output::temp_dir_beside(out, ".warcdex-index-")?;
+        let tmp = crate::output::temp_dir_beside(out)?;
         let (schema, fields) = schema();
         let settings = IndexSettings {
             sort_by_field: Some(IndexSortByField {
@@ -395,10 +395,10 @@ impl MainWriter {
         };
         let json = serde_json::to_string_pretty(&info).map_err(io::Error::other)?;
         std::fs::write(self.tmp.path().join(PINDEX_FILE), json + "\n")?;
-        let kept = self.tmp.keep();
-        std::fs::rename(&kept, &self.out).inspect_err(|_| {
-            let _ = std::fs::remove_dir_all(&kept);
-        })?;
+        // The index's files are closed before the directory is synced and renamed (the
+        // writer went with `wait_merging_threads`).
+        drop(self.index);
+        crate::output::install_dir(self.tmp, &self.out)?;
         Ok(info)
     }
 }
