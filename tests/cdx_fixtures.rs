@@ -9,7 +9,7 @@ use warcdex::cdx::CdxOptions;
 use warcdex_cdx::CdxFormat;
 
 use crate::cdx_corpus::cdx_of;
-use crate::util::{check_snapshot, fixtures, corpus};
+use crate::util::{check_snapshot, corpus, fixtures};
 
 const FIXTURES: [&str; 18] = [
     "warc/example.warc.gz",

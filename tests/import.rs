@@ -11,7 +11,7 @@ use warcdex::records::RecordsOptions;
 use warcdex::segment::SegmentRow;
 use warcdex_cdx::{url_key, KeyStyle};
 
-use crate::util::{fixture_lists, fixture_manifest, fixtures, records_of, corpus};
+use crate::util::{corpus, fixture_lists, fixture_manifest, fixtures, records_of};
 
 fn example_entries() -> Vec<ManifestEntry> {
     fixture_manifest("example")

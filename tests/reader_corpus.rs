@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 use warcdex::records::RecordsOptions;
 
-use crate::util::{assert_same_at_read_size, check_snapshot, records_of, corpus, BUFFER_SIZES};
+use crate::util::{assert_same_at_read_size, check_snapshot, corpus, records_of, BUFFER_SIZES};
 
 /// Fields compared with warcio for every record. `warc-record-id` is compared for WARC
 /// only: warcio invents a random one for each ARC record.

@@ -1242,7 +1242,9 @@ mod tests {
         let mut jsonl: Vec<String> = vec![include_str!("../tests/data/surt_vectors.jsonl").into()];
         let mut stack = vec![std::path::PathBuf::from(corpus).join("cdxj-indexer")];
         while let Some(dir) = stack.pop() {
-            for entry in std::fs::read_dir(&dir).expect("fixtures/corpus/expected is part of the repository") {
+            for entry in
+                std::fs::read_dir(&dir).expect("fixtures/corpus/expected is part of the repository")
+            {
                 let path = entry.unwrap().path();
                 if path.is_dir() {
                     stack.push(path);

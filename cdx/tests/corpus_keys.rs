@@ -78,8 +78,12 @@ fn files_with_ext(dir: &Path, ext: &str) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
-        let entries = fs::read_dir(&d)
-            .unwrap_or_else(|e| panic!("cannot read {} (fixtures/corpus is part of the repository): {e}", d.display()));
+        let entries = fs::read_dir(&d).unwrap_or_else(|e| {
+            panic!(
+                "cannot read {} (fixtures/corpus is part of the repository): {e}",
+                d.display()
+            )
+        });
         for entry in entries {
             let path = entry.unwrap().path();
             if path.is_dir() {
