@@ -1,7 +1,8 @@
 //! Errors and anomalies, each located by file and byte offset.
 //!
-//! An [`Error`] stops reading a file (a truncated gzip member, an I/O failure, no
-//! archive record at all). An [`Anomaly`] is a recoverable oddity: the reader
+//! An [`Error`] stops reading a file (a gzip member cut by the end of the file, an I/O
+//! failure, no archive record at all), except [`ErrorKind::RecordLost`], which loses one
+//! record. An [`Anomaly`] is a recoverable oddity: the reader
 //! counts it, keeps it for the caller to report, and goes on.
 
 use std::fmt;
@@ -37,6 +38,13 @@ pub enum ErrorKind {
     /// A CDX or list line could not be parsed.
     #[error("{0}")]
     Parse(String),
+    /// The record's bytes were in a damaged gzip member, found only after the record was
+    /// handed out: it must not be used. Reading goes on (see [`Error::is_record_lost`]).
+    #[error("record lost: its gzip member at offset {member_offset} is damaged")]
+    RecordLost {
+        /// Offset of the damaged gzip member in the compressed file.
+        member_offset: u64,
+    },
 }
 
 /// An error with the file and byte offset where it happened.
@@ -87,6 +95,12 @@ impl Error {
     /// The byte offset in the file as stored, when known.
     pub fn offset(&self) -> Option<u64> {
         self.offset
+    }
+
+    /// True for [`ErrorKind::RecordLost`]: this record is lost (and counted as
+    /// `lost-record`), but the reader goes on with the next one.
+    pub fn is_record_lost(&self) -> bool {
+        matches!(*self.kind, ErrorKind::RecordLost { .. })
     }
 }
 
@@ -162,11 +176,18 @@ pub enum AnomalyKind {
     TrailingGarbage,
     /// A target URI the SURT canonicalizer rejects; its CDX key is the URI as written.
     UncanonicalizableUrl,
+    /// A gzip member that does not decompress (CRC-32 or length mismatch, broken deflate
+    /// data, a bad header) or bytes that are no gzip where a member should start; the
+    /// bytes up to the next gzip member were skipped (the message gives the range).
+    DamagedGzipMember,
+    /// A record that could not be read because its bytes were in a damaged gzip member:
+    /// one per damaged region at least (a whole-file gzip may lose more than one).
+    LostRecord,
 }
 
 impl AnomalyKind {
     /// Every kind, in reporting order.
-    pub const ALL: [AnomalyKind; 19] = [
+    pub const ALL: [AnomalyKind; 21] = [
         AnomalyKind::LfLineEndings,
         AnomalyKind::HeaderContinuation,
         AnomalyKind::LeadingWhitespace,
@@ -186,6 +207,8 @@ impl AnomalyKind {
         AnomalyKind::PayloadDigestMismatch,
         AnomalyKind::TrailingGarbage,
         AnomalyKind::UncanonicalizableUrl,
+        AnomalyKind::DamagedGzipMember,
+        AnomalyKind::LostRecord,
     ];
 
     /// A short stable name, used in counts and JSON.
@@ -210,6 +233,8 @@ impl AnomalyKind {
             AnomalyKind::PayloadDigestMismatch => "payload-digest-mismatch",
             AnomalyKind::TrailingGarbage => "trailing-garbage",
             AnomalyKind::UncanonicalizableUrl => "uncanonicalizable-url",
+            AnomalyKind::DamagedGzipMember => "damaged-gzip-member",
+            AnomalyKind::LostRecord => "lost-record",
         }
     }
 

@@ -318,6 +318,7 @@ fn http_app() -> &'static HttpApp {
         // A current-thread runtime: `block_on` may be called from several test threads
         // at once (they take turns), and searches still go to its blocking pool.
         let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
             .max_blocking_threads(2)
             .build()
             .expect("a tokio runtime");

@@ -26,6 +26,7 @@ pub struct MemberDecoder<R> {
     crc: crc32fast::Hasher,
     header_done: bool,
     done: bool,
+    trailer_mismatch: bool,
 }
 
 /// A spare inflate state, handed from one member to the next.
@@ -48,12 +49,19 @@ impl<R: BufRead> MemberDecoder<R> {
             crc: crc32fast::Hasher::new(),
             header_done: false,
             done: false,
+            trailer_mismatch: false,
         }
     }
 
     /// The underlying reader (positioned inside the member while decoding).
     pub fn get_ref(&self) -> &R {
         &self.inner
+    }
+
+    /// True when `read` failed because the trailer's CRC-32 or length did not match the
+    /// data: the reader is then just past the trailer, where the next member should start.
+    pub fn trailer_mismatch(&self) -> bool {
+        self.trailer_mismatch
     }
 
     /// The reader (after the member's trailer once `read` returned 0) and the inflate
@@ -86,10 +94,23 @@ impl<R: BufRead> MemberDecoder<R> {
         }
         for flag in [FNAME, FCOMMENT] {
             if flags & flag != 0 {
-                let mut skipped = Vec::new();
-                self.inner.read_until(0, &mut skipped)?;
-                if skipped.last() != Some(&0) {
-                    return Err(truncated("gzip header name or comment"));
+                // Skipped in place, not collected: a damaged header can run for megabytes
+                // before a NUL, and memory must not grow with it.
+                loop {
+                    let buf = self.inner.fill_buf()?;
+                    if buf.is_empty() {
+                        return Err(truncated("gzip header name or comment"));
+                    }
+                    match memchr::memchr(0, buf) {
+                        Some(i) => {
+                            self.inner.consume(i + 1);
+                            break;
+                        }
+                        None => {
+                            let n = buf.len();
+                            self.inner.consume(n);
+                        }
+                    }
                 }
             }
         }
@@ -108,12 +129,14 @@ impl<R: BufRead> MemberDecoder<R> {
         let size = u32::from_le_bytes([t[4], t[5], t[6], t[7]]);
         let want = std::mem::take(&mut self.crc).finalize();
         if crc != want {
+            self.trailer_mismatch = true;
             return Err(io::Error::new(
                 io::ErrorKind::InvalidData,
                 format!("gzip CRC-32 mismatch (stored {crc:08x}, data {want:08x})"),
             ));
         }
         if size != self.state.total_out() as u32 {
+            self.trailer_mismatch = true;
             return Err(io::Error::new(
                 io::ErrorKind::InvalidData,
                 "gzip length mismatch (ISIZE differs from the data)",

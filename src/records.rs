@@ -30,8 +30,9 @@ pub struct FileReport {
 }
 
 /// Writes one JSON line per record of `reader` to `out`. Each anomaly is passed to
-/// `on_anomaly` as it is found. An error in the file stops the file (what came before
-/// is kept) and is returned in the report; only write errors are returned as `Err`.
+/// `on_anomaly` as it is found. A record lost to a damaged gzip member is counted, not
+/// written; another error in the file stops the file (what came before is kept) and is
+/// returned in the report; only write errors are returned as `Err`.
 pub fn write_records<R: Read, W: Write>(
     reader: &mut ArchiveReader<R>,
     out: &mut W,
@@ -51,6 +52,8 @@ pub fn write_records<R: Read, W: Write>(
                 report.records += 1;
             }
             Ok(false) => break,
+            // Counted (and reported) as `lost-record` by the reader, which reads on.
+            Err(e) if e.is_record_lost() => {}
             Err(e) => {
                 report.error = Some(e);
                 break;

@@ -14,7 +14,7 @@ use warcdex::index::links::{analyse, LinkOptions};
 use warcdex::index::{build_index, write_index, IndexOptions};
 use warcdex::search::{text, SearchIndex, SearchRequest, SearchResults};
 use warcdex::segment::SegmentRow;
-use warcdex::serve::{router, serve, ServeOptions};
+use warcdex::serve::{router, serve, ConnLimits, ServeOptions};
 use warcdex_cdx::{url_key, KeyStyle};
 
 use crate::util::{fixture_lists, fixture_manifest, FixtureLists};
@@ -258,6 +258,9 @@ struct Response {
 
 fn get(addr: &str, path: &str) -> Response {
     let mut s = TcpStream::connect(addr).unwrap();
+    // A server that stopped answering fails the test instead of hanging it.
+    s.set_read_timeout(Some(std::time::Duration::from_secs(60)))
+        .unwrap();
     write!(
         s,
         "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
@@ -313,7 +316,10 @@ fn serve_routes() {
             ..ServeOptions::default()
         },
     );
-    std::thread::spawn(move || serve(listener, app, 2).unwrap());
+    {
+        let opts = ServeOptions::default();
+        std::thread::spawn(move || serve(listener, app, &opts).unwrap());
+    }
 
     // /healthz names the refused set and why.
     let h = get(&addr, "/healthz");
@@ -480,4 +486,487 @@ fn serve_routes() {
     assert_eq!(r.status, 200);
     assert!(r.body.contains("<form action=\"/\" method=\"get\""));
     assert_eq!(get(&addr, "/nosuch").status, 404);
+}
+
+/// Item 9 of issue 15: a page past the end announces the real count, not the requested
+/// offset (`--start 9000` printed `Total hits: 9000`), in text, JSON and RSS.
+#[test]
+fn paging_past_the_end_counts_what_matched() {
+    let dir = tempfile::tempdir().unwrap();
+    build_example(dir.path());
+    let index = SearchIndex::open(dir.path()).unwrap();
+    let page = |q: &str, start: usize, per_site: usize| {
+        index
+            .search(&SearchRequest {
+                query: q.into(),
+                start,
+                hits_per_site: per_site,
+                ..SearchRequest::default()
+            })
+            .unwrap()
+    };
+    // No match at all: 0, however far the page.
+    let r = page("zzyzxnothing", 9000, 2);
+    assert!(r.hits.is_empty() && !r.has_more);
+    assert_eq!(r.total_results(), 0);
+    let mut out = Vec::new();
+    text::write_text(&r, &mut out).unwrap();
+    assert_eq!(String::from_utf8(out).unwrap(), "Total hits: 0\n");
+    let v: serde_json::Value = serde_json::from_str(&warcdex::search::json::to_json(&r)).unwrap();
+    assert_eq!(v["total_results"], 0);
+    // Five match; past the end the count is five (two under the per-site limit).
+    assert_eq!(page("organisation", 9000, 0).total_results(), 5);
+    assert_eq!(page("organisation", 9000, 2).total_results(), 2);
+    assert_eq!(page("organisation", 3, 2).total_results(), 2);
+    assert_eq!(page("organisation", 5, 0).total_results(), 5);
+    // The last page itself is unchanged.
+    assert_eq!(page("organisation", 4, 0).total_results(), 5);
+    // RSS says the same.
+    let rss = warcdex::search::opensearch::rss(&page("zzyzxnothing", 9000, 2), &[]);
+    assert!(
+        rss.contains("<opensearch:totalResults>0</opensearch:totalResults>"),
+        "{rss}"
+    );
+}
+
+/// Item 10 of issue 15: a capture whose URL is `javascript:`, `data:` or `vbscript:` is
+/// never a link (HTML page and RSS) when there is no replay prefix; only http(s) URLs
+/// and replay links are.
+#[test]
+fn only_http_urls_become_links() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rows: Vec<SegmentRow> = [
+        "javascript:alert(document.cookie)//zebu",
+        "JavaScript:alert(2)//zebu",
+        "data:text/html,<script>alert(3)</script>zebu",
+        " vbscript:msgbox(4)//zebu",
+        "http://fine.example.com/zebu",
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, u)| {
+        let mut r = row(u, &format!("Zebu {i}"), "zebu pages", "20100101000000");
+        r.key = format!("{u} sha1:X{i}");
+        r.urlkey = format!("zebu{i})/");
+        r.digest = format!("sha1:X{i}");
+        r
+    })
+    .collect();
+    rows.sort_by(|a, b| (&a.urlkey, &a.digest).cmp(&(&b.urlkey, &b.digest)));
+    let graph = analyse(&rows, &LinkOptions::default(), KeyStyle::Surt).unwrap();
+    write_index(
+        &dir.path().join("pindexes/zebu/main"),
+        &rows,
+        &graph,
+        "surt".into(),
+        Vec::new(),
+        &LinkOptions::default(),
+    )
+    .unwrap();
+    let index = SearchIndex::open(dir.path()).unwrap();
+    assert!(index.broken().is_empty(), "{:?}", index.broken());
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let app = router(index, ServeOptions::default());
+    {
+        let opts = ServeOptions::default();
+        std::thread::spawn(move || serve(listener, app, &opts).unwrap());
+    }
+
+    let r = get(&addr, "/?query=zebu&hitsPerSite=0");
+    assert_eq!(r.status, 200);
+    assert_eq!(
+        r.body.matches("<li class=\"hit\">").count(),
+        5,
+        "{}",
+        r.body
+    );
+    let hrefs: Vec<&str> = r
+        .body
+        .split("href=\"")
+        .skip(1)
+        .map(|s| &s[..s.find('"').unwrap()])
+        .collect();
+    assert!(hrefs.contains(&"http://fine.example.com/zebu"), "{hrefs:?}");
+    for h in &hrefs {
+        assert!(
+            h.starts_with("http://") || h.starts_with('/'),
+            "a link to {h:?}"
+        );
+    }
+    // The URLs are still shown, as text.
+    assert!(r.body.contains("javascript:alert(document.cookie)//zebu"));
+
+    let r = get(&addr, "/opensearch?query=zebu&hitsPerSite=0");
+    let doc = roxmltree::Document::parse(&r.body).unwrap();
+    let links: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("item"))
+        .filter_map(|i| i.children().find(|c| c.has_tag_name("link")))
+        .filter_map(|l| l.text())
+        .collect();
+    assert_eq!(links, ["http://fine.example.com/zebu"], "{}", r.body);
+}
+
+/// A `warcdex serve` process (killed on drop) and its address.
+struct ServerProcess {
+    child: std::process::Child,
+    addr: String,
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl ServerProcess {
+    /// Starts `warcdex serve -d DIR ARGS...` on a free loopback port under `ulimit -n
+    /// NOFILE`, and waits for its "listening on" line.
+    fn start(dir: &Path, nofile: u32, args: &[&str]) -> ServerProcess {
+        use std::io::BufRead;
+        let mut child = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("ulimit -n {nofile} && exec \"$0\" \"$@\""))
+            .arg(env!("CARGO_BIN_EXE_warcdex"))
+            .args(["serve", "--addr", "127.0.0.1:0", "-d"])
+            .arg(dir)
+            .args(args)
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        let addr = loop {
+            line.clear();
+            assert!(
+                err.read_line(&mut line).unwrap() > 0,
+                "the server ended before listening"
+            );
+            if let Some(a) = line
+                .trim()
+                .strip_prefix("warcdex serve: listening on http://")
+            {
+                break a.trim_end_matches('/').to_string();
+            }
+        };
+        // Keep draining stderr so that the server never blocks on a full pipe.
+        std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
+        ServerProcess { child, addr }
+    }
+
+    /// Whether the process is still running.
+    fn alive(&mut self) -> bool {
+        self.child.try_wait().unwrap().is_none()
+    }
+}
+
+/// Item 6 of issue 15: when accept() fails for lack of file descriptors (EMFILE), the
+/// server keeps running (it died: the runtime had no timer for axum's retry sleep) and
+/// answers once the connections are gone.
+#[test]
+fn serve_survives_running_out_of_file_descriptors() {
+    let dir = tempfile::tempdir().unwrap();
+    build_example(dir.path());
+    let mut server = ServerProcess::start(dir.path(), 64, &[]);
+    assert_eq!(get(&server.addr, "/healthz").status, 200);
+    // More connections than the server has descriptors: it cannot accept them all.
+    let idle: Vec<TcpStream> = (0..120)
+        .map(|_| TcpStream::connect(&server.addr).unwrap())
+        .collect();
+    // A request made while they are open is answered (an idle connection makes room)...
+    let r = get(&server.addr, "/search.json?query=lisbon");
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(server.alive(), "the server died with EMFILE");
+    drop(idle);
+    // ...and so is one after they are gone.
+    let r = get(&server.addr, "/search.json?query=lisbon");
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(r.body.contains("News D"), "{}", r.body);
+    assert!(server.alive());
+}
+
+fn flip_bit(path: &Path, offset: usize, bit: u8) {
+    let mut bytes = std::fs::read(path).unwrap();
+    bytes[offset] ^= 1 << bit;
+    std::fs::write(path, bytes).unwrap();
+}
+
+/// Item 7 of issue 15: a damaged index (one bit flipped, anywhere in any file of main or
+/// dates) never panics `search`: the set is refused naming its directory (a segment
+/// file's checksum, mostly), or, when the flip changed nothing the checks see (a version
+/// number in a file's footer, say), it answers exactly as the intact copy beside it,
+/// which is always searched.
+#[test]
+fn damaged_index_is_refused_not_panicked_on() {
+    let dir = tempfile::tempdir().unwrap();
+    build_example(dir.path());
+    let good = dir.path().join("pindexes/good");
+    copy_dir(&dir.path().join("pindexes/col1/main"), &good.join("main"));
+    copy_dir(&dir.path().join("pindexes/col1/dates"), &good.join("dates"));
+    let mut files: Vec<_> = ["main", "dates"]
+        .iter()
+        .flat_map(|part| {
+            std::fs::read_dir(dir.path().join("pindexes/col1").join(part))
+                .unwrap()
+                .map(|e| e.unwrap().path())
+        })
+        .filter(|p| p.metadata().unwrap().len() > 0)
+        .collect();
+    files.sort();
+    let mut refused = 0;
+    for path in &files {
+        let len = path.metadata().unwrap().len() as usize;
+        for k in 0..24 {
+            let (offset, bit) = (k * len / 24, (k % 8) as u8);
+            flip_bit(path, offset, bit);
+            let what = format!("{} byte {offset} bit {bit}", path.display());
+            let index = SearchIndex::open(dir.path()).unwrap();
+            for q in [
+                "organisation",
+                "lisbon date:2007",
+                "example site:example.org",
+            ] {
+                let r = index
+                    .search(&SearchRequest {
+                        query: q.into(),
+                        hits_per_site: 0,
+                        ..SearchRequest::default()
+                    })
+                    .unwrap_or_else(|e| panic!("{what}: {q}: {e}"));
+                assert!(
+                    r.hits.iter().any(|h| h.set == "good"),
+                    "{what}: {q}: the intact set is not searched"
+                );
+                if index.broken().is_empty() {
+                    let of = |set: &str| {
+                        let mut v: Vec<_> = r
+                            .hits
+                            .iter()
+                            .filter(|h| h.set == set)
+                            .map(|h| (h.url.clone(), h.title.clone(), h.dates.clone()))
+                            .collect();
+                        v.sort();
+                        v
+                    };
+                    assert_eq!(of("col1"), of("good"), "{what}: {q}: wrong answers");
+                }
+            }
+            let broken = index.broken();
+            if let Some(b) = broken.first() {
+                assert_eq!(b.name, "col1", "{what}");
+                assert!(b.error.contains("pindexes/col1/"), "{what}: {}", b.error);
+                refused += 1;
+            }
+            drop(index);
+            flip_bit(path, offset, bit);
+        }
+    }
+    // Most flips are caught: 24 per file, a few harmless.
+    assert!(refused > files.len() * 24 / 2, "{refused} refused");
+}
+
+/// A dates list giving one more capture date, 2009-01-01, to the first version of the
+/// worked example's exclusion list (so `add-dates --in-place` changes what is served).
+fn write_2009_list(dir: &Path) -> std::path::PathBuf {
+    let dup = std::fs::read_to_string(dir.join("example.dup")).unwrap();
+    let first = dup.lines().next().unwrap();
+    let mut fields: Vec<&str> = first.split_whitespace().collect();
+    fields[2] = "20090101000000";
+    let list = dir.join("new-2009.dup");
+    std::fs::write(&list, fields.join(" ") + "\n").unwrap();
+    list
+}
+
+fn add_2009_in_place(dir: &Path, list: &Path) {
+    let set = dir.join("pindexes/col1");
+    add_dates(
+        &set.join("main"),
+        &[set.join("dates")],
+        &set.join("dates"),
+        &DatesInput::File(list.to_path_buf()),
+        &AddDatesOptions {
+            in_place: true,
+            ..AddDatesOptions::default()
+        },
+    )
+    .unwrap();
+}
+
+/// Item 8 of issue 15: `serve` sees the dates `add-dates --in-place` adds without a
+/// restart (it reopens a set whose pindex.json changed, checked every few seconds).
+#[test]
+fn serve_sees_dates_added_in_place() {
+    let dir = tempfile::tempdir().unwrap();
+    build_example(dir.path());
+    let list = write_2009_list(dir.path());
+    let mut server = ServerProcess::start(dir.path(), 1024, &[]);
+    let total = |addr: &str| {
+        let r = get(addr, "/search.json?query=date%3A2009");
+        assert_eq!(r.status, 200, "{}", r.body);
+        serde_json::from_str::<serde_json::Value>(&r.body).unwrap()["total"]
+            .as_u64()
+            .unwrap()
+    };
+    assert_eq!(total(&server.addr), 0);
+    add_2009_in_place(dir.path(), &list);
+    // The default check interval is 5 s: poll for up to a minute.
+    let mut seen = 0;
+    for _ in 0..240 {
+        seen = total(&server.addr);
+        if seen > 0 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(250));
+    }
+    assert_eq!(seen, 1, "the date added in place is not served");
+    assert!(server.alive());
+}
+
+/// Item 8 of issue 15: opening a collection while `add-dates --in-place` swaps its dates
+/// index in (again and again) never fails: a file that vanished in the swap is retried.
+#[test]
+fn search_opens_during_in_place_swaps() {
+    let dir = tempfile::tempdir().unwrap();
+    build_example(dir.path());
+    let list = write_2009_list(dir.path());
+    let swapper = {
+        let dir = dir.path().to_path_buf();
+        std::thread::spawn(move || {
+            for _ in 0..10 {
+                add_2009_in_place(&dir, &list);
+            }
+            10
+        })
+    };
+    // Open again and again until the swapper has swapped ten times (a failure was about
+    // one open in 400 at one swap in 130 opens before the retry).
+    let mut failures = Vec::new();
+    let mut opens = 0;
+    while !swapper.is_finished() {
+        let index = SearchIndex::open(dir.path()).unwrap();
+        opens += 1;
+        if let Some(b) = index.broken().first() {
+            failures.push(b.error.clone());
+        }
+    }
+    let swaps = swapper.join().unwrap();
+    assert_eq!(swaps, 10);
+    assert!(
+        failures.is_empty(),
+        "{} of {opens} opens failed during {swaps} swaps, first: {}",
+        failures.len(),
+        failures[0]
+    );
+}
+
+/// Starts the server in-process over `dir` with `opts`; returns its address.
+fn start_in_process(dir: &Path, opts: ServeOptions) -> String {
+    let index = SearchIndex::open(dir).unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let app = router(index, opts.clone());
+    std::thread::spawn(move || serve(listener, app, &opts).unwrap());
+    addr
+}
+
+/// Reads until the server closes the connection; panics if it has not within a minute.
+fn assert_closed_by_server(mut s: TcpStream, what: &str) -> Vec<u8> {
+    s.set_read_timeout(Some(std::time::Duration::from_secs(60)))
+        .unwrap();
+    let mut got = Vec::new();
+    match s.read_to_end(&mut got) {
+        Ok(_) => {}
+        // Closed with bytes of a half-sent request unread: the kernel resets.
+        Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {}
+        Err(e) => panic!("{what}: the server did not close the connection: {e}"),
+    }
+    got
+}
+
+/// Item 6 of issue 15: idle, half-sent and kept-alive connections are closed by the
+/// server (header timeout), more of them than the connection cap do not stop a normal
+/// request from being answered, during and after.
+#[test]
+fn serve_closes_idle_and_half_sent_connections() {
+    let dir = tempfile::tempdir().unwrap();
+    build_example(dir.path());
+    let addr = start_in_process(
+        dir.path(),
+        ServeOptions {
+            limits: ConnLimits {
+                header_timeout: std::time::Duration::from_secs(1),
+                idle_timeout: std::time::Duration::from_secs(2),
+                max_connections: 64,
+            },
+            ..ServeOptions::default()
+        },
+    );
+    let idle: Vec<TcpStream> = (0..300)
+        .map(|_| TcpStream::connect(&addr).unwrap())
+        .collect();
+    let half: Vec<TcpStream> = (0..300)
+        .map(|_| {
+            let mut s = TcpStream::connect(&addr).unwrap();
+            s.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+                .unwrap();
+            s
+        })
+        .collect();
+    // A kept-alive connection after its first answer.
+    let mut kept = TcpStream::connect(&addr).unwrap();
+    kept.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
+    // Answered while 600 idle or half-sent connections (cap 64) are open.
+    let r = get(&addr, "/search.json?query=lisbon");
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(r.body.contains("News D"));
+    for s in idle {
+        assert!(assert_closed_by_server(s, "idle").is_empty());
+    }
+    for s in half {
+        assert_closed_by_server(s, "half-sent");
+    }
+    let answer = String::from_utf8(assert_closed_by_server(kept, "kept-alive")).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert_eq!(answer.matches("HTTP/1.1").count(), 1, "{answer}");
+    // And after they are gone.
+    assert_eq!(get(&addr, "/search.json?query=lisbon").status, 200);
+}
+
+/// Item 6 of issue 15: a client that asks and then stops reading (the answers fill the
+/// socket buffers, no byte moves) is closed after the idle timeout, not held forever.
+#[test]
+fn serve_closes_a_client_that_stops_reading() {
+    let dir = tempfile::tempdir().unwrap();
+    build_other(&dir.path().join("pindexes/other/main"), 150);
+    let addr = start_in_process(
+        dir.path(),
+        ServeOptions {
+            limits: ConnLimits {
+                // Long, so that only the idle timeout can close the connection.
+                header_timeout: std::time::Duration::from_secs(300),
+                idle_timeout: std::time::Duration::from_secs(1),
+                max_connections: 64,
+            },
+            ..ServeOptions::default()
+        },
+    );
+    let asked = 400;
+    let mut s = TcpStream::connect(&addr).unwrap();
+    let req = "GET /?query=lighthouse&hitsPerPage=100&hitsPerSite=0 HTTP/1.1\r\nHost: x\r\n\r\n";
+    s.write_all(req.repeat(asked).as_bytes()).unwrap();
+    // Do not read for a while: the server's writes stall once the buffers are full.
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let got = assert_closed_by_server(s, "stalled reader");
+    let answers = String::from_utf8_lossy(&got)
+        .matches("HTTP/1.1 200")
+        .count();
+    assert!(answers > 0, "nothing was answered");
+    assert!(
+        answers < asked,
+        "all {asked} answers came: the connection was never idle"
+    );
+    assert_eq!(get(&addr, "/healthz").status, 200);
 }

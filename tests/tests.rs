@@ -12,6 +12,7 @@ mod import;
 mod index;
 mod lists_cli;
 mod reader_corpus;
+mod reader_damage;
 mod reader_fixtures;
 mod search;
 mod segment_rows;

@@ -84,8 +84,9 @@ impl CdxReport {
 /// Indexes every record of `reader`, passing each CDX line to `emit` in file order
 /// with the stored position reached (for progress).
 /// `filename` is written in the filename column. Anomalies go to `on_anomaly` as they
-/// are found, and captures that cannot be indexed to `on_problem`. A damaged file stops at the damage with the error in the report; only
-/// errors from `emit` are returned as `Err`.
+/// are found, and captures that cannot be indexed to `on_problem`. A record lost to a
+/// damaged gzip member is counted and skipped; another error stops the file there, with
+/// the error in the report; only errors from `emit` are returned as `Err`.
 pub fn index_archive<R: Read>(
     reader: &mut ArchiveReader<R>,
     filename: &str,
@@ -137,6 +138,8 @@ pub fn index_archive<R: Read>(
                     }
                 }
             }
+            // Counted (and reported) as `lost-record` by the reader, which reads on.
+            Err(e) if e.is_record_lost() => {}
             Err(e) => {
                 report.error = Some(e);
                 break;

@@ -156,11 +156,15 @@ fn pywb_line<R: Read>(
     let Some(url) = url.filter(|u| !u.is_empty()) else {
         return Ok(Outcome::unindexable("no-url", "no target URI: not indexed"));
     };
+    // pywb percent-encodes these in ARC URLs; a NUL is percent-encoded in WARC URLs too,
+    // so that no CDX line carries a raw NUL (docs/cdx-differences.md; issue 15, item 17).
     let url = if is_arc {
         url.replace('\r', "%0D")
             .replace('\n', "%0A")
             .replace('\x0c', "%0C")
             .replace('\0', "%00")
+    } else if url.contains('\0') {
+        url.replace('\0', "%00")
     } else {
         url
     };
@@ -364,7 +368,8 @@ pub(crate) fn key_or_raw(url: &str, style: KeyStyle, offset: u64, out: &mut Outc
                 offset,
                 message: format!("{e}; the URL is used as its key"),
             });
-            url.to_string()
+            // The key must not carry a raw NUL either (the canonical key has `%00`).
+            url.replace('\0', "%00")
         }
     }
 }

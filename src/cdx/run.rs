@@ -147,7 +147,7 @@ fn index_file(
     bar: &ProgressBar,
 ) -> io::Result<FileResult> {
     let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-    let mut reader = match ArchiveReader::open_with(path, ReaderOptions::default()) {
+    let mut reader = match ArchiveReader::open_input(path, ReaderOptions::default()) {
         Ok(r) => r,
         Err(e) => {
             log(&format!("{e}"));

@@ -43,7 +43,7 @@ impl KeyArg {
 /// Flags of `warcdex cdx`.
 #[derive(Debug, Args)]
 pub struct CdxArgs {
-    /// ARC or WARC files, plain or gzip.
+    /// ARC or WARC files, plain or gzip; `-` reads standard input.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// Output layout.

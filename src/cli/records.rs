@@ -14,7 +14,7 @@ use warcdex::records::{write_records, RecordsOptions};
 /// Flags of `warcdex records`.
 #[derive(Debug, Args)]
 pub struct RecordsArgs {
-    /// ARC or WARC files, plain or gzip.
+    /// ARC or WARC files, plain or gzip; `-` reads standard input.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// Add `payload-digest`, computing base32 SHA-1 of the payload where the record
@@ -44,7 +44,7 @@ pub fn run(args: RecordsArgs) -> Result<i32> {
     let mut total = AnomalyCounts::default();
     let (mut records, mut failed_files, mut unopened) = (0u64, 0u64, 0u64);
     for path in &args.files {
-        let mut reader = match ArchiveReader::open_with(path, ReaderOptions::default()) {
+        let mut reader = match ArchiveReader::open_input(path, ReaderOptions::default()) {
             Ok(r) => r,
             Err(e) => {
                 eprintln!("warcdex: {e}");

@@ -4,12 +4,13 @@
 use std::io::{self, BufWriter, Write};
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use anyhow::{bail, Context};
 use clap::Args;
 
 use warcdex::search::{json, text, SearchIndex, SearchRequest, DEFAULT_HITS_PER_SITE};
-use warcdex::serve::{router, serve, ServeOptions};
+use warcdex::serve::{router, serve, ConnLimits, ServeOptions};
 
 /// The Wayback URL form used for replay links unless `--replay-prefix` says otherwise.
 const DEFAULT_REPLAY_PREFIX: &str = "https://web.archive.org/web";
@@ -60,6 +61,31 @@ pub struct ServeArgs {
     /// Searches run at once (default: twice the cores); more requests wait their turn.
     #[arg(long = "search-threads")]
     pub search_threads: Option<usize>,
+    /// Seconds a client has to send a request head (also how long a kept-alive
+    /// connection may wait for its next request).
+    #[arg(long = "header-timeout", default_value_t = 10.0)]
+    pub header_timeout: f64,
+    /// Seconds a connection may stay with no request being answered and no byte moving
+    /// either way (a client that stopped reading) before it is closed.
+    #[arg(long = "idle-timeout", default_value_t = 60.0)]
+    pub idle_timeout: f64,
+    /// Connections open at once; at the cap (or out of file descriptors) the connection
+    /// idle the longest is closed to make room.
+    #[arg(long = "max-connections", default_value_t = 512)]
+    pub max_connections: usize,
+    /// Seconds between checks (made by a request) for sets whose pindex.json changed,
+    /// which are then reopened (after `add-dates --in-place`, say); 0 checks on every
+    /// request.
+    #[arg(long = "reload-interval", default_value_t = 5.0)]
+    pub reload_interval: f64,
+    /// Never reopen the index: serve what was opened at start until restarted.
+    #[arg(long = "no-reload")]
+    pub no_reload: bool,
+}
+
+fn seconds(name: &str, v: f64) -> anyhow::Result<Duration> {
+    Duration::try_from_secs_f64(v)
+        .map_err(|_| anyhow::anyhow!("--{name} must be a number of seconds ≥ 0, not {v}"))
 }
 
 fn prefix(p: &str) -> Option<String> {
@@ -118,6 +144,15 @@ pub fn serve_cmd(a: ServeArgs) -> anyhow::Result<i32> {
     if let Some(n) = a.search_threads {
         opts.search_threads = n.max(1);
     }
+    opts.limits = ConnLimits {
+        header_timeout: seconds("header-timeout", a.header_timeout)?,
+        idle_timeout: seconds("idle-timeout", a.idle_timeout)?,
+        max_connections: a.max_connections.max(1),
+    };
+    opts.reload_interval = match a.no_reload {
+        true => None,
+        false => Some(seconds("reload-interval", a.reload_interval)?),
+    };
     for s in index.sets() {
         eprintln!(
             "warcdex serve: set {}: {} documents, dates from {}",
@@ -134,7 +169,7 @@ pub fn serve_cmd(a: ServeArgs) -> anyhow::Result<i32> {
         "warcdex serve: listening on http://{}/",
         listener.local_addr()?
     );
-    let threads = opts.search_threads;
-    serve(listener, router(index, opts), threads)?;
+    let app = router(index, opts.clone());
+    serve(listener, app, &opts)?;
     Ok(0)
 }

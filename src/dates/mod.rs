@@ -153,6 +153,30 @@ pub(crate) fn other(dir: &Path, e: impl std::fmt::Display) -> io::Error {
     io::Error::other(format!("{}: {e}", dir.display()))
 }
 
+/// A tantivy error about the index in `dir`, naming it. A file or directory that does
+/// not exist keeps the kind `NotFound`: that is what a reader sees when `add-dates
+/// --in-place` swaps the dates directory between reading `meta.json` and opening the
+/// segment files, and `search` retries the open on it (`src/search/mod.rs`).
+pub(crate) fn tantivy_error(dir: &Path, e: tantivy::TantivyError) -> io::Error {
+    use tantivy::directory::error::{OpenDirectoryError, OpenReadError};
+    use tantivy::TantivyError as T;
+    let missing = match &e {
+        T::OpenReadError(OpenReadError::FileDoesNotExist(_))
+        | T::OpenDirectoryError(OpenDirectoryError::DoesNotExist(_)) => true,
+        T::OpenReadError(OpenReadError::IoError { io_error, .. }) => {
+            io_error.kind() == io::ErrorKind::NotFound
+        }
+        T::IoError(io_error) => io_error.kind() == io::ErrorKind::NotFound,
+        _ => false,
+    };
+    let kind = if missing {
+        io::ErrorKind::NotFound
+    } else {
+        io::ErrorKind::Other
+    };
+    io::Error::new(kind, format!("{}: {e}", dir.display()))
+}
+
 /// A searcher over `index` as it is now, with no reload thread (`dir` names it in
 /// errors).
 pub(crate) fn searcher_of(index: &Index, dir: &Path) -> io::Result<Searcher> {
@@ -160,13 +184,13 @@ pub(crate) fn searcher_of(index: &Index, dir: &Path) -> io::Result<Searcher> {
         .reader_builder()
         .reload_policy(ReloadPolicy::Manual)
         .try_into()
-        .map_err(|e| other(dir, e))?;
+        .map_err(|e| tantivy_error(dir, e))?;
     Ok(reader.searcher())
 }
 
 /// Opens an index and a searcher over it (no reload thread: indexes are immutable).
 pub(crate) fn open_index(dir: &Path) -> io::Result<(Index, Searcher)> {
-    let index = Index::open_in_dir(dir).map_err(|e| other(dir, e))?;
+    let index = Index::open_in_dir(dir).map_err(|e| tantivy_error(dir, e))?;
     let searcher = searcher_of(&index, dir)?;
     let segments = searcher.segment_readers().len();
     if segments > 1 {

@@ -181,6 +181,21 @@ impl Versions {
         }
     }
 
+    /// Takes back the claim of a capture whose record turned out to be lost (a damaged
+    /// gzip member found after its header): its date goes, and so does a version that
+    /// has no other capture.
+    fn withdraw(&self, key: &(String, String), order: &Order) {
+        let mut m = self.map.lock().expect("versions lock");
+        if let Some(v) = m.get_mut(key) {
+            if let Some(i) = v.dates.iter().position(|d| d == &order.0) {
+                v.dates.swap_remove(i);
+            }
+            if v.dates.is_empty() {
+                m.remove(key);
+            }
+        }
+    }
+
     /// Stores a parsed row unless an earlier capture claimed the version meanwhile.
     fn offer(&self, key: &(String, String), order: &Order, row: SegmentRow) {
         let mut m = self.map.lock().expect("versions lock");
@@ -307,7 +322,26 @@ fn import_one(
             Ok(Some(mut rec)) => {
                 report.records += 1;
                 match capture_of(&mut rec, &ctx, &mut report) {
-                    Ok(claimed) => rec.finish().map(|span| (claimed, span)),
+                    Ok(claimed) => match rec.finish() {
+                        Ok(span) => Ok((claimed, span)),
+                        // Its bytes were in a damaged gzip member (the reader counts it
+                        // as `lost-record`): not a record read, not a capture.
+                        Err(e) if e.is_record_lost() => {
+                            report.records -= 1;
+                            if let Some(c) = claimed {
+                                report.imported -= 1;
+                                versions.withdraw(&c.key, &c.order);
+                            }
+                            Ok((
+                                None,
+                                crate::reader::Span {
+                                    offset: 0,
+                                    length: 0,
+                                },
+                            ))
+                        }
+                        Err(e) => Err(e),
+                    },
                     Err(e) => Err(e),
                 }
             }
@@ -406,7 +440,9 @@ fn capture_of<R: Read>(
     let header_digest = h
         .get_str("WARC-Payload-Digest")
         .map(|v| v.trim().to_string())
-        .filter(|v| v.len() > 5 && v[..5].eq_ignore_ascii_case("sha1:"));
+        // `get`, not `[..5]`: a multi-byte character in the first five bytes made the
+        // slice panic (issue 15, item 5); once `get(..5)` matched, `[5..]` below is safe.
+        .filter(|v| v.len() > 5 && v.get(..5).is_some_and(|p| p.eq_ignore_ascii_case("sha1:")));
     let facts = match rec.http()? {
         Some(head) if !head.is_blank() => HttpFacts {
             status: head.status(),

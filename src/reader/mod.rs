@@ -124,6 +124,8 @@ pub struct ArchiveReader<R: Read> {
     content_start: u64,
     content_end: Option<u64>,
     truncated: bool,
+    /// The record met damage (a gzip member that did not decompress): it is lost.
+    damaged: bool,
     multi_flagged: bool,
     prev_content_end: u64,
     arc_version: Option<Format>,
@@ -147,6 +149,30 @@ impl ArchiveReader<File> {
         let path = path.as_ref();
         let file = File::open(path).map_err(|e| Error::from(e).with_path(path))?;
         let mut r = ArchiveReader::with_options(file, opts).map_err(|e| e.with_path(path))?;
+        r.path = Some(path.to_path_buf());
+        let p = path.to_path_buf();
+        r.probe = Some(Box::new(move |offset| member_end(&p, offset)));
+        Ok(r)
+    }
+}
+
+/// An input named on the command line: a file, or standard input.
+pub type Input = Box<dyn Read + Send>;
+
+impl ArchiveReader<Input> {
+    /// Opens `path`, or reads standard input when `path` is `-` (every command reads
+    /// `-`, README.md). From standard input, a record inside a whole-file gzip member
+    /// cannot get the member's length by a second pass: its length is written as 0.
+    pub fn open_input(path: &Path, opts: ReaderOptions) -> Result<Self> {
+        if path == Path::new("-") {
+            let mut r = ArchiveReader::with_options(Box::new(io::stdin()) as Input, opts)
+                .map_err(|e| e.with_path(path))?;
+            r.path = Some(path.to_path_buf());
+            return Ok(r);
+        }
+        let file = File::open(path).map_err(|e| Error::from(e).with_path(path))?;
+        let mut r = ArchiveReader::with_options(Box::new(file) as Input, opts)
+            .map_err(|e| e.with_path(path))?;
         r.path = Some(path.to_path_buf());
         let p = path.to_path_buf();
         r.probe = Some(Box::new(move |offset| member_end(&p, offset)));
@@ -186,7 +212,9 @@ fn member_end(path: &Path, offset: u64) -> io::Result<u64> {
         },
         Default::default(),
     );
-    io::copy(&mut dec, &mut io::sink())?;
+    // A damaged member ends, as far as anyone can tell, where its decoder failed (the
+    // reader reports the damage itself when it gets there).
+    let _ = io::copy(&mut dec, &mut io::sink());
     Ok(offset + dec.get_ref().n)
 }
 
@@ -213,6 +241,7 @@ impl<R: Read> ArchiveReader<R> {
             content_start: 0,
             content_end: None,
             truncated: false,
+            damaged: false,
             multi_flagged: false,
             prev_content_end: 0,
             arc_version: None,
@@ -289,26 +318,93 @@ impl<R: Read> ArchiveReader<R> {
     }
 
     /// Advances to the next record. The previous record, if any, is finished first.
+    ///
+    /// A record whose bytes are in a damaged gzip member is never handed out when the
+    /// damage is known by the end of its header: it is counted as `lost-record` and
+    /// skipped. When the damage shows only later, [`Record::finish`] says so.
     pub fn next_record(&mut self) -> Result<Option<Record<'_, R>>> {
         if self.in_record {
-            self.finish_current()?;
+            match self.finish_current() {
+                // Counted already; the caller did not ask for this record's span.
+                Err(e) if e.is_record_lost() => {}
+                other => {
+                    other?;
+                }
+            }
         }
-        if let Some(e) = self.s.take_error() {
-            return Err(self.fail(e));
-        }
-        if self.failed {
-            return Ok(None);
-        }
-        let found = self.seek_header().map_err(|e| self.fail(e))?;
-        if !found {
+        loop {
+            if let Some(e) = self.s.take_error() {
+                return Err(self.fail(e));
+            }
+            if self.failed {
+                return Ok(None);
+            }
+            let found = self.seek_header().map_err(|e| self.fail(e))?;
+            if !found {
+                self.collect_stream_anomalies();
+                return Ok(None);
+            }
+            self.read_header().map_err(|e| self.fail(e))?;
+            // The block runs into damage already met: the record is lost.
+            let cut_in_block = self.s.cut().is_some_and(|c| self.block_end() > c.dpos);
+            if self.damaged || cut_in_block {
+                self.lose_record();
+                continue;
+            }
+            self.records += 1;
+            self.in_record = true;
             self.collect_stream_anomalies();
-            return Ok(None);
+            return Ok(Some(Record { rd: self }));
         }
-        self.read_header().map_err(|e| self.fail(e))?;
-        self.records += 1;
-        self.in_record = true;
+    }
+
+    /// The record being read met damage: counts it as lost, passes the damage and
+    /// returns the error [`Record::finish`] gives for it.
+    fn lose_record(&mut self) -> Error {
+        let member = self.s.cut().map_or(self.rec_offset, |c| c.member_cstart);
+        let mut what = String::new();
+        for f in ["WARC-Target-URI", "WARC-Record-ID"] {
+            if let Some(v) = self.header.get(f) {
+                what.push_str(&format!(" {f}: {}", header::decode(v)));
+            }
+        }
+        self.anomaly(
+            AnomalyKind::LostRecord,
+            self.rec_offset,
+            format!("record lost in the damaged gzip member at offset {member};{what}"),
+        );
+        self.pass_cut();
+        self.damaged = false;
+        self.in_record = false;
+        self.err(Error::at(
+            ErrorKind::RecordLost {
+                member_offset: member,
+            },
+            self.rec_offset,
+        ))
+    }
+
+    /// Damage met between records: the damaged member held at least one record.
+    fn lose_unseen_record(&mut self) {
+        let Some(c) = self.s.cut() else {
+            return;
+        };
+        self.anomaly(
+            AnomalyKind::LostRecord,
+            c.member_cstart,
+            format!(
+                "the damaged gzip member at offset {} held a record (at least one), lost",
+                c.member_cstart
+            ),
+        );
+        self.pass_cut();
+    }
+
+    fn pass_cut(&mut self) {
+        self.s.pass_cut();
+        // What follows belongs to the next member; nothing before it is a record's.
+        self.prev_content_end = self.prev_content_end.min(self.s.position());
         self.collect_stream_anomalies();
-        Ok(Some(Record { rd: self }))
     }
 
     fn fail(&mut self, e: Error) -> Error {
@@ -333,6 +429,10 @@ impl<R: Read> ArchiveReader<R> {
                 return Ok(Some(Err(searched)));
             }
             if self.s.fill()? == 0 {
+                if self.s.cut().is_some() {
+                    // A line cut by damage is no line: the caller deals with the cut.
+                    return Ok(None);
+                }
                 let n = self.s.buffer().len();
                 return Ok(if n == 0 { None } else { Some(Ok(n)) });
             }
@@ -363,6 +463,10 @@ impl<R: Read> ArchiveReader<R> {
         let limit = self.opts.max_header;
         let found = loop {
             let line = match self.peek_line(limit)? {
+                None if self.s.cut().is_some() => {
+                    self.lose_unseen_record();
+                    continue;
+                }
                 None => break false,
                 Some(l) => l,
             };
@@ -435,19 +539,27 @@ impl<R: Read> ArchiveReader<R> {
         self.http_state = HttpState::NotParsed;
         self.payload_touched = false;
         self.truncated = false;
+        self.damaged = false;
         self.multi_flagged = false;
         self.rec_start = self.s.position();
         self.s
             .prune_members(self.rec_start.min(self.prev_content_end));
         self.rec_offset = self.record_offset();
-        let first = self.s.buffer()[0];
-        if first == b'W' || first == b'w' {
+        // "WARC/", not just "W": an ARC URL may start with "w" (whois://). A damaged
+        // "WARC/" line that passed as an ARC line is still best read as a WARC header.
+        let b = self.s.buffer();
+        if b.len() >= 5 && b[..5].eq_ignore_ascii_case(b"WARC/") {
             self.read_warc_header()?;
         } else {
             self.read_arc_header()?;
         }
         self.content_start = self.s.position();
-        self.content_end = self.header.content_length.map(|n| self.content_start + n);
+        // Saturating: a hostile Content-Length (up to 19 digits) must not overflow; the
+        // end of the input comes first anyway.
+        self.content_end = self
+            .header
+            .content_length
+            .map(|n| self.content_start.saturating_add(n));
         if self.content_end.is_none() && !self.s.is_gzip() {
             // Without a length a plain record cannot be delimited; take an empty block
             // and let resynchronisation skip to the next record (counted there).
@@ -480,7 +592,7 @@ impl<R: Read> ArchiveReader<R> {
         let mut offset = m.cstart;
         for j in (0..i).rev() {
             let p = self.s.members[j];
-            if p.dend == Some(p.dstart) && p.cend == Some(offset) {
+            if p.dend == Some(p.dstart) && p.cend == Some(offset) && !p.damaged {
                 offset = p.cstart;
             } else {
                 break;
@@ -540,7 +652,11 @@ impl<R: Read> ArchiveReader<R> {
                 "WARC header lines end with LF, not CRLF".into(),
             );
         }
-        if !terminated {
+        if !terminated && self.s.cut().is_some() {
+            // The header was cut by a damaged gzip member: the record is lost.
+            self.damaged = true;
+            self.truncated = true;
+        } else if !terminated {
             self.truncated = true;
             self.anomaly(
                 AnomalyKind::TruncatedRecord,
@@ -763,6 +879,15 @@ impl<R: Read> ArchiveReader<R> {
                 return Ok(&self.s.buffer()[..n]);
             }
             let got = self.s.fill().map_err(|e| self.err(e))?;
+            if got == 0 && self.s.buffer().is_empty() && self.s.cut().is_some() {
+                // Damage: if the block runs into it (and did not just end at its member's
+                // end), it ends here and the record is lost.
+                if self.block_end() > pos {
+                    self.damaged = true;
+                    self.content_end = Some(pos);
+                }
+                continue;
+            }
             if got == 0 && self.s.buffer().is_empty() {
                 // End of input, or of a member when the block runs to the member end.
                 let at_member_end = self.content_end.is_none();
@@ -936,7 +1061,10 @@ impl<R: Read> ArchiveReader<R> {
         self.in_record = false;
         let r = self.finish_inner();
         self.collect_stream_anomalies();
-        r.map_err(|e| self.fail(e))
+        match r {
+            Err(e) if e.is_record_lost() => Err(e),
+            other => other.map_err(|e| self.fail(e)),
+        }
     }
 
     fn finish_inner(&mut self) -> Result<Span> {
@@ -949,7 +1077,7 @@ impl<R: Read> ArchiveReader<R> {
             self.block_consume(n);
         }
         let mut content_end = self.content_end.unwrap_or(self.s.position());
-        if self.s.is_gzip() {
+        if self.s.is_gzip() && !self.damaged {
             content_end = self.resync_gzip_overrun(content_end)?;
         }
         self.prev_content_end = content_end;
@@ -996,6 +1124,18 @@ impl<R: Read> ArchiveReader<R> {
             }
             break Some(is_header);
         };
+        // Damage met in the block, or in what follows it inside the record's own member
+        // (the damaged member gave bytes this record read; a member that failed before
+        // giving any is the next record's, and `seek_header` counts it).
+        let pos = self.s.position();
+        let cut_in_record = next.is_none()
+            && self
+                .s
+                .cut()
+                .is_some_and(|c| c.member_dstart < c.dpos && c.member_dstart <= pos);
+        if self.damaged || cut_in_record {
+            return Err(self.lose_record());
+        }
         if next == Some(false) && !self.s.is_gzip() {
             if let Some(end) = self.resync_backwards(content_end) {
                 content_end = end;
@@ -1239,6 +1379,10 @@ impl<R: Read> Record<'_, R> {
     }
 
     /// Reads the rest of the record and returns where it is stored.
+    ///
+    /// An error with [`Error::is_record_lost`] means the record's bytes were in a damaged
+    /// gzip member found while reading it: do not use what was read of it (it is counted
+    /// as `lost-record`); the reader goes on with the next record.
     pub fn finish(self) -> Result<Span> {
         self.rd.finish_current()
     }

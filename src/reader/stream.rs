@@ -7,7 +7,7 @@
 //! member's end, which a multi-member decoder would hide.
 
 use std::collections::VecDeque;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufRead, Read};
 
 use crate::gzip_member::{InflateState, MemberDecoder};
 
@@ -18,37 +18,187 @@ use crate::error::{Anomaly, AnomalyKind, Error, ErrorKind, Result};
 /// next record (see `ArchiveReader::resync_backwards`).
 pub(crate) const KEEP_BEHIND: usize = 64 * 1024;
 
-/// A `BufRead` that counts the bytes consumed from the file.
+/// Compressed bytes of the current gzip member kept after they were consumed, at most:
+/// enough to re-scan a damaged member of any usual size from its start (a longer one is
+/// re-scanned from where its decoder stopped).
+const MAX_KEEP: u64 = 1 << 20;
+
+/// A buffered reader that counts the bytes consumed from the file and can keep the
+/// bytes consumed since a mark (the start of the current gzip member), so that a
+/// member whose decoder failed can be scanned again from its start: a damaged deflate
+/// stream may have been read past the member's end, into the next member's header.
 pub(crate) struct CountingReader<R> {
-    inner: BufReader<R>,
-    pos: u64,
+    inner: R,
+    buf: Vec<u8>,
+    pos: usize,
+    end: usize,
+    /// File offset of `buf[0]`.
+    base: u64,
+    /// File offset from which consumed bytes are kept, if any.
+    mark: Option<u64>,
+    chunk: usize,
 }
 
 impl<R: Read> CountingReader<R> {
     fn new(inner: R, capacity: usize) -> Self {
         CountingReader {
-            inner: BufReader::with_capacity(capacity, inner),
+            inner,
+            buf: vec![0; capacity],
             pos: 0,
+            end: 0,
+            base: 0,
+            mark: None,
+            chunk: capacity,
         }
+    }
+
+    /// File offset of the next byte to be consumed.
+    pub(crate) fn pos(&self) -> u64 {
+        self.base + self.pos as u64
+    }
+
+    /// Keeps the bytes from the current position on, until `clear_mark`.
+    fn set_mark(&mut self) {
+        self.mark = Some(self.pos());
+    }
+
+    fn clear_mark(&mut self) {
+        self.mark = None;
+    }
+
+    /// Moves the cursor back to file offset `to` if that byte is still held.
+    fn rewind(&mut self, to: u64) -> bool {
+        if to >= self.base && to <= self.pos() {
+            self.pos = (to - self.base) as usize;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Reads more input after the bytes held, keeping those from the mark (within
+    /// `MAX_KEEP`) or else from the cursor. Returns how many bytes were read.
+    fn read_more(&mut self) -> io::Result<usize> {
+        let keep_from = match self.mark {
+            Some(m) if m >= self.base && self.pos() - m <= MAX_KEEP => (m - self.base) as usize,
+            _ => {
+                self.mark = None;
+                self.pos
+            }
+        };
+        if self.end == self.buf.len() {
+            if keep_from > 0 {
+                self.buf.copy_within(keep_from..self.end, 0);
+                self.base += keep_from as u64;
+                self.pos -= keep_from;
+                self.end -= keep_from;
+            }
+            if self.end == self.buf.len() {
+                let grown = self.buf.len() + self.chunk;
+                self.buf.resize(grown, 0);
+            }
+        }
+        let want = (self.buf.len() - self.end).min(self.chunk);
+        let n = read_retry(&mut self.inner, &mut self.buf[self.end..self.end + want])?;
+        self.end += n;
+        Ok(n)
+    }
+
+    /// At least `n` unread bytes, fewer only at the end of the input.
+    fn fill_at_least(&mut self, n: usize) -> io::Result<&[u8]> {
+        while self.end - self.pos < n {
+            if self.read_more()? == 0 {
+                break;
+            }
+        }
+        Ok(&self.buf[self.pos..self.end])
     }
 }
 
 impl<R: Read> Read for CountingReader<R> {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(out)?;
-        self.pos += n as u64;
+        if self.pos == self.end && self.mark.is_none() && out.len() >= self.chunk {
+            // Large reads of plain files bypass the buffer, as `BufReader` does.
+            let n = read_retry(&mut self.inner, out)?;
+            self.base += (self.end + n) as u64;
+            self.pos = 0;
+            self.end = 0;
+            return Ok(n);
+        }
+        let avail = self.fill_buf()?;
+        let n = avail.len().min(out.len());
+        out[..n].copy_from_slice(&avail[..n]);
+        self.consume(n);
         Ok(n)
     }
 }
 
 impl<R: Read> BufRead for CountingReader<R> {
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
-        self.inner.fill_buf()
+        if self.pos == self.end {
+            self.read_more()?;
+        }
+        Ok(&self.buf[self.pos..self.end])
     }
     fn consume(&mut self, n: usize) {
-        self.inner.consume(n);
-        self.pos += n as u64;
+        debug_assert!(self.pos + n <= self.end);
+        self.pos += n;
     }
+}
+
+/// A plausible gzip member header: magic, deflate, reserved flag bits clear (RFC 1952).
+fn plausible_member(b: &[u8]) -> bool {
+    b.len() >= 4 && b[0] == 0x1f && b[1] == 0x8b && b[2] == 8 && b[3] & 0xe0 == 0
+}
+
+/// Moves `r` to the next plausible gzip member header; false (everything consumed) when
+/// there is none before the end of the input. `zeros` is cleared when a skipped byte is
+/// not NUL (NUL padding between members is no damage).
+fn scan_for_member<R: Read>(r: &mut CountingReader<R>, zeros: &mut bool) -> io::Result<bool> {
+    loop {
+        let buf = r.fill_at_least(4)?;
+        let skip = |b: &[u8], zeros: &mut bool| *zeros &= b.iter().all(|&x| x == 0);
+        if buf.len() < 4 {
+            let n = buf.len();
+            skip(buf, zeros);
+            r.consume(n);
+            return Ok(false);
+        }
+        match memchr::memchr(0x1f, buf) {
+            None => {
+                let n = buf.len();
+                skip(buf, zeros);
+                r.consume(n);
+            }
+            Some(i) if i + 4 <= buf.len() => {
+                if plausible_member(&buf[i..i + 4]) {
+                    skip(&buf[..i], zeros);
+                    r.consume(i);
+                    return Ok(true);
+                }
+                skip(&buf[..i + 1], zeros);
+                r.consume(i + 1);
+            }
+            // Too few bytes after it to judge: keep them and read more.
+            Some(i) => {
+                skip(&buf[..i], zeros);
+                r.consume(i);
+            }
+        }
+    }
+}
+
+/// Where damage stopped the decompressed stream: bytes before `dpos` came from before
+/// the damage, bytes after it come from the next gzip member.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Cut {
+    /// Decompressed offset of the cut.
+    pub dpos: u64,
+    /// Decompressed offset where the damaged member started (== `dpos` when it gave
+    /// no bytes at all).
+    pub member_dstart: u64,
+    /// Compressed offset of the damaged member.
+    pub member_cstart: u64,
 }
 
 /// One gzip member: where it starts and ends, compressed and decompressed.
@@ -60,8 +210,11 @@ pub(crate) struct Member {
     pub cstart: u64,
     /// Decompressed end, once reached.
     pub dend: Option<u64>,
-    /// Compressed end, once reached.
+    /// Compressed end, once reached (for a damaged member: where reading resumed).
     pub cend: Option<u64>,
+    /// The member did not decompress; its bytes after `dstart` up to `dend` (if any)
+    /// were decoded before the damage was found.
+    pub damaged: bool,
 }
 
 // The gzip variant is much larger than the plain one; there is one Source per file,
@@ -92,6 +245,8 @@ pub(crate) struct Stream<R: Read> {
     compressed_len_hint: u64,
     /// A decompression error, held until the record being read is handed out.
     error: Option<Error>,
+    /// Damage the reader has not passed yet: `fill` gives nothing more until `pass_cut`.
+    cut: Option<Cut>,
 }
 
 impl<R: Read> Stream<R> {
@@ -100,7 +255,15 @@ impl<R: Read> Stream<R> {
         let chunk = chunk.max(1);
         let mut counting = CountingReader::new(inner, chunk.max(8192));
         let head = counting.fill_buf()?;
-        let gzip = head.len() >= 2 && head[0] == 0x1f && head[1] == 0x8b;
+        // Two of the three first bytes of a gzip member are enough: a damaged first member
+        // must not turn the whole file into "no record found" (issue 15, item 1).
+        let matching = [0x1f, 0x8b, 8]
+            .iter()
+            .zip(head.iter())
+            .filter(|(a, b)| a == b)
+            .count();
+        let gzip = (head.len() >= 2 && head[0] == 0x1f && head[1] == 0x8b)
+            || (head.len() >= 4 && matching >= 2 && head[3] & 0xe0 == 0);
         let src = if gzip {
             Source::Gzip {
                 decoder: None,
@@ -124,6 +287,7 @@ impl<R: Read> Stream<R> {
             anomalies: Vec::new(),
             compressed_len_hint: 0,
             error: None,
+            cut: None,
         })
     }
 
@@ -140,10 +304,10 @@ impl<R: Read> Stream<R> {
     /// Compressed bytes consumed so far (the file position for plain input).
     pub(crate) fn compressed_position(&self) -> u64 {
         match &self.src {
-            Source::Plain(r) => r.pos,
+            Source::Plain(r) => r.pos(),
             Source::Gzip { decoder, idle, .. } => match (decoder, idle) {
-                (Some(d), _) => d.get_ref().pos,
-                (None, Some(r)) => r.pos,
+                (Some(d), _) => d.get_ref().pos(),
+                (None, Some(r)) => r.pos(),
                 _ => self.compressed_len_hint,
             },
         }
@@ -180,18 +344,70 @@ impl<R: Read> Stream<R> {
     }
 
     /// Reads more bytes into the buffer. Returns how many; 0 at the end of input.
+    /// At damage (see [`Stream::cut`]) it gives 0 until the cut is passed.
     pub(crate) fn fill(&mut self) -> Result<usize> {
-        if self.eof {
+        if self.eof || self.cut.is_some() {
             return Ok(0);
         }
         self.make_room();
         let want = self.chunk.min(self.buf.len() - self.end);
         loop {
             let n = self.read_source(want)?;
-            if n > 0 || self.eof {
+            if n > 0 || self.eof || self.cut.is_some() {
                 return Ok(n);
             }
         }
+    }
+
+    /// The damage the stream stopped at, if it is stopped at one.
+    pub(crate) fn cut(&self) -> Option<Cut> {
+        self.cut
+    }
+
+    /// Drops the unread bytes before the cut and lets reading go on after it.
+    pub(crate) fn pass_cut(&mut self) {
+        if self.cut.take().is_some() {
+            self.pos = self.end;
+        }
+    }
+
+    /// Records damage: the member being read (or bytes that are no member, starting at
+    /// `cstart`) is skipped up to `resume`, and the stream stops at decompressed offset
+    /// `dpos` until the reader passes the cut.
+    fn damage(&mut self, cstart: u64, resume: u64, at_eof: bool, why: &str, dpos: u64) {
+        match self.members.back_mut() {
+            Some(m) if m.cstart == cstart && m.cend.is_none() => {
+                m.dend = Some(dpos);
+                m.cend = Some(resume);
+                m.damaged = true;
+            }
+            _ => self.members.push_back(Member {
+                dstart: dpos,
+                cstart,
+                dend: Some(dpos),
+                cend: Some(resume),
+                damaged: true,
+            }),
+        }
+        let member_dstart = self.members.back().map_or(dpos, |m| m.dstart);
+        let skipped = resume - cstart;
+        let whereto = if at_eof {
+            "no gzip member follows".to_string()
+        } else {
+            format!("reading resumes at offset {resume}")
+        };
+        self.anomalies.push(Anomaly {
+            kind: AnomalyKind::DamagedGzipMember,
+            offset: cstart,
+            message: format!(
+                "{why}; bytes {cstart}..{resume} ({skipped} bytes) skipped, {whereto}"
+            ),
+        });
+        self.cut = Some(Cut {
+            dpos,
+            member_dstart,
+            member_cstart: cstart,
+        });
     }
 
     /// Makes sure at least one byte is buffered unless at the end; returns false at the end.
@@ -242,62 +458,107 @@ impl<R: Read> Stream<R> {
             } => {
                 if decoder.is_none() {
                     let mut r = idle.take().expect("gzip source present");
-                    let head = r.fill_buf()?;
+                    let head = r.fill_at_least(4)?;
                     if head.is_empty() {
-                        self.compressed_len_hint = r.pos;
+                        self.compressed_len_hint = r.pos();
                         *idle = Some(r);
                         self.eof = true;
                         return Ok(0);
                     }
                     if head[0] != 0x1f || (head.len() > 1 && head[1] != 0x8b) {
-                        // Quirk: zero padding or junk after the last member. Count it and stop:
-                        // without gzip framing there is nothing to resynchronise on.
-                        let at = r.pos;
-                        let mut skipped = 0u64;
-                        loop {
-                            let n = r.fill_buf()?.len();
-                            if n == 0 {
-                                break;
-                            }
-                            r.consume(n);
-                            skipped += n as u64;
+                        // No gzip member where one should start: a damaged member header,
+                        // or junk. Scan for the next member; without one it is junk at the end.
+                        let at = r.pos();
+                        let mut zeros = true;
+                        let found = scan_for_member(&mut r, &mut zeros)?;
+                        let resume = r.pos();
+                        self.compressed_len_hint = resume;
+                        *idle = Some(r);
+                        if found && zeros {
+                            // Quirk: NUL padding between members (block-aligned writers).
+                            self.anomalies.push(Anomaly {
+                                kind: AnomalyKind::GarbageBetweenRecords,
+                                offset: at,
+                                message: format!(
+                                    "{} NUL bytes between gzip members skipped",
+                                    resume - at
+                                ),
+                            });
+                            return Ok(0);
                         }
+                        if found {
+                            self.damage(
+                                at,
+                                resume,
+                                false,
+                                "bytes that are not a gzip member",
+                                dpos,
+                            );
+                            return Ok(0);
+                        }
+                        // Quirk: zero padding or junk after the last member. Count it and stop.
                         self.anomalies.push(Anomaly {
                             kind: AnomalyKind::TrailingGarbage,
                             offset: at,
                             message: format!(
-                                "{skipped} bytes after the last gzip member are not gzip"
+                                "{} bytes after the last gzip member are not gzip",
+                                resume - at
                             ),
                         });
-                        self.compressed_len_hint = r.pos;
-                        *idle = Some(r);
                         self.eof = true;
                         return Ok(0);
                     }
                     self.members.push_back(Member {
                         dstart: dpos,
-                        cstart: r.pos,
+                        cstart: r.pos(),
                         dend: None,
                         cend: None,
+                        damaged: false,
                     });
+                    r.set_mark();
                     *decoder = Some(MemberDecoder::new(r, spare.take().unwrap_or_default()));
                 }
                 let dec = decoder.as_mut().expect("decoder set");
-                let cstart = self.members.back().map(|m| m.cstart).unwrap_or(0);
                 let n = match read_retry(dec, out) {
                     Ok(n) => n,
                     Err(e) => {
-                        // Held, not returned: the bytes decoded before the damage still
-                        // make a (truncated) record, and the error follows it.
-                        self.eof = true;
-                        self.compressed_len_hint = dec.get_ref().pos;
-                        self.error = Some(Error::at(
-                            ErrorKind::Gzip {
-                                member_offset: cstart,
-                                message: e.to_string(),
-                            },
-                            dec.get_ref().pos,
-                        ));
+                        let trailer = dec.trailer_mismatch();
+                        let (mut r, state) = decoder.take().expect("decoder set").into_parts();
+                        *spare = Some(state);
+                        let cstart = self.members.back().map_or(0, |m| m.cstart);
+                        let failed_at = r.pos();
+                        // After a CRC-32 or length mismatch the next member starts right
+                        // after the trailer, unless the decoder ran past the member's end
+                        // (then what follows is not a member header).
+                        let next = r.fill_at_least(4)?;
+                        let exact = trailer && (next.is_empty() || plausible_member(next));
+                        let found = if exact {
+                            !next.is_empty()
+                        } else {
+                            // From the member's second byte when it is still held (a
+                            // member over MAX_KEEP is scanned on from where it failed).
+                            r.rewind(cstart + 1);
+                            r.clear_mark();
+                            scan_for_member(&mut r, &mut false)?
+                        };
+                        r.clear_mark();
+                        let resume = r.pos();
+                        self.compressed_len_hint = resume;
+                        *idle = Some(r);
+                        if !found && e.kind() == io::ErrorKind::UnexpectedEof {
+                            // The file ends inside the member: the bytes decoded before the
+                            // end still make a (truncated) record, and the error follows it.
+                            self.eof = true;
+                            self.error = Some(Error::at(
+                                ErrorKind::Gzip {
+                                    member_offset: cstart,
+                                    message: e.to_string(),
+                                },
+                                failed_at,
+                            ));
+                            return Ok(0);
+                        }
+                        self.damage(cstart, resume, !found, &e.to_string(), dpos);
                         return Ok(0);
                     }
                 };
@@ -306,9 +567,10 @@ impl<R: Read> Stream<R> {
                     return Ok(n);
                 }
                 // End of this member: hand the reader back and note where it ended.
-                let (r, state) = decoder.take().expect("decoder set").into_parts();
+                let (mut r, state) = decoder.take().expect("decoder set").into_parts();
+                r.clear_mark();
                 *spare = Some(state);
-                let cend = r.pos;
+                let cend = r.pos();
                 *idle = Some(r);
                 if let Some(m) = self.members.back_mut() {
                     m.dend = Some(dpos);
@@ -363,6 +625,49 @@ fn read_retry<T: Read>(r: &mut T, out: &mut [u8]) -> io::Result<usize> {
         match r.read(out) {
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             other => return other,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn marked_bytes_are_kept_across_refills_and_can_be_rescanned() {
+        let data: Vec<u8> = (0..50_000u32).map(|i| (i % 251) as u8).collect();
+        let mut r = CountingReader::new(&data[..], 4096);
+        let n = r.fill_buf().unwrap().len().min(100);
+        r.consume(n);
+        r.set_mark();
+        let mut sink = Vec::new();
+        r.by_ref().take(30_000).read_to_end(&mut sink).unwrap();
+        assert_eq!(r.pos(), 30_100);
+        assert!(r.rewind(101), "bytes since the mark are held");
+        assert_eq!(r.fill_buf().unwrap()[0], data[101]);
+        r.clear_mark();
+        let mut rest = Vec::new();
+        r.read_to_end(&mut rest).unwrap();
+        assert_eq!(rest, &data[101..]);
+        assert!(!r.rewind(101), "without a mark nothing old is held");
+    }
+
+    #[test]
+    fn scan_finds_a_plausible_header_across_refills() {
+        let mut data = vec![0x1fu8; 10_000];
+        data.extend_from_slice(&[0x1f, 0x8b, 0x08, 0xe0]); // reserved flag bits: not a member
+        data.extend_from_slice(&[7; 5]);
+        let at = data.len() as u64;
+        data.extend_from_slice(&[0x1f, 0x8b, 0x08, 0x00, 0, 0]);
+        for chunk in [8192, 5, 1] {
+            let mut r = CountingReader::new(&data[..], chunk);
+            let mut zeros = true;
+            assert!(scan_for_member(&mut r, &mut zeros).unwrap());
+            assert_eq!(r.pos(), at, "chunk {chunk}");
+            assert!(!zeros);
+            r.consume(1);
+            assert!(!scan_for_member(&mut r, &mut zeros).unwrap());
+            assert_eq!(r.pos(), data.len() as u64);
         }
     }
 }

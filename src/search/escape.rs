@@ -31,6 +31,15 @@ pub fn escape(s: &str) -> String {
     out
 }
 
+/// Whether `url` may be the target of a link: only `http://` and `https://` URLs (any
+/// case). An archive holds captures of `javascript:`, `data:` and `vbscript:` URLs too;
+/// as links they would run in the search page's origin when clicked.
+pub fn is_web_url(url: &str) -> bool {
+    let b = url.as_bytes();
+    let starts = |p: &str| b.len() >= p.len() && b[..p.len()].eq_ignore_ascii_case(p.as_bytes());
+    starts("http://") || starts("https://")
+}
+
 /// Percent-encodes `s` for a URL query value (RFC 3986 unreserved characters kept).
 pub fn url_encode(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -56,5 +65,19 @@ mod tests {
             "&lt;b&gt;&quot;a&quot; &amp; &#39;b&#39;&lt;/b&gt;ok\t"
         );
         assert_eq!(url_encode("a b&c=d/é"), "a%20b%26c%3Dd%2F%C3%A9");
+        for u in ["http://a/", "HTTPS://a/b", "Http://x"] {
+            assert!(is_web_url(u), "{u}");
+        }
+        for u in [
+            "javascript:alert(1)",
+            " http://a/",
+            "data:,x",
+            "vbscript:x",
+            "ftp://a/",
+            "http:/a",
+            "",
+        ] {
+            assert!(!is_web_url(u), "{u}");
+        }
     }
 }

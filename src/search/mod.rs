@@ -22,8 +22,10 @@ pub mod text;
 
 use std::fmt;
 use std::io;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -92,6 +94,9 @@ pub struct SearchResults {
     pub has_more: bool,
     /// Whether the per-site limit left some hits out up to this page.
     pub site_limited: bool,
+    /// Hits in the per-site-limited list up to this page; when `has_more` is false that
+    /// is the whole list, whose length is then known.
+    pub listed: u64,
     /// Seconds the search took.
     pub response_time: f64,
     /// This page's hits.
@@ -100,12 +105,13 @@ pub struct SearchResults {
 
 impl SearchResults {
     /// The total to announce: the documents matching, unless this page reached the end
-    /// of the per-site-limited list, whose length is then known (NutchWAX's rule).
+    /// of the per-site-limited list, whose length is then known (NutchWAX's rule). A page
+    /// past the end announces that length too, never the offset asked for.
     pub fn total_results(&self) -> u64 {
         if self.has_more {
             self.total
         } else {
-            (self.start + self.hits.len()) as u64
+            self.listed
         }
     }
 }
@@ -164,11 +170,84 @@ pub struct SetSummary {
     pub dates: Option<PathBuf>,
 }
 
+/// What the sets of a search directory look like on disk: each set's `main` and
+/// `dates` `pindex.json` (modification time, length, inode), by path. `add-dates`,
+/// `index` and `merge` write a new `pindex.json` with every index they write, so a
+/// changed stamp means a set must be reopened to be seen.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+struct Stamp(Vec<(PathBuf, Option<FileStamp>)>);
+
+/// A file's modification time, length and inode.
+type FileStamp = (Option<std::time::SystemTime>, u64, u64);
+
+impl Stamp {
+    fn of(dir: &Path) -> Stamp {
+        let mut out = Vec::new();
+        if let Ok(entries) = std::fs::read_dir(dir.join("pindexes")) {
+            for e in entries.flatten() {
+                let set = e.path();
+                if !set.is_dir() {
+                    continue;
+                }
+                for part in ["main", "dates"] {
+                    let p = set.join(part).join(crate::index::PINDEX_FILE);
+                    let m = std::fs::metadata(&p).ok().map(|m| {
+                        #[cfg(unix)]
+                        let ino = std::os::unix::fs::MetadataExt::ino(&m);
+                        #[cfg(not(unix))]
+                        let ino = 0;
+                        (m.modified().ok(), m.len(), ino)
+                    });
+                    out.push((p, m));
+                }
+            }
+        }
+        out.sort();
+        Stamp(out)
+    }
+}
+
 /// Every parallel set of a search directory, opened.
 pub struct SearchIndex {
     dir: PathBuf,
+    /// The sets on disk just before they were opened.
+    stamp: Stamp,
     sets: Vec<OpenSet>,
-    broken: Vec<BrokenSet>,
+    /// `disabled[i]`: set i panicked in a search (a damaged index the checksums did not
+    /// catch) and is no longer searched.
+    disabled: Vec<AtomicBool>,
+    /// Sets refused when opened, then sets disabled while searching.
+    broken: Mutex<Vec<BrokenSet>>,
+}
+
+/// The message of a caught panic.
+fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic".into())
+}
+
+/// Opens one set; a panic inside tantivy (a damaged index) becomes an error naming the
+/// directory, and a file that vanished (an `add-dates --in-place` swap between reading
+/// `meta.json` and opening the segment files) is retried once.
+fn open_set_guarded(dir: &Path) -> io::Result<OpenSet> {
+    let once = || {
+        std::panic::catch_unwind(|| set::open(dir)).unwrap_or_else(|p| {
+            Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "{}: damaged index: reading it panicked: {}",
+                    dir.display(),
+                    panic_message(&*p)
+                ),
+            ))
+        })
+    };
+    match once() {
+        Err(e) if e.kind() == io::ErrorKind::NotFound && dir.join("main").is_dir() => once(),
+        r => r,
+    }
 }
 
 impl fmt::Debug for SearchIndex {
@@ -176,7 +255,7 @@ impl fmt::Debug for SearchIndex {
         f.debug_struct("SearchIndex")
             .field("dir", &self.dir)
             .field("sets", &self.sets())
-            .field("broken", &self.broken)
+            .field("broken", &self.broken())
             .finish()
     }
 }
@@ -186,6 +265,8 @@ impl SearchIndex {
     /// whose `main` and `dates` do not align is logged on stderr and listed by
     /// [`SearchIndex::broken`]; only a missing or unreadable `pindexes/` is an error.
     pub fn open(dir: &Path) -> io::Result<SearchIndex> {
+        // Taken first, so that a change made while opening is seen by the next check.
+        let stamp = Stamp::of(dir);
         let pindexes = dir.join("pindexes");
         let entries = std::fs::read_dir(&pindexes).map_err(|e| {
             io::Error::new(
@@ -211,7 +292,7 @@ impl SearchIndex {
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            match set::open(&d) {
+            match open_set_guarded(&d) {
                 Ok(s) => sets.push(s),
                 Err(e) => {
                     eprintln!("warcdex: parallel set {name} is not searched: {e}");
@@ -224,16 +305,45 @@ impl SearchIndex {
         }
         Ok(SearchIndex {
             dir: dir.to_path_buf(),
+            stamp,
+            disabled: sets.iter().map(|_| AtomicBool::new(false)).collect(),
             sets,
-            broken,
+            broken: Mutex::new(broken),
         })
+    }
+
+    fn live(&self, i: usize) -> bool {
+        !self.disabled[i].load(AtomicOrdering::Relaxed)
+    }
+
+    /// Stops searching set `i` after a panic in it, and lists it as broken.
+    fn disable(&self, i: usize, what: &str, p: &(dyn std::any::Any + Send)) {
+        if self.disabled[i].swap(true, AtomicOrdering::Relaxed) {
+            return;
+        }
+        let s = &self.sets[i];
+        let error = format!(
+            "{}: damaged index: {what} panicked: {}; the set is no longer searched",
+            s.main_dir.display(),
+            panic_message(p)
+        );
+        eprintln!("warcdex: parallel set {} is not searched: {error}", s.name);
+        self.broken
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(BrokenSet {
+                name: s.name.clone(),
+                error,
+            });
     }
 
     /// The sets being searched.
     pub fn sets(&self) -> Vec<SetSummary> {
         self.sets
             .iter()
-            .map(|s| SetSummary {
+            .enumerate()
+            .filter(|&(i, _)| self.live(i))
+            .map(|(_, s)| SetSummary {
                 name: s.name.clone(),
                 documents: s.docs,
                 main: s.main_dir.clone(),
@@ -242,9 +352,13 @@ impl SearchIndex {
             .collect()
     }
 
-    /// The sets left out, with the reason.
-    pub fn broken(&self) -> &[BrokenSet] {
-        &self.broken
+    /// The sets left out, with the reason: refused when opened, or disabled after a
+    /// search panicked in them.
+    pub fn broken(&self) -> Vec<BrokenSet> {
+        self.broken
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// The search directory.
@@ -252,8 +366,31 @@ impl SearchIndex {
         &self.dir
     }
 
-    /// Runs a search over every set.
+    /// Whether a set was added, removed or rewritten (its `pindex.json` changed) since
+    /// this index was opened: `serve` then reopens the directory.
+    pub fn changed(&self) -> bool {
+        Stamp::of(&self.dir) != self.stamp
+    }
+
+    /// Runs a search over every set. A set in which the search panics (a damaged index)
+    /// is disabled, listed by [`SearchIndex::broken`], and the search is run again over
+    /// the others.
     pub fn search(&self, req: &SearchRequest) -> Result<SearchResults, SearchError> {
+        loop {
+            let live = self.live_count();
+            match self.search_live(req) {
+                // A set was disabled by this attempt; the others may still answer.
+                Err(SearchError::Index(_)) if live > 1 && self.live_count() < live => {}
+                r => return r,
+            }
+        }
+    }
+
+    fn live_count(&self) -> usize {
+        (0..self.sets.len()).filter(|&i| self.live(i)).count()
+    }
+
+    fn search_live(&self, req: &SearchRequest) -> Result<SearchResults, SearchError> {
         let t0 = Instant::now();
         if req.start > MAX_START {
             return Err(QueryError(format!("start is at most {MAX_START}")).into());
@@ -283,6 +420,10 @@ impl SearchIndex {
         let mut total = 0;
         let mut per_set = Vec::with_capacity(self.sets.len());
         for (i, s) in self.sets.iter().enumerate() {
+            if !self.live(i) {
+                per_set.push((0, Vec::new(), Vec::new()));
+                continue;
+            }
             let collector = TopFiltered {
                 limit: need,
                 // A limit of `need` or more per site can never leave a hit out.
@@ -290,7 +431,13 @@ impl SearchIndex {
                 filter: filters[i].clone(),
                 site_of: s.site_of.clone(),
             };
-            let fruit = s.searcher.search(&*queries[i], &collector)?;
+            let fruit = catch_unwind(AssertUnwindSafe(|| {
+                s.searcher.search(&*queries[i], &collector)
+            }))
+            .map_err(|p| {
+                self.disable(i, "a search", &*p);
+                SearchError::Index(format!("set {} is damaged", s.name))
+            })??;
             total += fruit.0;
             per_set.push(fruit);
         }
@@ -302,14 +449,21 @@ impl SearchIndex {
         let mut snippets = Snippets::new(text_query, self.sets.len());
         let mut out = Vec::with_capacity(hits);
         for (i, &c) in selection.kept.iter().enumerate().skip(req.start).take(hits) {
-            out.push(build_hit(
-                &self.sets,
-                c,
-                i,
-                &mut snippets,
-                req.replay_prefix.as_deref(),
-                &selection.hidden_sites,
-            )?);
+            let hit = catch_unwind(AssertUnwindSafe(|| {
+                build_hit(
+                    &self.sets,
+                    c,
+                    i,
+                    &mut snippets,
+                    req.replay_prefix.as_deref(),
+                    &selection.hidden_sites,
+                )
+            }))
+            .map_err(|p| {
+                self.disable(c.0, "reading a hit", &*p);
+                SearchError::Index(format!("set {} is damaged", self.sets[c.0].name))
+            })??;
+            out.push(hit);
         }
         Ok(SearchResults {
             query: req.query.clone(),
@@ -319,6 +473,7 @@ impl SearchIndex {
             total,
             has_more,
             site_limited: !selection.hidden_sites.is_empty(),
+            listed: selection.kept.len() as u64,
             response_time: Duration::as_secs_f64(&t0.elapsed()),
             hits: out,
         })

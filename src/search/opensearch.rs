@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::escape::push_escaped;
+use super::escape::{is_web_url, push_escaped};
 use super::SearchResults;
 
 /// The OpenSearch 1.0 RSS namespace, as NutchWAX declared it.
@@ -71,7 +71,10 @@ pub fn rss(r: &SearchResults, params: &[(&str, String)]) -> String {
         if !h.snippet.text.is_empty() {
             element(&mut out, "description", &h.snippet.text);
         }
-        element(&mut out, "link", &h.url);
+        // Only an http(s) URL is a link; a `javascript:` or `data:` capture has none.
+        if is_web_url(&h.url) {
+            element(&mut out, "link", &h.url);
+        }
         element(&mut out, "nutch:site", &h.site);
         element(&mut out, "nutch:digest", &h.digest);
         element(&mut out, "nutch:collection", &h.collection);

@@ -14,7 +14,7 @@ use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{DocSet, Index, Searcher, TERMINATED};
 
 use super::query::TEXT_FIELDS;
-use crate::dates::other;
+use crate::dates::{other, tantivy_error};
 use crate::index::Fields;
 
 /// How words weigh by field: text people wrote about a page (anchors) and its title say
@@ -70,8 +70,12 @@ impl DateTable {
                 inverted.read_postings_from_terminfo(terms.value(), IndexRecordOption::Basic)?;
             let mut doc = postings.doc();
             while doc != TERMINATED {
+                // A damaged posting list can name a document the index does not have.
+                let slot = per_doc
+                    .get_mut(doc as usize + 1)
+                    .ok_or_else(|| beyond(dir, "date", doc, docs))?;
+                *slot += 1;
                 t.docs.push(doc);
-                per_doc[doc as usize + 1] += 1;
                 doc = postings.advance();
             }
             t.distinct.push(date);
@@ -175,14 +179,66 @@ fn fields_of(index: &Index, dir: &Path) -> io::Result<Fields> {
     })
 }
 
+/// The error for a posting list that names a document beyond the index's last: the
+/// index is damaged (found by `scripts/flip-indexes.sh`; it was an index out of bounds).
+fn beyond(dir: &Path, field: &str, doc: u32, docs: u32) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!(
+            "{}: damaged index: the {field:?} postings name document {doc} of {docs}",
+            dir.display()
+        ),
+    )
+}
+
+/// Checks the CRC-32 footer of every file of the index's segments, so that a damaged
+/// file is refused when the set is opened instead of panicking inside tantivy when a
+/// query reaches it. Lists every file from the segments in `meta.json` (not from
+/// `.managed.json`, which a damaged index may not list them in).
+fn check_checksums(index: &Index, dir: &Path) -> io::Result<()> {
+    use tantivy::directory::Directory;
+    let metas = index.load_metas().map_err(|e| tantivy_error(dir, e))?;
+    let mut files: Vec<PathBuf> = metas.list_segment_files().into_iter().collect();
+    files.sort();
+    let mut damaged = Vec::new();
+    for f in files {
+        let d = index.directory();
+        if !d.exists(&f).map_err(|e| other(dir, e))? {
+            continue;
+        }
+        if !d
+            .validate_checksum(&f)
+            .map_err(|e| tantivy_error(dir, e.into()))?
+        {
+            damaged.push(f.display().to_string());
+        }
+    }
+    if damaged.is_empty() {
+        return Ok(());
+    }
+    Err(io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!(
+            "{}: damaged index: checksum mismatch in {}",
+            dir.display(),
+            damaged.join(", ")
+        ),
+    ))
+}
+
 /// Reads each document's site from the `site` postings.
-fn read_sites(searcher: &Searcher, field: Field, docs: u32) -> io::Result<(Vec<u32>, Vec<String>)> {
+fn read_sites(
+    searcher: &Searcher,
+    field: Field,
+    docs: u32,
+    dir: &Path,
+) -> io::Result<(Vec<u32>, Vec<String>)> {
     let mut site_of = vec![u32::MAX; docs as usize];
     let mut names = Vec::new();
     let Some(segment) = searcher.segment_readers().first() else {
         return Ok((site_of, names));
     };
-    let inverted = segment.inverted_index(field).map_err(io::Error::other)?;
+    let inverted = segment.inverted_index(field).map_err(|e| other(dir, e))?;
     let mut terms = inverted.terms().stream()?;
     while terms.advance() {
         let name = String::from_utf8_lossy(terms.key()).into_owned();
@@ -195,7 +251,9 @@ fn read_sites(searcher: &Searcher, field: Field, docs: u32) -> io::Result<(Vec<u
             inverted.read_postings_from_terminfo(terms.value(), IndexRecordOption::Basic)?;
         let mut doc = postings.doc();
         while doc != TERMINATED {
-            site_of[doc as usize] = ord;
+            *site_of
+                .get_mut(doc as usize)
+                .ok_or_else(|| beyond(dir, "site", doc, docs))? = ord;
             doc = postings.advance();
         }
         names.push(name);
@@ -217,6 +275,10 @@ pub(crate) fn open(dir: &Path) -> io::Result<OpenSet> {
         ));
     }
     let dates_dir = Some(dir.join("dates")).filter(|d| d.is_dir());
+    // Checksums first: opening and the alignment check already read the files.
+    for d in std::iter::once(&main_dir).chain(&dates_dir) {
+        check_checksums(&Index::open_in_dir(d).map_err(|e| tantivy_error(d, e))?, d)?;
+    }
     let set = crate::dates::open_set(&main_dir, dates_dir.as_deref())?;
     let searcher = set.main_searcher().clone();
     let docs = set.documents();
@@ -236,7 +298,7 @@ pub(crate) fn open(dir: &Path) -> io::Result<OpenSet> {
             dir.display()
         );
     }
-    let (site_of, site_names) = read_sites(&searcher, fields.site, docs)?;
+    let (site_of, site_names) = read_sites(&searcher, fields.site, docs, &main_dir)?;
     let mut parser = QueryParser::for_index(
         &set.main,
         TEXT_FIELDS

@@ -5,16 +5,22 @@
 //! and those refused. Parameters follow NutchWAX's servlet: `query` (or `q`), `start`,
 //! `hitsPerPage` (capped at [`MAX_HITS_PER_PAGE`]), `hitsPerSite` (or `hitsPerDup`).
 //!
-//! The index is opened once; tantivy is synchronous, so each search runs on tokio's
-//! blocking pool, whose size is bounded so that a burst of requests queues instead of
-//! starting a thread per request on a small machine. A malformed request is a 400 with a
-//! message, never a 500.
+//! The index is opened once and reopened when a set's `pindex.json` changes (checked at
+//! most once per [`ServeOptions::reload_interval`], by a request, so an `add-dates
+//! --in-place` or a new set is served without a restart); tantivy is synchronous, so each
+//! search runs on tokio's blocking pool, whose size is bounded so that a burst of
+//! requests queues instead of starting a thread per request on a small machine. A
+//! malformed request is a 400 with a message, never a 500. Connections have a header
+//! timeout, an idle timeout and a cap ([`conn`]).
 
+mod conn;
 pub mod page;
 
 use std::io;
 use std::net::TcpListener;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
 
 use axum::extract::{Query, State};
 use axum::http::{header, HeaderValue, StatusCode};
@@ -37,7 +43,14 @@ pub struct ServeOptions {
     pub hits_per_site: usize,
     /// Searches running at once (the blocking pool's size).
     pub search_threads: usize,
+    /// Header timeout, idle timeout and connection cap.
+    pub limits: ConnLimits,
+    /// How often (at most) a request checks whether a set's `pindex.json` changed and
+    /// the index must be reopened; zero checks on every request, `None` never.
+    pub reload_interval: Option<Duration>,
 }
+
+pub use conn::ConnLimits;
 
 impl Default for ServeOptions {
     fn default() -> Self {
@@ -45,35 +58,120 @@ impl Default for ServeOptions {
             replay_prefix: None,
             hits_per_site: DEFAULT_HITS_PER_SITE,
             search_threads: std::thread::available_parallelism().map_or(2, |n| n.get()) * 2,
+            limits: ConnLimits::default(),
+            reload_interval: Some(Duration::from_secs(5)),
         }
     }
 }
 
-struct AppState {
+/// The index being served and the footer line about it.
+struct Loaded {
     index: SearchIndex,
-    opts: ServeOptions,
     footer: String,
+}
+
+impl Loaded {
+    fn new(index: SearchIndex) -> Arc<Loaded> {
+        let sets = index.sets();
+        let docs: u64 = sets.iter().map(|s| u64::from(s.documents)).sum();
+        let mut footer = format!(
+            "{docs} documents in {} parallel set{}",
+            sets.len(),
+            if sets.len() == 1 { "" } else { "s" }
+        );
+        let broken = index.broken().len();
+        if broken > 0 {
+            footer.push_str(&format!("; {broken} set(s) refused, see /healthz"));
+        }
+        Arc::new(Loaded { index, footer })
+    }
+}
+
+struct AppState {
+    current: RwLock<Arc<Loaded>>,
+    opts: ServeOptions,
+    /// When a request last checked for changed sets.
+    checked: Mutex<Instant>,
+    /// A reopen is under way (one at a time; other requests use the current index).
+    reloading: AtomicBool,
+}
+
+impl AppState {
+    fn loaded(&self) -> Arc<Loaded> {
+        self.current
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+}
+
+/// The index to answer a request with: the current one, reopened first when the
+/// reload interval has passed and a set changed (its `pindex.json`, or the sets
+/// themselves). A reopen that fails keeps the current index, and is tried again at the
+/// next check.
+async fn current(state: &Arc<AppState>) -> Arc<Loaded> {
+    let cur = state.loaded();
+    let Some(every) = state.opts.reload_interval else {
+        return cur;
+    };
+    {
+        let mut checked = state.checked.lock().unwrap_or_else(|e| e.into_inner());
+        if !every.is_zero() && checked.elapsed() < every {
+            return cur;
+        }
+        *checked = Instant::now();
+    }
+    if state.reloading.swap(true, Ordering::AcqRel) {
+        return cur;
+    }
+    let old = cur.clone();
+    let reopened = tokio::task::spawn_blocking(move || {
+        if !old.index.changed() {
+            return None;
+        }
+        Some(SearchIndex::open(old.index.dir()))
+    })
+    .await;
+    let out = match reopened {
+        Ok(None) => cur,
+        Ok(Some(Ok(index))) if !index.sets().is_empty() => {
+            eprintln!(
+                "warcdex serve: reopened {}: {} set(s), {} refused",
+                index.dir().display(),
+                index.sets().len(),
+                index.broken().len()
+            );
+            let new = Loaded::new(index);
+            *state.current.write().unwrap_or_else(|e| e.into_inner()) = new.clone();
+            new
+        }
+        Ok(Some(Ok(index))) => {
+            eprintln!(
+                "warcdex serve: {} changed but no set opens now; still serving the sets opened before",
+                index.dir().display()
+            );
+            cur
+        }
+        Ok(Some(Err(e))) => {
+            eprintln!("warcdex serve: cannot reopen: {e}; still serving the sets opened before");
+            cur
+        }
+        Err(e) => {
+            eprintln!("warcdex serve: reopening failed: {e}; still serving the sets opened before");
+            cur
+        }
+    };
+    state.reloading.store(false, Ordering::Release);
+    out
 }
 
 /// The routes over an opened index.
 pub fn router(index: SearchIndex, opts: ServeOptions) -> Router {
-    let sets = index.sets();
-    let docs: u64 = sets.iter().map(|s| u64::from(s.documents)).sum();
-    let mut footer = format!(
-        "{docs} documents in {} parallel set{}",
-        sets.len(),
-        if sets.len() == 1 { "" } else { "s" }
-    );
-    if !index.broken().is_empty() {
-        footer.push_str(&format!(
-            "; {} set(s) refused, see /healthz",
-            index.broken().len()
-        ));
-    }
     let state = Arc::new(AppState {
-        index,
+        current: RwLock::new(Loaded::new(index)),
         opts,
-        footer,
+        checked: Mutex::new(Instant::now()),
+        reloading: AtomicBool::new(false),
     });
     Router::new()
         .route("/", get(search_page))
@@ -83,17 +181,21 @@ pub fn router(index: SearchIndex, opts: ServeOptions) -> Router {
         .with_state(state)
 }
 
-/// Serves `app` on `listener` until the process ends. Builds its own runtime, so the
-/// caller stays synchronous.
-pub fn serve(listener: TcpListener, app: Router, search_threads: usize) -> io::Result<()> {
+/// Serves `app` on `listener` until the process ends, with `opts`' search threads and
+/// connection limits. Builds its own runtime (with timers: the timeouts and the retry
+/// after a failed accept need them), so the caller stays synchronous.
+pub fn serve(listener: TcpListener, app: Router, opts: &ServeOptions) -> io::Result<()> {
     listener.set_nonblocking(true)?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_io()
-        .max_blocking_threads(search_threads.max(1))
+        .enable_time()
+        .max_blocking_threads(opts.search_threads.max(1))
         .build()?;
+    let limits = opts.limits;
     rt.block_on(async move {
         let listener = tokio::net::TcpListener::from_std(listener)?;
-        axum::serve(listener, app).await
+        conn::accept_loop(listener, app, limits).await;
+        Ok(())
     })
 }
 
@@ -150,8 +252,8 @@ async fn run_search(
         hits_per_site: p.hits_per_site,
         replay_prefix: state.opts.replay_prefix.clone(),
     };
-    let st = state.clone();
-    match tokio::task::spawn_blocking(move || st.index.search(&req)).await {
+    let loaded = current(state).await;
+    match tokio::task::spawn_blocking(move || loaded.index.search(&req)).await {
         Ok(Ok(r)) => Ok(r),
         Ok(Err(SearchError::Query(e))) => Err((StatusCode::BAD_REQUEST, e.to_string())),
         Ok(Err(e)) => {
@@ -217,7 +319,7 @@ async fn search_page(
             };
             return html(
                 StatusCode::BAD_REQUEST,
-                page::render(&req, None, Some(&e), &state.footer),
+                page::render(&req, None, Some(&e), &state.loaded().footer),
             );
         }
     };
@@ -230,15 +332,14 @@ async fn search_page(
     let Some(q) = p.query.clone() else {
         return html(
             StatusCode::OK,
-            page::render(&req, None, None, &state.footer),
+            page::render(&req, None, None, &current(&state).await.footer),
         );
     };
-    match run_search(&state, &p, q).await {
-        Ok(r) => html(
-            StatusCode::OK,
-            page::render(&req, Some(&r), None, &state.footer),
-        ),
-        Err((status, e)) => html(status, page::render(&req, None, Some(&e), &state.footer)),
+    let r = run_search(&state, &p, q).await;
+    let footer = &state.loaded().footer;
+    match r {
+        Ok(r) => html(StatusCode::OK, page::render(&req, Some(&r), None, footer)),
+        Err((status, e)) => html(status, page::render(&req, None, Some(&e), footer)),
     }
 }
 
@@ -284,8 +385,9 @@ async fn search_json(
 }
 
 async fn healthz(State(state): State<Arc<AppState>>) -> Response {
-    let sets = state.index.sets();
-    let broken = state.index.broken();
+    let loaded = current(&state).await;
+    let sets = loaded.index.sets();
+    let broken = loaded.index.broken();
     let status = match (sets.is_empty(), broken.is_empty()) {
         (true, _) => "down",
         (false, true) => "ok",

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use crate::search::escape::{escape, push_escaped, url_encode};
+use crate::search::escape::{escape, is_web_url, push_escaped, url_encode};
 use crate::search::{Hit, SearchResults};
 
 /// What the page was asked for (echoed in the form and the links).
@@ -80,14 +80,27 @@ fn link(query: &str, start: usize, hits: usize, per_site: usize) -> String {
 }
 
 fn hit_html(out: &mut String, h: &Hit, req: &PageRequest, query: &str) {
-    let target = h.replay.first().unwrap_or(&h.url);
-    let _ = write!(
-        out,
-        "<li class=\"hit\"><h2><a href=\"{}\">{}</a></h2>\n<div class=\"url\">{}</div>\n",
-        escape(target),
-        escape(h.display_title()),
-        escape(&h.url)
-    );
+    // A replay link, else the URL itself, but only an http(s) one: a `javascript:` or
+    // `data:` capture is shown as text, never as a link (issue 15, item 10).
+    let target = h.replay.first().or(Some(&h.url).filter(|u| is_web_url(u)));
+    match target {
+        Some(t) => {
+            let _ = writeln!(
+                out,
+                "<li class=\"hit\"><h2><a href=\"{}\">{}</a></h2>",
+                escape(t),
+                escape(h.display_title())
+            );
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "<li class=\"hit\"><h2>{}</h2>",
+                escape(h.display_title())
+            );
+        }
+    }
+    let _ = writeln!(out, "<div class=\"url\">{}</div>", escape(&h.url));
     if !h.snippet.text.is_empty() {
         let _ = writeln!(out, "<p class=\"snippet\">{}</p>", h.snippet.to_html());
     }
