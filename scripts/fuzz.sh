@@ -29,9 +29,11 @@ command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 flags=(-O -a --sanitizer "$sanitizer")
 for t in "${targets[@]}"; do (cd fuzz && cargo fuzz build "${flags[@]}" "$t"); done
 
-seeds=$root/fuzz/seeds
-rm -rf "$seeds"
-mkdir -p "$seeds"/{reader,import,cdx_line,html,query,http} fuzz/corpus fuzz/logs
+# Seeds are made afresh in a directory of this run (two runs may fuzz different targets at once).
+mkdir -p fuzz/corpus fuzz/logs
+seeds=$(mktemp -d "$root/fuzz/seeds.XXXXXX")
+trap 'rm -rf "$seeds"' EXIT
+mkdir -p "$seeds"/{reader,import,cdx_line,html,query,http}
 
 # Archives: every ARC/WARC fixture.
 find fixtures -type f \( -name '*.warc' -o -name '*.warc.gz' -o -name '*.arc' -o -name '*.arc.gz' \) \
