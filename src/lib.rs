@@ -12,6 +12,8 @@
 pub mod cdx;
 pub mod dates;
 pub mod error;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod gzip_member;
 pub mod html;
 pub mod import;

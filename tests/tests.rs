@@ -6,6 +6,7 @@ mod cdx_corpus;
 mod cdx_fixtures;
 mod dates;
 mod example_script;
+mod fuzz_replay;
 mod html_pages;
 mod import;
 mod index;

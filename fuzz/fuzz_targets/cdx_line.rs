@@ -1,0 +1,7 @@
+//! Fuzz target `cdx_line`: see `warcdex::fuzzing::cdx_line` (src/fuzzing.rs) for what it runs and
+//! how the input is read.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    warcdex::fuzzing::cdx_line(data);
+});
