@@ -144,7 +144,19 @@ impl From<QueryError> for SearchError {
 
 impl From<tantivy::TantivyError> for SearchError {
     fn from(e: tantivy::TantivyError) -> Self {
-        SearchError::Index(e.to_string())
+        match e {
+            // The schema of a set is fixed and opened without error, so a schema error, an
+            // unknown field or an invalid argument while searching comes from the query:
+            // tantivy's parser accepts `title:*` and `a TO b` on any field, but they need a
+            // fast field, and `-url:*` after a stray word names a field that does not exist
+            // (found by the `http` fuzz target, fixtures/fuzz/http/). The user's to fix.
+            tantivy::TantivyError::SchemaError(m)
+            | tantivy::TantivyError::InvalidArgument(m)
+            | tantivy::TantivyError::FieldNotFound(m) => SearchError::Query(QueryError(format!(
+                "this query cannot be answered: {m} (ranges and `field:*` work only on date:)"
+            ))),
+            e => SearchError::Index(e.to_string()),
+        }
     }
 }
 
