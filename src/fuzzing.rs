@@ -11,7 +11,7 @@
 
 use std::io::{self, Cursor, Read};
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex};
 
 use warcdex_cdx::{CdxFormat, CdxLine, KeyStyle};
 
@@ -244,7 +244,10 @@ struct HttpApp {
     _dir: tempfile::TempDir,
 }
 
-static HTTP_APP: OnceLock<HttpApp> = OnceLock::new();
+/// Built on first use; dropped after a request that failed (a panic or a status ≥ 500),
+/// because the server may then have set the index aside as damaged (src/serve/mod.rs) and
+/// every later request would miss the index, so one replay could hide the next.
+static HTTP_APP: Mutex<Option<Arc<HttpApp>>> = Mutex::new(None);
 
 /// Builds `DIR/pindexes/example/{main,dates}` from `fixtures/example` the way the
 /// workflow does (cdx → dedup-cdx → import -e → index → add-dates), in-process.
@@ -301,33 +304,52 @@ fn build_example_index(dir: &Path) -> io::Result<()> {
     Ok(())
 }
 
-fn http_app() -> &'static HttpApp {
-    HTTP_APP.get_or_init(|| {
-        let dir = tempfile::tempdir().expect("a temporary directory for the fuzz index");
-        build_example_index(dir.path()).expect("the example index builds");
-        let index = crate::search::SearchIndex::open(dir.path()).expect("the example index opens");
-        assert!(
-            index.broken().is_empty(),
-            "the example index is served whole"
-        );
-        let opts = crate::serve::ServeOptions {
-            replay_prefix: Some("http://wayback.example/web".into()),
-            search_threads: 1,
-            ..crate::serve::ServeOptions::default()
-        };
-        // A current-thread runtime: `block_on` may be called from several test threads
-        // at once (they take turns), and searches still go to its blocking pool.
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .max_blocking_threads(2)
-            .build()
-            .expect("a tokio runtime");
-        HttpApp {
-            router: crate::serve::router(index, opts),
-            rt,
-            _dir: dir,
+fn http_app() -> Arc<HttpApp> {
+    let mut cached = HTTP_APP.lock().unwrap_or_else(|e| e.into_inner());
+    cached
+        .get_or_insert_with(|| {
+            Arc::new({
+                let dir = tempfile::tempdir().expect("a temporary directory for the fuzz index");
+                build_example_index(dir.path()).expect("the example index builds");
+                let index =
+                    crate::search::SearchIndex::open(dir.path()).expect("the example index opens");
+                assert!(
+                    index.broken().is_empty(),
+                    "the example index is served whole"
+                );
+                let opts = crate::serve::ServeOptions {
+                    replay_prefix: Some("http://wayback.example/web".into()),
+                    search_threads: 1,
+                    ..crate::serve::ServeOptions::default()
+                };
+                // A current-thread runtime: `block_on` may be called from several test threads
+                // at once (they take turns), and searches still go to its blocking pool.
+                let rt = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .max_blocking_threads(2)
+                    .build()
+                    .expect("a tokio runtime");
+                HttpApp {
+                    router: crate::serve::router(index, opts),
+                    rt,
+                    _dir: dir,
+                }
+            })
+        })
+        .clone()
+}
+
+/// Forgets the cached app when dropped during a panic or when `failed` was set.
+struct ResetOnFailure {
+    failed: bool,
+}
+
+impl Drop for ResetOnFailure {
+    fn drop(&mut self) {
+        if self.failed || std::thread::panicking() {
+            HTTP_APP.lock().unwrap_or_else(|e| e.into_inner()).take();
         }
-    })
+    }
 }
 
 /// Builds the example index and router now, so a fuzzer's first input is not charged
@@ -364,7 +386,9 @@ fn uri_safe(bytes: &[u8]) -> String {
 /// its query string. Each further line `Name: value` is a request header (invalid ones
 /// are left out).
 pub fn http(data: &[u8]) {
+    let mut reset = ResetOnFailure { failed: false };
     if let Some((target, status, body)) = http_response(data) {
+        reset.failed = status >= 500;
         assert!(
             status < 500,
             "{target}: status {status}: {}",
