@@ -328,6 +328,20 @@ impl SearchIndex {
         !self.disabled[i].load(AtomicOrdering::Relaxed)
     }
 
+    /// After a panic in set `i`: a set whose files still pass their checksums is healthy
+    /// and the query tripped the engine, so only this query fails (a 400: a hostile query
+    /// must not switch a set off for everyone); otherwise the set is damaged and disabled.
+    fn after_panic(&self, i: usize, what: &str, p: &(dyn std::any::Any + Send)) -> SearchError {
+        if set::still_intact(&self.sets[i]) {
+            return SearchError::Query(QueryError(format!(
+                "this query cannot be answered ({what} failed: {})",
+                panic_message(p)
+            )));
+        }
+        self.disable(i, what, p);
+        SearchError::Index(format!("set {} is damaged", self.sets[i].name))
+    }
+
     /// Stops searching set `i` after a panic in it, and lists it as broken.
     fn disable(&self, i: usize, what: &str, p: &(dyn std::any::Any + Send)) {
         if self.disabled[i].swap(true, AtomicOrdering::Relaxed) {
@@ -446,10 +460,7 @@ impl SearchIndex {
             let fruit = catch_unwind(AssertUnwindSafe(|| {
                 s.searcher.search(&*queries[i], &collector)
             }))
-            .map_err(|p| {
-                self.disable(i, "a search", &*p);
-                SearchError::Index(format!("set {} is damaged", s.name))
-            })??;
+            .map_err(|p| self.after_panic(i, "a search", &*p))??;
             total += fruit.0;
             per_set.push(fruit);
         }
@@ -471,10 +482,7 @@ impl SearchIndex {
                     &selection.hidden_sites,
                 )
             }))
-            .map_err(|p| {
-                self.disable(c.0, "reading a hit", &*p);
-                SearchError::Index(format!("set {} is damaged", self.sets[c.0].name))
-            })??;
+            .map_err(|p| self.after_panic(c.0, "reading a hit", &*p))??;
             out.push(hit);
         }
         Ok(SearchResults {
