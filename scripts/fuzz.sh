@@ -14,7 +14,7 @@
 #   FUZZ_SANITIZER  address or none (default none: the code is safe Rust, and without
 #                   ASan twice as many inputs run per second)
 #   FUZZ_TIMEOUT    seconds one input may take before it is a hang (default 20)
-#   FUZZ_JOBS       targets fuzzed at once (default 1; each uses one core)
+#   Targets run one after the other; to fuzz two at once, start two runs with one target each.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
