@@ -37,7 +37,7 @@ mkdir -p "$seeds"/{reader,import,cdx_line,html,query,http}
 
 # Archives: every ARC/WARC fixture.
 find fixtures -type f \( -name '*.warc' -o -name '*.warc.gz' -o -name '*.arc' -o -name '*.arc.gz' \) \
-    -size -64k -exec cp -t "$seeds/reader" {} +
+    -size -64k -exec cp --backup=numbered -t "$seeds/reader" {} +
 cp "$seeds"/reader/* "$seeds/import/"
 # CDX and CDXJ lines, dedup and revisit lists.
 find fixtures -type f \( -name '*.cdx' -o -name '*.cdxj' -o -name '*.cdx9' -o -name '*.cdx11' \
