@@ -17,7 +17,10 @@
 //!   tables). We apply the case folding, "map to nothing", the NFKC mappings
 //!   that matter for hosts (full-width ASCII, Unicode spaces) and the
 //!   prohibited-character and bidi checks with approximate tables, but no
-//!   general NFKC. Hosts that are not NFKC-normalized may differ.
+//!   general NFKC. Hosts that are not NFKC-normalized may differ. Punycode
+//!   (RFC 3492) is the `idna` crate's; its domain mapping is UTS 46 (IDNA
+//!   2008), not IDNA 2003 nameprep (`ß.de` is `ss.de` in Python but
+//!   `xn--zca.de` under UTS 46), so nameprep stays here.
 //! * IP normalisation: surt asks the system resolver (`gethostbyname_ex`) about
 //!   dotted-number hosts. We emulate glibc `inet_aton` and treat every other
 //!   such host as unresolvable, as pywb does on a machine whose DNS does not
@@ -845,7 +848,9 @@ fn label_to_ascii(label: &str) -> Option<Vec<u8>> {
                 return None;
             }
             let chars: Vec<char> = prepped.chars().collect();
-            format!("xn--{}", punycode_encode(&chars)?)
+            // RFC 3492 via the `idna` crate; `None` (overflow) only where the
+            // label would be over 63 bytes, which is refused below anyway.
+            format!("xn--{}", idna::punycode::encode(&chars)?)
         }
     };
     (!ascii.is_empty() && ascii.len() < 64).then(|| ascii.into_bytes())
@@ -1035,79 +1040,6 @@ fn is_l_approx(c: char) -> bool {
         (0x07a6, 0x07b0),
     ];
     c.is_alphabetic() && !is_rand_al(c) && !in_ranges(c, RTL_MARKS)
-}
-
-/// RFC 3492 Punycode encoder; `None` on overflow.
-fn punycode_encode(input: &[char]) -> Option<String> {
-    const BASE: u32 = 36;
-    const TMIN: u32 = 1;
-    const TMAX: u32 = 26;
-    const SKEW: u32 = 38;
-    const DAMP: u32 = 700;
-
-    fn adapt(delta: u32, num_points: u32, first: bool) -> u32 {
-        let mut delta = if first { delta / DAMP } else { delta / 2 };
-        delta += delta / num_points;
-        let mut k = 0;
-        while delta > ((BASE - TMIN) * TMAX) / 2 {
-            delta /= BASE - TMIN;
-            k += BASE;
-        }
-        k + (BASE - TMIN + 1) * delta / (delta + SKEW)
-    }
-    fn digit(d: u32) -> char {
-        // 0..=25 -> 'a'..='z', 26..=35 -> '0'..='9'
-        char::from(if d < 26 {
-            b'a' + d as u8
-        } else {
-            b'0' + (d - 26) as u8
-        })
-    }
-
-    let mut out: String = input.iter().filter(|c| c.is_ascii()).collect();
-    let basic = out.len() as u32;
-    if basic > 0 {
-        out.push('-');
-    }
-    let total = input.len() as u32;
-    let (mut n, mut delta, mut bias, mut handled) = (0x80u32, 0u32, 72u32, basic);
-    while handled < total {
-        let m = input.iter().map(|&c| c as u32).filter(|&c| c >= n).min()?;
-        delta = delta.checked_add((m - n).checked_mul(handled + 1)?)?;
-        n = m;
-        for &c in input {
-            let c = c as u32;
-            if c < n {
-                delta = delta.checked_add(1)?;
-            }
-            if c == n {
-                let mut q = delta;
-                let mut k = BASE;
-                loop {
-                    let t = if k <= bias {
-                        TMIN
-                    } else if k >= bias + TMAX {
-                        TMAX
-                    } else {
-                        k - bias
-                    };
-                    if q < t {
-                        break;
-                    }
-                    out.push(digit(t + (q - t) % (BASE - t)));
-                    q = (q - t) / (BASE - t);
-                    k += BASE;
-                }
-                out.push(digit(q));
-                bias = adapt(delta, handled + 1, handled == basic);
-                delta = 0;
-                handled += 1;
-            }
-        }
-        delta += 1;
-        n += 1;
-    }
-    Some(out)
 }
 
 // ---------------------------------------------------------------------------
@@ -1413,11 +1345,11 @@ mod tests {
 
     #[test]
     fn punycode_rfc3492_sample() {
-        // RFC 3492 7.1 (B) Chinese (simplified).
-        let s: Vec<char> =
-            "\u{4ed6}\u{4eec}\u{4e3a}\u{4ec0}\u{4e48}\u{4e0d}\u{8bf4}\u{4e2d}\u{6587}"
-                .chars()
-                .collect();
-        assert_eq!(punycode_encode(&s).unwrap(), "ihqwcrb4cv8a8dqg056pqjye");
+        // RFC 3492 7.1 (B) Chinese (simplified), as a host label.
+        let host = "\u{4ed6}\u{4eec}\u{4e3a}\u{4ec0}\u{4e48}\u{4e0d}\u{8bf4}\u{4e2d}\u{6587}.cn";
+        assert_eq!(
+            idna_to_ascii(host.as_bytes()).unwrap(),
+            b"xn--ihqwcrb4cv8a8dqg056pqjye.cn"
+        );
     }
 }
