@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 
 use warcdex_cdx::{CdxFormat, CdxLine, KeyStyle};
 
-use crate::cdx::{index_archive, CdxOptions};
+use crate::cdx_writer::{index_archive, CdxOptions};
 use crate::reader::{ArchiveReader, ReaderOptions};
 use crate::records::{write_records, RecordsOptions};
 
@@ -40,7 +40,7 @@ pub fn run(name: &str, data: &[u8]) -> bool {
 /// accessors, HTTP head, payload digest (header or computed), digest verification and
 /// block; then `records --digest --verify` at an odd small read size (so every buffer
 /// boundary moves); then `cdx` in the 11-field layout, the 9-field layout with URL keys,
-/// and CDXJ with `-a -p` (request records and POST append, see `src/cdx/post.rs`).
+/// and CDXJ with `-a -p` (request records and POST append, see `src/cdx_writer/post.rs`).
 pub fn reader(data: &[u8]) {
     if let Ok(mut r) = ArchiveReader::new(Cursor::new(data)) {
         let mut block = Vec::new();
@@ -252,7 +252,7 @@ static HTTP_APP: Mutex<Option<Arc<HttpApp>>> = Mutex::new(None);
 /// Builds `DIR/pindexes/example/{main,dates}` from `fixtures/example` the way the
 /// workflow does (cdx → dedup-cdx → import -e → index → add-dates), in-process.
 fn build_example_index(dir: &Path) -> io::Result<()> {
-    use crate::cdx::run::{run_cdx, RunOptions};
+    use crate::cdx_writer::run::{run_cdx, RunOptions};
     use crate::dates::add::{add_dates, AddDatesOptions, DatesInput};
     use crate::import::exclusions::Exclusions;
     use crate::import::manifest::read_manifest;
@@ -273,7 +273,7 @@ fn build_example_index(dir: &Path) -> io::Result<()> {
         &files,
         &RunOptions::default(),
         &mut cdx,
-        &indicatif::ProgressBar::hidden(),
+        &|_| {},
         &mut |_| {},
     )?;
     let cdx_path = dir.join("example.cdx");

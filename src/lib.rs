@@ -9,7 +9,7 @@
 //! CDX lines, SURT keys, dedup and revisits live in the `warcdex-cdx` crate.
 #![deny(missing_docs)]
 
-pub mod cdx;
+pub mod cdx_writer;
 pub mod dates;
 pub mod error;
 #[doc(hidden)]

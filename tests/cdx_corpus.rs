@@ -6,8 +6,8 @@
 use std::path::Path;
 
 use serde_json::Value;
-use warcdex::cdx::run::{run_cdx, RunOptions};
-use warcdex::cdx::CdxOptions;
+use warcdex::cdx_writer::run::{run_cdx, RunOptions};
+use warcdex::cdx_writer::CdxOptions;
 use warcdex_cdx::{CdxFormat, KeyStyle};
 
 use crate::util::{check_snapshot, corpus};
@@ -55,8 +55,8 @@ pub fn cdx_of(path: &Path, cdx: CdxOptions, sort: bool) -> String {
         ..RunOptions::default()
     };
     let mut out = Vec::new();
-    let bar = indicatif::ProgressBar::hidden();
-    run_cdx(&[path.to_path_buf()], &opts, &mut out, &bar, &mut |_| {}).expect("in-memory output");
+    run_cdx(&[path.to_path_buf()], &opts, &mut out, &|_| {}, &mut |_| {})
+        .expect("in-memory output");
     String::from_utf8(out).expect("CDX is UTF-8")
 }
 

@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use warcdex::cdx::CdxOptions;
+use warcdex::cdx_writer::CdxOptions;
 use warcdex_cdx::CdxFormat;
 
 use crate::cdx_corpus::cdx_of;

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::{Args, ValueEnum};
 
-use warcdex::cdx::run::{run_cdx, RunOptions};
-use warcdex::cdx::CdxOptions;
+use warcdex::cdx_writer::run::{run_cdx, RunOptions};
+use warcdex::cdx_writer::CdxOptions;
 use warcdex::progress::bytes_bar;
 use warcdex_cdx::{CdxFormat, KeyStyle};
 
@@ -106,7 +106,7 @@ pub fn run(args: CdxArgs) -> Result<i32> {
         bar.suspend(|| eprintln!("warcdex: {m}"));
     };
     let report = super::with_output(args.output.as_deref(), |out| {
-        Ok(run_cdx(&args.files, &opts, out, &bar, &mut log)?)
+        Ok(run_cdx(&args.files, &opts, out, &|n| bar.inc(n), &mut log)?)
     })?;
     bar.finish_and_clear();
     let t = &report.total;

@@ -182,8 +182,26 @@ pub struct SortArgs {
     pub strict: bool,
 }
 
-/// Runs `sort-cdx` (`merge == false`) or `merge-cdx`; returns the exit code.
-pub fn run_sort(merge: bool, args: SortArgs) -> Result<i32> {
+/// Which of the two sorted-output commands runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SortCommand {
+    /// `sort-cdx`: sort any CDX in bounded memory.
+    Sort,
+    /// `merge-cdx`: merge inputs that are each already sorted.
+    Merge,
+}
+
+impl SortCommand {
+    fn name(self) -> &'static str {
+        match self {
+            SortCommand::Sort => "sort-cdx",
+            SortCommand::Merge => "merge-cdx",
+        }
+    }
+}
+
+/// Runs `sort-cdx` or `merge-cdx`; returns the exit code.
+pub fn run_sort(command: SortCommand, args: SortArgs) -> Result<i32> {
     super::check_tmp_dir(args.tmp_dir.as_deref())?;
     let (kept, failed) = readable(&args.cdx);
     if args.check {
@@ -203,24 +221,25 @@ pub fn run_sort(merge: bool, args: SortArgs) -> Result<i32> {
     let inputs = open_all(&kept)?;
     let memory = args.memory.max(16) << 20;
     let report: SortReport = with_output(args.output.as_deref(), |out| {
-        Ok(if merge {
-            merge_cdx(inputs, out).map_err(|e| match MergeOrderError::find(&e) {
-                // Nothing is written: name the file and line where the order breaks.
-                Some(m) => anyhow::anyhow!(
-                    "{}: {}; merge-cdx needs sorted inputs (sort them with sort-cdx)",
-                    kept[m.input],
-                    m.error
-                ),
-                None => e.into(),
-            })?
-        } else {
+        Ok(match command {
+            SortCommand::Merge => {
+                merge_cdx(inputs, out).map_err(|e| match MergeOrderError::find(&e) {
+                    // Nothing is written: name the file and line where the order breaks.
+                    Some(m) => anyhow::anyhow!(
+                        "{}: {}; merge-cdx needs sorted inputs (sort them with sort-cdx)",
+                        kept[m.input],
+                        m.error
+                    ),
+                    None => e.into(),
+                })?
+            }
             // Keep the process near the budget: the sorter's arena is most of it.
-            sort_cdx(inputs, out, memory / 4 * 3, args.tmp_dir.clone())?
+            SortCommand::Sort => sort_cdx(inputs, out, memory / 4 * 3, args.tmp_dir.clone())?,
         })
     })?;
     eprintln!(
         "warcdex {}: {} lines{}",
-        if merge { "merge-cdx" } else { "sort-cdx" },
+        command.name(),
         report.lines,
         if report.conflicting_legends > 0 {
             format!(

@@ -129,7 +129,7 @@ pub struct FixtureLists {
 
 /// Runs `cdx` and `dedup-cdx` in-process over `fixtures/<collection>`.
 pub fn fixture_lists(dir: &Path, collection: &str) -> FixtureLists {
-    use warcdex::cdx::run::{run_cdx, RunOptions};
+    use warcdex::cdx_writer::run::{run_cdx, RunOptions};
     use warcdex_cdx::dedup::{dedup_cdx, Input, ListOptions};
     let files: Vec<PathBuf> = fixture_manifest(collection)
         .into_iter()
@@ -140,7 +140,7 @@ pub fn fixture_lists(dir: &Path, collection: &str) -> FixtureLists {
         &files,
         &RunOptions::default(),
         &mut cdx,
-        &indicatif::ProgressBar::hidden(),
+        &|_| {},
         &mut |_| {},
     )
     .unwrap();

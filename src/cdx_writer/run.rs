@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 
-use indicatif::ProgressBar;
 use warcdex_cdx::sort::{ExternalSorter, SortOptions};
 use warcdex_cdx::CdxLine;
 
@@ -66,12 +65,14 @@ pub fn filename_column(path: &Path) -> String {
 }
 
 /// Indexes `files` and writes the CDX (legend first for classic layouts) to `out`.
-/// Problems are described through `log`, one message per call, in file order.
+/// Problems are described through `log`, one message per call, in file order;
+/// `progress` is called with the number of stored bytes read since its last call (from
+/// several threads), e.g. to move a progress bar.
 pub fn run_cdx(
     files: &[PathBuf],
     opts: &RunOptions,
     out: &mut dyn Write,
-    bar: &ProgressBar,
+    progress: &(dyn Fn(u64) + Sync),
     log: &mut dyn FnMut(&str),
 ) -> io::Result<RunReport> {
     if let Some(legend) = opts.cdx.format.legend() {
@@ -98,11 +99,11 @@ pub fn run_cdx(
                     None => out.write_all(bytes),
                 }
             };
-            let r = index_file(path, opts, &mut sink, &mut |m| log(m), bar)?;
+            let r = index_file(path, opts, &mut sink, &mut |m| log(m), progress)?;
             tally(&mut report, r);
         }
     } else {
-        run_parallel(files, opts, jobs, bar, &mut |done: FileDone| {
+        run_parallel(files, opts, jobs, progress, &mut |done: FileDone| {
             for m in &done.messages {
                 log(m);
             }
@@ -144,14 +145,14 @@ fn index_file(
     opts: &RunOptions,
     sink: &mut dyn FnMut(&[u8]) -> io::Result<()>,
     log: &mut dyn FnMut(&str),
-    bar: &ProgressBar,
+    progress: &(dyn Fn(u64) + Sync),
 ) -> io::Result<FileResult> {
     let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     let mut reader = match ArchiveReader::open_input(path, ReaderOptions::default()) {
         Ok(r) => r,
         Err(e) => {
             log(&format!("{e}"));
-            bar.inc(size);
+            progress(size);
             return Ok(FileResult::Unopened);
         }
     };
@@ -177,7 +178,7 @@ fn index_file(
         &opts.cdx,
         &mut |line: &CdxLine, pos: u64| {
             if pos >= reported + (1 << 20) {
-                bar.inc(pos - reported);
+                progress(pos - reported);
                 reported = pos;
             }
             buf.clear();
@@ -188,7 +189,7 @@ fn index_file(
         &mut |p| say("unindexable", &p),
     )?;
     let log = limiter.into_inner().1;
-    bar.inc(size.saturating_sub(reported));
+    progress(size.saturating_sub(reported));
     if let Some(e) = &result.error {
         log(&format!("{e} (kept {} lines before it)", result.lines));
     }
@@ -212,7 +213,7 @@ fn run_parallel(
     files: &[PathBuf],
     opts: &RunOptions,
     jobs: usize,
-    bar: &ProgressBar,
+    progress: &(dyn Fn(u64) + Sync),
     deliver: &mut dyn FnMut(FileDone) -> io::Result<()>,
 ) -> io::Result<()> {
     let next = AtomicUsize::new(0);
@@ -234,7 +235,7 @@ fn run_parallel(
                         opts,
                         &mut |b| output.write(b),
                         &mut |m| messages.push(m.to_string()),
-                        bar,
+                        progress,
                     )?;
                     Ok(FileDone {
                         output,
