@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# dedup-cdx against the NutchWAX pipeline (formats.md §4.2, with the filename column of
+# dedup-cdx against the NutchWAX pipeline (docs/formats.md §4.2, with the filename column of
 # 11-field CDX) on a generated, sorted 11-field CDX of LINES lines (default 10 million:
 # 1 million URLs, 10 captures each, unchanged between some captures). Times both in one
 # run and reports seconds and peak RSS; then dedup-cdx on the same lines unsorted (the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole NutchWAX workflow (nutchwax-dedup.txt, "Recap") on the bundled example
+# The whole NutchWAX workflow (docs/nutchwax-dedup.txt, "Recap") on the bundled example
 # collection fixtures/example/ (five crawls of a small site: three ARCs, a gzipped WARC,
 # a WARC of revisit records; made by scripts/make_example.py, see fixtures/SOURCES.md):
 #

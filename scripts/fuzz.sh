@@ -63,7 +63,7 @@ for p in paths:
             f.write(heads[n % len(heads)] + page)
         n += 1
 PY
-# Queries (README, formats.md §4.7) and requests (first line: path, or route byte + query).
+# Queries (README, docs/formats.md §4.7) and requests (first line: path, or route byte + query).
 i=0
 for q in 'lighthouse date:2007' 'example "news page" site:WWW.Example.org -type:image/png' \
     'date:20071001-20071003 about' 'title:example' 'http://www.example.org/about.html' \

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Writes fixtures/example/ and fixtures/readme-dedup/.
 
-fixtures/example/: the five-archive collection of formats.md §5 (three ARC crawls,
+fixtures/example/: the five-archive collection of docs/formats.md §5 (three ARC crawls,
 a gzip WARC, a WARC of revisit records), with small real HTML pages that link to each other.
 
-Structure (formats.md §5, "Worked example"):
+Structure (docs/formats.md §5, "Worked example"):
   crawl1-20071001.arc      www.example.org/index.html (A), example.org/about.html (C),
                            www.example.org/news.html (D)
   crawl2-20071002.arc      example.org/index.html (A, no www), example.org/about.html (C),
@@ -16,7 +16,7 @@ Bodies A-E are this script's own pages (so their digests differ from §5's, whic
 other bodies); everything else - URLs, dates, which captures repeat - is §5's. Deterministic:
 running it again writes the same bytes. Standard library only.
 
-fixtures/readme-dedup/: README-dedup's ten daily captures of one page (formats.md §5.6), one
+fixtures/readme-dedup/: README-dedup's ten daily captures of one page (docs/formats.md §5.6), one
 gzip ARC per day, bodies equal to the README's content samples (so the digests are §5.6's).
 """
 import base64
@@ -69,7 +69,7 @@ def http_date(d14):
 
 
 def write_arc(name, records):
-    """ARC v1, plain, LF line endings (formats.md §3.1)."""
+    """ARC v1, plain, LF line endings (docs/formats.md §3.1)."""
     d0 = records[0][1]
     version = b"1 0 InternetArchive\nURL IP-address Archive-date Content-type Archive-length\n"
     out = io.BytesIO()
@@ -156,7 +156,7 @@ def main():
         f.write(out.getvalue())
 
     with open(os.path.join(OUT, "manifest.txt"), "w") as f:
-        f.write("# The worked example of formats.md §5: five crawls of www.example.org.\n")
+        f.write("# The worked example of docs/formats.md §5: five crawls of www.example.org.\n")
         for n in ["crawl1-20071001.arc", "crawl2-20071002.arc", "crawl3-20071003.arc", name4, name5]:
             f.write("%s example\n" % n)
     with open(os.path.join(OUT, "DIGESTS.txt"), "w") as f:
@@ -166,7 +166,7 @@ def main():
     return 0
 
 
-# README-dedup's 10-capture example (formats.md §5.6): one page crawled daily 2007-10-01..10,
+# README-dedup's 10-capture example (docs/formats.md §5.6): one page crawled daily 2007-10-01..10,
 # five versions whose bodies are the README's content samples, so their digests are the
 # ones §5.6 lists (R5EYEZEK... for abc123, and so on).
 README_BODIES = {
@@ -201,7 +201,7 @@ def write_readme_dedup():
             f.write(gzip.compress(rec, mtime=0))
         names.append(name)
     with open(os.path.join(out_dir, "manifest.txt"), "w") as f:
-        f.write("# README-dedup's example: one page, ten daily crawls, five versions (formats.md §5.6).\n")
+        f.write("# README-dedup's example: one page, ten daily crawls, five versions (docs/formats.md §5.6).\n")
         for n in names:
             f.write(n + "\n")
 

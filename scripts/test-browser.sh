@@ -28,7 +28,7 @@ cargo build --locked --quiet
 bin=$(realpath target/debug/warcdex)
 source scripts/serve-lib.sh
 
-# The worked example, as in formats.md §5: paths in the manifest are made absolute.
+# The worked example, as in docs/formats.md §5: paths in the manifest are made absolute.
 fx=$(realpath fixtures/example)
 grep -v '^#' "$fx/manifest.txt" | while read -r f coll; do echo "$fx/$f $coll"; done > "$work/manifest.txt"
 (cd "$fx" && "$bin" cdx crawl*) > "$work/all.cdx" 2>/dev/null

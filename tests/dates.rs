@@ -1,4 +1,4 @@
-//! `warcdex add-dates` (formats.md §4.8, §5.4, §5.6): the worked example's dates index
+//! `warcdex add-dates` (docs/formats.md §4.8, §5.4, §5.6): the worked example's dates index
 //! and joined view, revisits-only and incremental runs (sorted-unique and `--compat`),
 //! README-dedup's ten captures, misaligned pairs, reported lines, unsorted input,
 //! `--in-place`, the CLI, and incremental = one step (proptest).
@@ -87,7 +87,7 @@ fn v(s: &[&str]) -> Vec<String> {
     s.iter().map(|x| x.to_string()).collect()
 }
 
-/// formats.md §5.4 `dumpindex dates` values by document title.
+/// docs/formats.md §5.4 `dumpindex dates` values by document title.
 fn example_after_dup() -> BTreeMap<&'static str, &'static str> {
     BTreeMap::from([
         (

@@ -1,4 +1,4 @@
-//! `import` on the worked example (formats.md §5.3) and on the whole real corpus.
+//! `import` on the worked example (docs/formats.md §5.3) and on the whole real corpus.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -52,7 +52,7 @@ fn digests() -> std::collections::HashMap<String, String> {
         .collect()
 }
 
-/// formats.md §5.3: with the exclusion list, exactly the five versions are imported,
+/// docs/formats.md §5.3: with the exclusion list, exactly the five versions are imported,
 /// each from its first capture; the no-www capture of index A is excluded through the
 /// canonical key.
 #[test]

@@ -1,4 +1,4 @@
-//! The pipeline up to the main index: README-dedup's ten captures (formats.md §5.6) and
+//! The pipeline up to the main index: README-dedup's ten captures (docs/formats.md §5.6) and
 //! the worked example (§5.4) through cdx → dedup-cdx → import -e → index → dumpindex;
 //! anchors and link scores on a small multi-host site; determinism.
 
@@ -41,7 +41,7 @@ fn dump_str(dirs: &[&Path], mode: DumpMode) -> String {
     String::from_utf8(out).unwrap()
 }
 
-/// formats.md §5.6: the exclusion list with real digests, then five documents for the
+/// docs/formats.md §5.6: the exclusion list with real digests, then five documents for the
 /// one URL, each version once, each with its first capture's date.
 #[test]
 fn readme_dedup_ten_captures_five_documents() {
@@ -72,7 +72,7 @@ fn readme_dedup_ten_captures_five_documents() {
     );
 }
 
-/// formats.md §5.4: `dumpindex main` of the worked example (5 documents); indexing twice
+/// docs/formats.md §5.4: `dumpindex main` of the worked example (5 documents); indexing twice
 /// gives the same dump.
 #[test]
 fn worked_example_dumpindex_and_determinism() {

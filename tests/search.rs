@@ -1,4 +1,4 @@
-//! `warcdex search` and `warcdex serve` over the worked example (formats.md §5.4):
+//! `warcdex search` and `warcdex serve` over the worked example (docs/formats.md §5.4):
 //! cdx → dedup-cdx → import -e → index → add-dates into `DIR/pindexes/col1/{main,dates}`,
 //! plus a second set without dates (many sites, a title with markup) and a broken set.
 
@@ -143,7 +143,7 @@ fn search_worked_example() {
     assert_eq!(hl, ["Lisbon"]);
     assert!(d.snippet.to_html().contains("<b>Lisbon</b>"));
 
-    // Every date of index(A), with one replay link each (formats.md §5.4).
+    // Every date of index(A), with one replay link each (docs/formats.md §5.4).
     let r = search(&index, "\"welcome to\"", 0);
     assert_eq!(titles(&r), ["Example A"]);
     let a = &r.hits[0];

@@ -2,7 +2,7 @@
 //!
 //! - [`dedup_cdx`]: every capture of a URL key + digest except the earliest, as
 //!   `URLKEY sha1:DIGEST DATE14 FILE` (the exclusion list for import and the dates
-//!   list for add-dates; formats.md §4.2);
+//!   list for add-dates; docs/formats.md §4.2);
 //! - [`revisits`]: every revisit as `URLKEY sha1:DIGEST DATE14` (§4.3, §1.7).
 //!
 //! Both project each capture to a line, sort the lines in C byte order without

@@ -29,7 +29,7 @@
 //!   so `:+80` is refused) and all-digit hosts over 4300 digits are refused
 //!   (`int()` limit), as on the machine that produced the reference CDX.
 //!
-//! There is no `warcinfo` special case (formats.md lists one for Java): Python
+//! There is no `warcinfo` special case (docs/formats.md lists one for Java): Python
 //! surt treats `warcinfo:/x` like any host-less URL (path lowercased).
 
 use std::fmt;
@@ -1206,7 +1206,7 @@ mod tests {
         assert!(total > 5000 && fast > 2000, "{fast} of {total}");
     }
 
-    /// formats.md §2.3, "SURT key" column (Python surt variant).
+    /// docs/formats.md §2.3, "SURT key" column (Python surt variant).
     #[test]
     fn formats_md_table() {
         let rows = [

@@ -2,7 +2,7 @@
 //! pywb 2.10 `cdx-indexer` (classic 11- and 9-field CDX) and of `cdxj-indexer` 1.5
 //! (CDXJ), so the output is a drop-in for the index those tools write.
 //!
-//! The two tools disagree on details (see `docs/cdx-differences.md` and formats.md
+//! The two tools disagree on details (see `docs/cdx-differences.md` and docs/formats.md
 //! §1.4): [`rules`] holds both rule sets; [`run`] handles several files, ordering,
 //! sorting and output.
 

@@ -3,7 +3,7 @@
 
 /// Whether `c` may appear in an XML 1.0 document (the `Char` production): no control
 /// characters but tab, newline and carriage return, no U+FFFE/U+FFFF. NutchWAX's
-/// OpenSearch servlet strips the others too (formats.md §4.11).
+/// OpenSearch servlet strips the others too (docs/formats.md §4.11).
 pub fn is_xml_char(c: char) -> bool {
     matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
 }

@@ -1,5 +1,5 @@
 //! RSS 2.0 with the OpenSearch and NutchWAX elements of NutchWAX's OpenSearch servlet
-//! (formats.md §4.11): one `<item>` per hit, one `<nutch:date>` per capture date.
+//! (docs/formats.md §4.11): one `<item>` per hit, one `<nutch:date>` per capture date.
 
 use std::fmt::Write as _;
 

@@ -1,5 +1,5 @@
 //! The query language: words and phrases (handed to tantivy's `QueryParser`) plus the
-//! NutchWAX filters `site:`, `type:`, `collection:` and `date:` (formats.md §4.7).
+//! NutchWAX filters `site:`, `type:`, `collection:` and `date:` (docs/formats.md §4.7).
 //!
 //! The filters are taken out of the query text here rather than left to the parser,
 //! because `date:` is not a field of the main index (it is evaluated on the dates index,

@@ -1,4 +1,4 @@
-//! Plain-text results, laid out as NutchWaxBean printed them (formats.md §4.9): a
+//! Plain-text results, laid out as NutchWaxBean printed them (docs/formats.md §4.9): a
 //! count, then per hit ` i score [url] [digest] [date, …] [title]` and the snippet.
 
 use std::io::{self, Write};
