@@ -110,19 +110,46 @@ fn parsed_http<R: Read>(rec: &mut Record<'_, R>) -> Result<Option<HttpView>> {
     }))
 }
 
+/// What both rule sets read first from a record's header.
+struct RecordHead {
+    is_arc: bool,
+    /// The WARC-Type, or the type an ARC record is read as.
+    rtype: String,
+    /// The WARC record's own Content-Type (not the HTTP one).
+    warc_ct: Option<String>,
+}
+
+/// The record's head; `None` for an ARC file header (its version block), which neither
+/// tool indexes.
+fn record_head<R: Read>(rec: &Record<'_, R>) -> Option<RecordHead> {
+    let h = rec.header();
+    let is_arc = h.format().is_arc();
+    let rtype = h.type_name().into_owned();
+    if is_arc && rtype == "warcinfo" {
+        return None;
+    }
+    Some(RecordHead {
+        is_arc,
+        rtype,
+        warc_ct: h.content_type().map(|v| decode(v).into_owned()),
+    })
+}
+
 /// pywb `cdx-indexer` (archiveindexer.py DefaultRecordParser + cdxindexer.py writers).
 fn pywb_line<R: Read>(
     rec: &mut Record<'_, R>,
     filename: &str,
     opts: &CdxOptions,
 ) -> Result<Outcome> {
-    let h = rec.header();
-    let is_arc = h.format().is_arc();
-    let rtype = h.type_name().into_owned();
-    let warc_ct = h.content_type().map(|v| decode(v).into_owned());
-    if is_arc && rtype == "warcinfo" {
+    let Some(RecordHead {
+        is_arc,
+        rtype,
+        warc_ct,
+    }) = record_head(rec)
+    else {
         return Ok(Outcome::skip("arc-header"));
-    }
+    };
+    let h = rec.header();
     if !is_arc {
         if rtype == "warcinfo" {
             return Ok(Outcome::skip("warcinfo"));
@@ -270,13 +297,15 @@ fn cdxj_indexer_line<R: Read>(
     filename: &str,
     opts: &CdxOptions,
 ) -> Result<Outcome> {
-    let h = rec.header();
-    let is_arc = h.format().is_arc();
-    let rtype = h.type_name().into_owned();
-    let warc_ct = h.content_type().map(|v| decode(v).into_owned());
-    if is_arc && rtype == "warcinfo" {
+    let Some(RecordHead {
+        is_arc,
+        rtype,
+        warc_ct,
+    }) = record_head(rec)
+    else {
         return Ok(Outcome::skip("arc-header"));
-    }
+    };
+    let h = rec.header();
     let wanted = matches!(
         rtype.as_str(),
         "response" | "revisit" | "resource" | "metadata"
