@@ -99,16 +99,11 @@ fn merge_cdx_refuses_an_unsorted_input_naming_file_and_line() {
     std::fs::write(&a, "a 1\nc 1\n").unwrap();
     std::fs::write(&b, "b 1\nd 1\nb 2\ne 1\n").unwrap();
     let out = dir.path().join("out.cdx");
-    let (code, _, err) = warcdex(
-        &[
-            "merge-cdx",
-            "-o",
-            out.to_str().unwrap(),
-            a.to_str().unwrap(),
-            b.to_str().unwrap(),
-        ],
-        "",
-    );
+    let merge = || {
+        let paths = [&out, &a, &b].map(|p| p.to_str().unwrap());
+        warcdex(&["merge-cdx", "-o", paths[0], paths[1], paths[2]], "")
+    };
+    let (code, _, err) = merge();
     assert_eq!(code, 1, "{err}");
     assert!(
         err.contains(&format!("{}: line 3 is out of order", b.display())),
@@ -117,16 +112,7 @@ fn merge_cdx_refuses_an_unsorted_input_naming_file_and_line() {
     assert!(!out.exists());
     // Sorted inputs still merge.
     std::fs::write(&b, "b 1\nd 1\n").unwrap();
-    let (code, _, err) = warcdex(
-        &[
-            "merge-cdx",
-            "-o",
-            out.to_str().unwrap(),
-            a.to_str().unwrap(),
-            b.to_str().unwrap(),
-        ],
-        "",
-    );
+    let (code, _, err) = merge();
     assert_eq!(code, 0, "{err}");
     assert_eq!(
         std::fs::read_to_string(&out).unwrap(),
