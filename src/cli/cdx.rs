@@ -61,19 +61,15 @@ pub struct CdxArgs {
     /// URL key style.
     #[arg(long, value_enum, default_value = "surt")]
     pub key: KeyArg,
-    /// Write to this file (atomically: a temporary name, renamed when complete)
-    /// instead of stdout.
-    #[arg(short = 'o', long)]
-    pub output: Option<PathBuf>,
+    /// The output file.
+    #[command(flatten)]
+    pub output: super::OutputFlag,
     /// Files indexed at once (default: the number of CPUs).
     #[arg(short = 'j', long)]
     pub jobs: Option<usize>,
-    /// Memory for sorting, in MiB.
-    #[arg(long, default_value_t = 256)]
-    pub memory: usize,
-    /// Directory for temporary sort runs.
-    #[arg(long)]
-    pub tmp_dir: Option<PathBuf>,
+    /// Memory and temporary files of `--sort`.
+    #[command(flatten)]
+    pub memory: super::MemoryFlags,
     /// Exit 1 when any file is damaged or any anomaly was found.
     #[arg(long)]
     pub strict: bool,
@@ -84,6 +80,7 @@ pub struct CdxArgs {
 
 /// Runs `cdx`; returns the exit code.
 pub fn run(args: CdxArgs) -> Result<i32> {
+    args.memory.check()?;
     let opts = RunOptions {
         cdx: CdxOptions {
             format: match args.format {
@@ -96,8 +93,8 @@ pub fn run(args: CdxArgs) -> Result<i32> {
             key: args.key.style(),
         },
         sort: args.sort,
-        sort_memory: args.memory.max(1) << 20,
-        tmp_dir: args.tmp_dir.clone(),
+        sort_memory: args.memory.bytes(1),
+        tmp_dir: args.memory.tmp_dir.clone(),
         jobs: args.jobs.unwrap_or_else(rayon::current_num_threads).max(1),
         max_messages: args.max_messages,
     };
@@ -105,7 +102,7 @@ pub fn run(args: CdxArgs) -> Result<i32> {
     let mut log = |m: &str| {
         bar.suspend(|| eprintln!("warcdex: {m}"));
     };
-    let report = super::with_output(args.output.as_deref(), |out| {
+    let report = super::with_output(args.output.output.as_deref(), |out| {
         Ok(run_cdx(&args.files, &opts, out, &|n| bar.inc(n), &mut log)?)
     })?;
     bar.finish_and_clear();

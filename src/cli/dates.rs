@@ -27,12 +27,10 @@ pub struct AddDatesArgs {
     /// DEST is one of the sources: build beside it and replace it when complete.
     #[arg(long)]
     pub in_place: bool,
-    /// Memory budget in MiB (half for sorting an unsorted list, a quarter for the writer).
-    #[arg(long, default_value_t = 256, value_parser = super::mebibytes)]
-    pub memory: usize,
-    /// Directory for the sort's temporary files (default: the system's).
-    #[arg(long)]
-    pub tmp_dir: Option<PathBuf>,
+    /// Memory and temporary files: half of the budget sorts an unsorted list, a quarter
+    /// goes to the index writer.
+    #[command(flatten)]
+    pub memory: super::MemoryFlags,
 }
 
 /// Runs add-dates; returns the exit code.
@@ -40,7 +38,7 @@ pub fn run(a: AddDatesArgs) -> Result<i32> {
     if a.args.len() < 4 {
         bail!("usage: warcdex add-dates KEY_INDEX SOURCE... DEST DATES");
     }
-    super::check_tmp_dir(a.tmp_dir.as_deref())?;
+    a.memory.check()?;
     let n = a.args.len();
     let key_index = PathBuf::from(&a.args[0]);
     let sources: Vec<PathBuf> = a.args[1..n - 2].iter().map(PathBuf::from).collect();
@@ -50,8 +48,8 @@ pub fn run(a: AddDatesArgs) -> Result<i32> {
         compat: a.compat,
         strict: a.strict,
         in_place: a.in_place,
-        memory: a.memory.max(32) << 20,
-        tmp_dir: a.tmp_dir,
+        memory: a.memory.bytes(32),
+        tmp_dir: a.memory.tmp_dir,
         progress: true,
     };
     // Taken before the sources are read: a second run on the same DEST waits here and

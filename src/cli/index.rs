@@ -4,6 +4,8 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
+
+use super::MemoryFlags;
 use clap::Args;
 
 use warcdex::index::dump::{dump, DumpMode};
@@ -38,28 +40,16 @@ pub struct IndexArgs {
     pub score_power: f64,
     /// Memory and temporary files of the external sorts.
     #[command(flatten)]
-    pub sort: SortFlags,
+    pub sort: MemoryFlags,
 }
 
-/// Memory budget and temporary directory of commands that sort externally.
-#[derive(Debug, Clone, Args)]
-pub struct SortFlags {
-    /// Memory for each external sort, in MiB (the tantivy writer adds 128 MiB).
-    #[arg(long, default_value_t = 128, value_parser = super::mebibytes)]
-    pub memory: usize,
-    /// Directory for temporary sort runs (default: the system's).
-    #[arg(long)]
-    pub tmp_dir: Option<PathBuf>,
-}
-
-impl SortFlags {
-    /// The sorter options these flags give.
-    pub fn options(&self) -> SortOptions {
-        SortOptions {
-            memory: self.memory.max(4) << 20,
-            tmp_dir: self.tmp_dir.clone(),
-            unique: false,
-        }
+/// The options of each external sort of `index` and `merge`: the whole `--memory` each
+/// (they run one after the other; the tantivy writer adds 128 MiB).
+fn sort_options(flags: &MemoryFlags) -> SortOptions {
+    SortOptions {
+        memory: flags.bytes(4),
+        tmp_dir: flags.tmp_dir.clone(),
+        unique: false,
     }
 }
 
@@ -77,7 +67,7 @@ pub fn run(args: IndexArgs) -> Result<i32> {
             Path::new("pindexes").join(name).join("main")
         }
     };
-    super::check_tmp_dir(args.sort.tmp_dir.as_deref())?;
+    args.sort.check()?;
     let _lock = super::lock_output(&out)?;
     let opts = IndexOptions {
         links: LinkOptions {
@@ -87,7 +77,7 @@ pub fn run(args: IndexArgs) -> Result<i32> {
             score_power: args.score_power,
             ..LinkOptions::default()
         },
-        sort: args.sort.options(),
+        sort: sort_options(&args.sort),
     };
     let info = build_index(&args.segments, &out, &opts)
         .with_context(|| format!("cannot build {}", out.display()))?;
@@ -157,15 +147,16 @@ pub struct MergeArgs {
     pub out: PathBuf,
     /// Memory and temporary files of the external sort.
     #[command(flatten)]
-    pub sort: SortFlags,
+    pub sort: MemoryFlags,
 }
 
 /// Runs `merge`; returns the exit code.
 pub fn merge(args: MergeArgs) -> Result<i32> {
-    super::check_tmp_dir(args.sort.tmp_dir.as_deref())?;
+    args.sort.check()?;
     let _lock = super::lock_output(&args.out)?;
-    let info = warcdex::index::merge::merge_indexes(&args.indexes, &args.out, &args.sort.options())
-        .with_context(|| format!("cannot merge into {}", args.out.display()))?;
+    let info =
+        warcdex::index::merge::merge_indexes(&args.indexes, &args.out, &sort_options(&args.sort))
+            .with_context(|| format!("cannot merge into {}", args.out.display()))?;
     eprintln!(
         "warcdex merge: {} documents from {} indexes in {}",
         info.documents,

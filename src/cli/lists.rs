@@ -3,7 +3,6 @@
 
 use std::collections::BTreeMap;
 use std::io::{self, BufRead};
-use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -20,15 +19,12 @@ pub struct ListArgs {
     /// CDX files (9, 10 or 11 fields, or CDXJ), sorted or not; `-` reads stdin.
     #[arg(required = true)]
     pub cdx: Vec<String>,
-    /// Write to this file (atomically) instead of stdout.
-    #[arg(short = 'o', long)]
-    pub output: Option<PathBuf>,
-    /// Memory budget in MiB.
-    #[arg(long, default_value_t = 256, value_parser = super::mebibytes)]
-    pub memory: usize,
-    /// Directory for temporary files (default: the system's).
-    #[arg(long)]
-    pub tmp_dir: Option<PathBuf>,
+    /// The output file.
+    #[command(flatten)]
+    pub output: super::OutputFlag,
+    /// Memory and temporary files of the sort (unsorted input is sorted first).
+    #[command(flatten)]
+    pub memory: super::MemoryFlags,
     /// Stop at the first broken line instead of reporting and skipping it.
     #[arg(long)]
     pub strict: bool,
@@ -110,7 +106,7 @@ impl BrokenShown {
 
 /// Runs `dedup-cdx` or `revisits`; returns the exit code.
 pub fn run_list(list: List, args: ListArgs) -> Result<i32> {
-    super::check_tmp_dir(args.tmp_dir.as_deref())?;
+    args.memory.check()?;
     let (kept, failed) = readable(&args.cdx);
     unreadable_outcome(failed, args.strict)?;
     let inputs: Vec<Input> = kept.iter().map(|a| Input::from_arg(a)).collect();
@@ -118,8 +114,8 @@ pub fn run_list(list: List, args: ListArgs) -> Result<i32> {
         bail!("stdin (-) can be read only once");
     }
     let opts = ListOptions {
-        memory: args.memory.max(16) << 20,
-        tmp_dir: args.tmp_dir.clone(),
+        memory: args.memory.bytes(16),
+        tmp_dir: args.memory.tmp_dir.clone(),
         strict: args.strict,
     };
     let mut shown = BrokenShown::default();
@@ -128,7 +124,7 @@ pub fn run_list(list: List, args: ListArgs) -> Result<i32> {
         List::Dedup => "dedup-cdx",
         List::Revisits => "revisits",
     };
-    let report: ListReport = with_output(args.output.as_deref(), |out| {
+    let report: ListReport = with_output(args.output.output.as_deref(), |out| {
         Ok(match list {
             List::Dedup => dedup::dedup_cdx(&inputs, out, &opts, &mut on_broken)?,
             List::Revisits => dedup::revisits(&inputs, out, &opts, &mut on_broken)?,
@@ -164,18 +160,15 @@ pub struct SortArgs {
     /// CDX files; `-` reads stdin.
     #[arg(required = true)]
     pub cdx: Vec<String>,
-    /// Write to this file (atomically) instead of stdout.
-    #[arg(short = 'o', long)]
-    pub output: Option<PathBuf>,
+    /// The output file.
+    #[command(flatten)]
+    pub output: super::OutputFlag,
     /// Only check that each file is in C byte order; report the first line out of order.
     #[arg(long)]
     pub check: bool,
-    /// Memory budget in MiB (sort-cdx).
-    #[arg(long, default_value_t = 256, value_parser = super::mebibytes)]
-    pub memory: usize,
-    /// Directory for temporary sort runs.
-    #[arg(long)]
-    pub tmp_dir: Option<PathBuf>,
+    /// Memory and temporary files of `sort-cdx`.
+    #[command(flatten)]
+    pub memory: super::MemoryFlags,
     /// Write nothing when an input cannot be read (by default the others are sorted or
     /// merged, and the run exits 1).
     #[arg(long)]
@@ -202,7 +195,7 @@ impl SortCommand {
 
 /// Runs `sort-cdx` or `merge-cdx`; returns the exit code.
 pub fn run_sort(command: SortCommand, args: SortArgs) -> Result<i32> {
-    super::check_tmp_dir(args.tmp_dir.as_deref())?;
+    args.memory.check()?;
     let (kept, failed) = readable(&args.cdx);
     if args.check {
         let mut bad = failed;
@@ -219,8 +212,8 @@ pub fn run_sort(command: SortCommand, args: SortArgs) -> Result<i32> {
     }
     unreadable_outcome(failed, args.strict)?;
     let inputs = open_all(&kept)?;
-    let memory = args.memory.max(16) << 20;
-    let report: SortReport = with_output(args.output.as_deref(), |out| {
+    let memory = args.memory.bytes(16);
+    let report: SortReport = with_output(args.output.output.as_deref(), |out| {
         Ok(match command {
             SortCommand::Merge => {
                 merge_cdx(inputs, out).map_err(|e| match MergeOrderError::find(&e) {
@@ -234,7 +227,9 @@ pub fn run_sort(command: SortCommand, args: SortArgs) -> Result<i32> {
                 })?
             }
             // Keep the process near the budget: the sorter's arena is most of it.
-            SortCommand::Sort => sort_cdx(inputs, out, memory / 4 * 3, args.tmp_dir.clone())?,
+            SortCommand::Sort => {
+                sort_cdx(inputs, out, memory / 4 * 3, args.memory.tmp_dir.clone())?
+            }
         })
     })?;
     eprintln!(

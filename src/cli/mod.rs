@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use warcdex::output::{self, OutputLock};
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 
 /// warcdex: web archives (ARC/WARC) to CDX and a de-duplicated full-text index.
 #[derive(Debug, Parser)]
@@ -157,6 +157,39 @@ pub fn fraction(s: &str) -> Result<f64, String> {
         return Err("must be a number from 0 to 1".into());
     }
     Ok(x)
+}
+
+/// `--memory` and `--tmp-dir`, shared by every command that sorts or buffers in bounded
+/// memory (one default, one check).
+#[derive(Debug, Clone, Args)]
+pub struct MemoryFlags {
+    /// Memory budget in MiB for sorting and buffering.
+    #[arg(long, default_value_t = 256, value_parser = mebibytes)]
+    pub memory: usize,
+    /// Directory for temporary sort runs (default: the system's).
+    #[arg(long)]
+    pub tmp_dir: Option<PathBuf>,
+}
+
+impl MemoryFlags {
+    /// The budget in bytes, at least `min_mib` MiB.
+    pub fn bytes(&self, min_mib: usize) -> usize {
+        self.memory.max(min_mib) << 20
+    }
+
+    /// Refuses a `--tmp-dir` that is not a directory (see [`check_tmp_dir`]).
+    pub fn check(&self) -> io::Result<()> {
+        check_tmp_dir(self.tmp_dir.as_deref())
+    }
+}
+
+/// `-o`, shared by every command that writes one output file or stdout.
+#[derive(Debug, Clone, Args)]
+pub struct OutputFlag {
+    /// Write to this file (atomically: a temporary name, renamed when complete) instead
+    /// of stdout.
+    #[arg(short = 'o', long)]
+    pub output: Option<PathBuf>,
 }
 
 /// clap parser for a finite number that is not negative (`--score-power`).
