@@ -18,9 +18,12 @@
 //! ```
 
 pub mod date;
+pub mod gzip_member;
 pub mod header;
 pub mod http;
+mod counting;
 mod stream;
+mod window;
 
 use std::borrow::Cow;
 use std::fs::File;
@@ -35,6 +38,7 @@ pub use http::HttpHead;
 use crate::error::{Anomaly, AnomalyCounts, AnomalyKind, Error, ErrorKind, Result};
 use header::trim;
 use http::rstrip;
+use counting::CountingReader;
 use stream::Stream;
 
 /// Where a record is stored: the offset of its first byte (for gzip, of its member)
@@ -182,40 +186,15 @@ impl ArchiveReader<Input> {
 
 /// Finds where the gzip member starting at `offset` ends, by decompressing it.
 fn member_end(path: &Path, offset: u64) -> io::Result<u64> {
-    use std::io::{BufRead, BufReader, Seek, SeekFrom};
+    use std::io::{Seek, SeekFrom};
     let mut f = File::open(path)?;
     f.seek(SeekFrom::Start(offset))?;
-    struct Count<B> {
-        inner: B,
-        n: u64,
-    }
-    impl<B: BufRead> Read for Count<B> {
-        fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-            let n = self.inner.read(out)?;
-            self.n += n as u64;
-            Ok(n)
-        }
-    }
-    impl<B: BufRead> BufRead for Count<B> {
-        fn fill_buf(&mut self) -> io::Result<&[u8]> {
-            self.inner.fill_buf()
-        }
-        fn consume(&mut self, n: usize) {
-            self.inner.consume(n);
-            self.n += n as u64;
-        }
-    }
-    let mut dec = crate::gzip_member::MemberDecoder::new(
-        Count {
-            inner: BufReader::new(f),
-            n: 0,
-        },
-        Default::default(),
-    );
+    let mut dec =
+        gzip_member::MemberDecoder::new(CountingReader::new(f, 8192), Default::default());
     // A damaged member ends, as far as anyone can tell, where its decoder failed (the
     // reader reports the damage itself when it gets there).
     let _ = io::copy(&mut dec, &mut io::sink());
-    Ok(offset + dec.get_ref().n)
+    Ok(offset + dec.get_ref().pos())
 }
 
 impl<R: Read> ArchiveReader<R> {
