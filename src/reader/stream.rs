@@ -173,8 +173,7 @@ impl<R: Read> Stream<R> {
         }
         // Room for a read, keeping KEEP_BEHIND bytes for `resync_backwards`; a window
         // that holds nothing it may drop (a long header line) doubles.
-        self.win
-            .make_room(KEEP_BEHIND, |len| (len * 2).max(64));
+        self.win.make_room(KEEP_BEHIND, |len| (len * 2).max(64));
         let want = self.win.spare(self.chunk).len();
         loop {
             let n = self.read_source(want)?;
