@@ -210,7 +210,7 @@ pub fn html(data: &[u8]) {
     let _ = crate::html::parse_html(body, ct, &url, limit);
     let _ = crate::html::plain_text(body, ct, limit);
     let _ = crate::html::detect_charset(body, ct, Some(&url));
-    let _ = crate::import::body::dechunk(body);
+    let _ = crate::reader::chunked::dechunk(body);
     if let Some(decoded) = crate::import::body::decode_content(body, coding, limit.max(1)) {
         let _ = crate::html::parse_html(&decoded, ct, &url, limit);
     }

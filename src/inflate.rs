@@ -4,7 +4,7 @@
 
 use std::io::{self, BufRead, BufReader, Read};
 
-use crate::gzip_member::{InflateState, MemberDecoder};
+use crate::reader::gzip_member::{InflateState, MemberDecoder};
 
 /// Members and decompressed bytes of one pass.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

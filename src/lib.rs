@@ -14,7 +14,6 @@ pub mod dates;
 pub mod error;
 #[doc(hidden)]
 pub mod fuzzing;
-pub mod gzip_member;
 pub mod html;
 pub mod import;
 pub mod index;

@@ -1,41 +1,9 @@
-//! The HTTP entity body as a parser needs it: chunked transfer coding removed and
-//! gzip/deflate content coding undone, within a size cap. The stored bytes (what the
+//! The HTTP entity body as a parser needs it: gzip/deflate content coding undone,
+//! within a size cap (chunked transfer coding is removed before, by
+//! `crate::reader::chunked::dechunk`). The stored bytes (what the
 //! digest covers) are not changed; this is only for extracting text and links.
 
 use std::io::Read;
-
-/// Removes chunked transfer coding. `None` when the bytes are not valid chunked coding
-/// (then the caller keeps them as they are: many archives store already de-chunked
-/// bodies under a `Transfer-Encoding: chunked` header).
-pub fn dechunk(raw: &[u8]) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(raw.len());
-    let mut rest = raw;
-    loop {
-        let nl = memchr::memchr(b'\n', rest)?;
-        let line = &rest[..nl];
-        let hex = line.split(|&c| c == b';').next().unwrap_or_default();
-        let hex = std::str::from_utf8(hex).ok()?.trim();
-        let size = usize::from_str_radix(hex, 16).ok()?;
-        rest = &rest[nl + 1..];
-        if size == 0 {
-            return Some(out);
-        }
-        if rest.len() < size {
-            // A body cut by the size cap or the record's end: keep what is there.
-            out.extend_from_slice(rest);
-            return Some(out);
-        }
-        out.extend_from_slice(&rest[..size]);
-        rest = &rest[size..];
-        rest = rest
-            .strip_prefix(b"\r\n")
-            .or_else(|| rest.strip_prefix(b"\n"))
-            .unwrap_or(rest);
-        if rest.is_empty() {
-            return Some(out);
-        }
-    }
-}
 
 /// Undoes `gzip` or `deflate` content coding, reading at most `cap` bytes of output.
 /// `None` for other codings or undecodable data (the caller then keeps the bytes).
@@ -70,16 +38,6 @@ pub fn decode_content(raw: &[u8], coding: &str, cap: usize) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn dechunks() {
-        assert_eq!(
-            dechunk(b"5\r\nhello\r\n6;x=1\r\n world\r\n0\r\n\r\n").unwrap(),
-            b"hello world"
-        );
-        assert_eq!(dechunk(b"<html>"), None);
-        assert_eq!(dechunk(b"a\r\nabc").unwrap(), b"abc");
-    }
 
     #[test]
     fn gunzips() {

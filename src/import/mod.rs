@@ -437,12 +437,7 @@ fn capture_of<R: Read>(
         return skip(report, "no-date");
     };
     let record_ct = h.content_type().map(|v| decode(v).into_owned());
-    let header_digest = h
-        .get_str("WARC-Payload-Digest")
-        .map(|v| v.trim().to_string())
-        // `get`, not `[..5]`: a multi-byte character in the first five bytes made the
-        // slice panic (issue 15, item 5); once `get(..5)` matched, `[5..]` below is safe.
-        .filter(|v| v.len() > 5 && v.get(..5).is_some_and(|p| p.eq_ignore_ascii_case("sha1:")));
+    let header_digest = h.payload_sha1();
     let facts = match rec.http()? {
         Some(head) if !head.is_blank() => HttpFacts {
             status: head.status(),
@@ -470,7 +465,7 @@ fn capture_of<R: Read>(
     // When the digest is in the header, exclusion and the version's earlier captures
     // are known before the body: a repeated capture is never read or parsed.
     if let Some(d) = &header_digest {
-        let digest = format!("sha1:{}", &d[5..]);
+        let digest = format!("sha1:{d}");
         if ctx
             .exclusions
             .is_some_and(|ex| ex.contains(&urlkey, &digest, &date))
@@ -485,7 +480,7 @@ fn capture_of<R: Read>(
     }
     let (kept, computed) = read_payload(rec, ctx.opts.content_limit, header_digest.is_none())?;
     let digest = match (&header_digest, computed) {
-        (Some(d), _) => format!("sha1:{}", &d[5..]),
+        (Some(d), _) => format!("sha1:{d}"),
         (None, Some(c)) => format!("sha1:{c}"),
         (None, None) => unreachable!("digest computed when the header has none"),
     };
@@ -579,7 +574,7 @@ fn parse_into(row: &mut SegmentRow, stored: &[u8], facts: &HttpFacts, limit: usi
         .as_deref()
         .is_some_and(|t| t.to_ascii_lowercase().contains("chunked"))
     {
-        if let Some(d) = body::dechunk(&body) {
+        if let Some(d) = crate::reader::chunked::dechunk(&body) {
             body = d.into();
         }
     }

@@ -2,7 +2,9 @@
 //! beside normalized name/value pairs (duplicates kept, in order).
 
 use std::borrow::Cow;
-use std::ops::Range;
+
+pub use super::bytes::{decode, trim};
+use super::fields::Fields;
 
 /// Which container a record came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -112,9 +114,8 @@ pub struct RecordHeader {
     pub(crate) format: Format,
     pub(crate) version: Vec<u8>,
     pub(crate) raw: Vec<u8>,
-    /// Normalized names and values, one after another.
-    pub(crate) text: Vec<u8>,
-    pub(crate) fields: Vec<(Range<usize>, Range<usize>)>,
+    /// Normalized names and values.
+    pub(crate) fields: Fields,
     pub(crate) record_type: RecordType,
     pub(crate) content_length: Option<u64>,
 }
@@ -125,8 +126,7 @@ impl Default for RecordHeader {
             format: Format::Warc,
             version: Vec::new(),
             raw: Vec::new(),
-            text: Vec::new(),
-            fields: Vec::new(),
+            fields: Fields::default(),
             record_type: RecordType::Unknown,
             content_length: None,
         }
@@ -137,33 +137,9 @@ impl RecordHeader {
     pub(crate) fn clear(&mut self) {
         self.version.clear();
         self.raw.clear();
-        self.text.clear();
         self.fields.clear();
         self.record_type = RecordType::Unknown;
         self.content_length = None;
-    }
-
-    pub(crate) fn push_field(&mut self, name: &[u8], value: &[u8]) {
-        let n0 = self.text.len();
-        self.text.extend_from_slice(name);
-        let n1 = self.text.len();
-        self.text.extend_from_slice(value);
-        let v1 = self.text.len();
-        self.fields.push((n0..n1, n1..v1));
-    }
-
-    /// Appends a continuation line to the last value, joined by one space.
-    pub(crate) fn continue_last(&mut self, more: &[u8]) -> bool {
-        let Some(last) = self.fields.last_mut() else {
-            return false;
-        };
-        // The last value is always at the end of `text`, so it can grow in place.
-        if !last.1.is_empty() {
-            self.text.push(b' ');
-        }
-        self.text.extend_from_slice(more);
-        last.1.end = self.text.len();
-        true
     }
 
     /// ARC or WARC.
@@ -198,23 +174,31 @@ impl RecordHeader {
         }
     }
 
-    /// All fields in order, duplicates included, as (name, value).
-    pub fn fields(&self) -> impl Iterator<Item = (&[u8], &[u8])> {
-        self.fields
-            .iter()
-            .map(|(n, v)| (&self.text[n.clone()], &self.text[v.clone()]))
+    /// All fields in order, duplicates included (for ARC, the header line's fields
+    /// under [`ARC_V1_FIELDS`] or [`ARC_V2_FIELDS`] names).
+    pub fn fields(&self) -> &Fields {
+        &self.fields
     }
 
     /// The first value of field `name` (ASCII case-insensitive).
     pub fn get(&self, name: &str) -> Option<&[u8]> {
-        self.fields()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name.as_bytes()))
-            .map(|(_, v)| v)
+        self.fields.get(name)
     }
 
     /// The first value of `name`, decoded as UTF-8 (Latin-1 when it is not UTF-8).
     pub fn get_str(&self, name: &str) -> Option<Cow<'_, str>> {
-        self.get(name).map(decode)
+        self.fields.get_str(name)
+    }
+
+    /// The value of a `WARC-Payload-Digest: sha1:...` field without its prefix (as
+    /// written: base32, or hex from some writers); `None` for other algorithms.
+    pub fn payload_sha1(&self) -> Option<String> {
+        let v = trim(self.get("WARC-Payload-Digest")?);
+        if v.len() > 5 && v[..5].eq_ignore_ascii_case(b"sha1:") {
+            Some(decode(&v[5..]).into_owned())
+        } else {
+            None
+        }
     }
 
     /// The block length the header declares, when it declares a usable one.
@@ -276,20 +260,4 @@ impl RecordHeader {
             _ => self.get("content-type"),
         }
     }
-}
-
-/// Decodes header bytes as UTF-8, or as Latin-1 when they are not UTF-8 (as warcio does).
-pub fn decode(v: &[u8]) -> Cow<'_, str> {
-    match std::str::from_utf8(v) {
-        Ok(s) => Cow::Borrowed(s),
-        Err(_) => Cow::Owned(v.iter().map(|&b| b as char).collect()),
-    }
-}
-
-/// Trims ASCII white space (SP, HT, CR, LF, FF, VT) from both ends.
-pub fn trim(v: &[u8]) -> &[u8] {
-    let is_ws = |b: &u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c);
-    let start = v.iter().position(|b| !is_ws(b)).unwrap_or(v.len());
-    let end = v.iter().rposition(|b| !is_ws(b)).map_or(start, |e| e + 1);
-    &v[start..end]
 }

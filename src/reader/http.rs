@@ -5,7 +5,8 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
-use super::header::decode;
+use super::bytes::{trim_end, trim_end_sp_ht, trim_start};
+use super::fields::Fields;
 
 /// A parsed HTTP head. Reused from record to record.
 #[derive(Debug, Clone, Default)]
@@ -13,8 +14,7 @@ pub struct HttpHead {
     pub(crate) raw: Vec<u8>,
     pub(crate) protocol: Range<usize>,
     pub(crate) status_rest: Range<usize>,
-    pub(crate) text: Vec<u8>,
-    pub(crate) fields: Vec<(Range<usize>, Range<usize>)>,
+    pub(crate) fields: Fields,
     /// The head ran past the size limit or to the end of the block without a blank line.
     pub(crate) unterminated: bool,
 }
@@ -22,7 +22,6 @@ pub struct HttpHead {
 impl HttpHead {
     pub(crate) fn clear(&mut self) {
         self.raw.clear();
-        self.text.clear();
         self.fields.clear();
         self.protocol = 0..0;
         self.status_rest = 0..0;
@@ -65,22 +64,18 @@ impl HttpHead {
     }
 
     /// All header fields in order, as (name, value).
-    pub fn fields(&self) -> impl Iterator<Item = (&[u8], &[u8])> {
-        self.fields
-            .iter()
-            .map(|(n, v)| (&self.text[n.clone()], &self.text[v.clone()]))
+    pub fn fields(&self) -> &Fields {
+        &self.fields
     }
 
     /// The first value of header `name` (ASCII case-insensitive).
     pub fn get(&self, name: &str) -> Option<&[u8]> {
-        self.fields()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name.as_bytes()))
-            .map(|(_, v)| v)
+        self.fields.get(name)
     }
 
     /// The first value of `name`, decoded (UTF-8, else Latin-1).
     pub fn get_str(&self, name: &str) -> Option<Cow<'_, str>> {
-        self.get(name).map(decode)
+        self.fields.get_str(name)
     }
 
     /// True when the head has neither status text nor header fields (an empty first
@@ -96,18 +91,17 @@ impl HttpHead {
 
     /// Parses `raw` (already filled with whole lines) into status and fields.
     pub(crate) fn parse_raw(&mut self) {
-        self.text.clear();
         self.fields.clear();
         let raw = std::mem::take(&mut self.raw);
         let mut lines = LineIter { buf: &raw, pos: 0 };
         if let Some((s, e)) = lines.next() {
-            let line = rstrip(&raw[s..e]);
+            let line = trim_end(&raw[s..e]);
             let line_end = s + line.len();
             match memchr::memchr(b' ', line) {
                 Some(i) => {
                     self.protocol = s..s + i;
                     let rest = &raw[s + i + 1..line_end];
-                    let lead = rest.len() - lstrip(rest).len();
+                    let lead = rest.len() - trim_start(rest).len();
                     self.status_rest = s + i + 1 + lead..line_end;
                 }
                 None => {
@@ -116,39 +110,29 @@ impl HttpHead {
                 }
             }
         }
-        let mut pending: Option<(Range<usize>, Vec<u8>)> = None;
+        // Whether a continuation line has a field to continue: not after the status
+        // line, nor after a line without a colon (warcio drops both).
+        let mut open = false;
         for (s, e) in lines {
-            let line = rstrip(&raw[s..e]);
+            let line = trim_end(&raw[s..e]);
             if line.is_empty() {
                 break;
             }
             if line[0] == b' ' || line[0] == b'\t' {
                 // warcio appends continuation lines verbatim (leading white space kept).
-                if let Some((_, v)) = pending.as_mut() {
-                    v.extend_from_slice(line);
+                if open {
+                    self.fields.continue_last(b"", line);
                 }
                 continue;
             }
-            if let Some((n, v)) = pending.take() {
-                self.push(&raw[n], &v);
-            }
+            open = false;
             if let Some(c) = memchr::memchr(b':', line) {
-                let name_end = s + rstrip_sp_tab(&line[..c]).len();
-                pending = Some((s..name_end, lstrip(&line[c + 1..]).to_vec()));
+                let name = trim_end_sp_ht(&line[..c]);
+                self.fields.push(name, trim_start(&line[c + 1..]));
+                open = true;
             }
-        }
-        if let Some((n, v)) = pending.take() {
-            self.push(&raw[n], &v);
         }
         self.raw = raw;
-    }
-
-    fn push(&mut self, name: &[u8], value: &[u8]) {
-        let n0 = self.text.len();
-        self.text.extend_from_slice(name);
-        let n1 = self.text.len();
-        self.text.extend_from_slice(value);
-        self.fields.push((n0..n1, n1..self.text.len()));
     }
 }
 
@@ -168,31 +152,6 @@ impl Iterator for LineIter<'_> {
         self.pos = e;
         Some((s, e))
     }
-}
-
-/// Python's `str.rstrip()` on ASCII white space.
-pub(crate) fn rstrip(v: &[u8]) -> &[u8] {
-    let end = v
-        .iter()
-        .rposition(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c))
-        .map_or(0, |e| e + 1);
-    &v[..end]
-}
-
-fn lstrip(v: &[u8]) -> &[u8] {
-    let s = v
-        .iter()
-        .position(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c))
-        .unwrap_or(v.len());
-    &v[s..]
-}
-
-fn rstrip_sp_tab(v: &[u8]) -> &[u8] {
-    let end = v
-        .iter()
-        .rposition(|b| !matches!(b, b' ' | b'\t'))
-        .map_or(0, |e| e + 1);
-    &v[..end]
 }
 
 #[cfg(test)]

@@ -1,192 +1,24 @@
-//! The byte layer under the record parser: a counting reader, per-member gzip
-//! decoding, and one growable buffer of decompressed bytes.
+//! The byte layer under the record parser: the compressed input
+//! ([`CountingReader`]), per-member gzip decoding, and one [`Window`] of
+//! decompressed bytes.
 //!
 //! Offsets in CDX (`V`) and lengths (`S`) are facts about the *compressed* file,
 //! so the compressed position is counted below the decoder, and each gzip member
-//! gets its own `MemberDecoder` (`crate::gzip_member`): it stops exactly at the
+//! gets its own `MemberDecoder` (`super::gzip_member`): it stops exactly at the
 //! member's end, which a multi-member decoder would hide.
 
 use std::collections::VecDeque;
 use std::io::{self, BufRead, Read};
 
-use crate::gzip_member::{InflateState, MemberDecoder};
-
+use super::counting::{plausible_member, read_retry, scan_for_member, CountingReader};
+use super::gzip_member::{InflateState, MemberDecoder};
+use super::window::Window;
 use crate::error::{Anomaly, AnomalyKind, Error, ErrorKind, Result};
 
 /// Bytes kept before the read cursor when the buffer rolls, so that a record
 /// whose Content-Length was too long can be cut back to the real start of the
 /// next record (see `ArchiveReader::resync_backwards`).
 pub(crate) const KEEP_BEHIND: usize = 64 * 1024;
-
-/// Compressed bytes of the current gzip member kept after they were consumed, at most:
-/// enough to re-scan a damaged member of any usual size from its start (a longer one is
-/// re-scanned from where its decoder stopped).
-const MAX_KEEP: u64 = 1 << 20;
-
-/// A buffered reader that counts the bytes consumed from the file and can keep the
-/// bytes consumed since a mark (the start of the current gzip member), so that a
-/// member whose decoder failed can be scanned again from its start: a damaged deflate
-/// stream may have been read past the member's end, into the next member's header.
-pub(crate) struct CountingReader<R> {
-    inner: R,
-    buf: Vec<u8>,
-    pos: usize,
-    end: usize,
-    /// File offset of `buf[0]`.
-    base: u64,
-    /// File offset from which consumed bytes are kept, if any.
-    mark: Option<u64>,
-    chunk: usize,
-}
-
-impl<R: Read> CountingReader<R> {
-    fn new(inner: R, capacity: usize) -> Self {
-        CountingReader {
-            inner,
-            buf: vec![0; capacity],
-            pos: 0,
-            end: 0,
-            base: 0,
-            mark: None,
-            chunk: capacity,
-        }
-    }
-
-    /// File offset of the next byte to be consumed.
-    pub(crate) fn pos(&self) -> u64 {
-        self.base + self.pos as u64
-    }
-
-    /// Keeps the bytes from the current position on, until `clear_mark`.
-    fn set_mark(&mut self) {
-        self.mark = Some(self.pos());
-    }
-
-    fn clear_mark(&mut self) {
-        self.mark = None;
-    }
-
-    /// Moves the cursor back to file offset `to` if that byte is still held.
-    fn rewind(&mut self, to: u64) -> bool {
-        if to >= self.base && to <= self.pos() {
-            self.pos = (to - self.base) as usize;
-            true
-        } else {
-            false
-        }
-    }
-
-    /// Reads more input after the bytes held, keeping those from the mark (within
-    /// `MAX_KEEP`) or else from the cursor. Returns how many bytes were read.
-    fn read_more(&mut self) -> io::Result<usize> {
-        let keep_from = match self.mark {
-            Some(m) if m >= self.base && self.pos() - m <= MAX_KEEP => (m - self.base) as usize,
-            _ => {
-                self.mark = None;
-                self.pos
-            }
-        };
-        if self.end == self.buf.len() {
-            if keep_from > 0 {
-                self.buf.copy_within(keep_from..self.end, 0);
-                self.base += keep_from as u64;
-                self.pos -= keep_from;
-                self.end -= keep_from;
-            }
-            if self.end == self.buf.len() {
-                let grown = self.buf.len() + self.chunk;
-                self.buf.resize(grown, 0);
-            }
-        }
-        let want = (self.buf.len() - self.end).min(self.chunk);
-        let n = read_retry(&mut self.inner, &mut self.buf[self.end..self.end + want])?;
-        self.end += n;
-        Ok(n)
-    }
-
-    /// At least `n` unread bytes, fewer only at the end of the input.
-    fn fill_at_least(&mut self, n: usize) -> io::Result<&[u8]> {
-        while self.end - self.pos < n {
-            if self.read_more()? == 0 {
-                break;
-            }
-        }
-        Ok(&self.buf[self.pos..self.end])
-    }
-}
-
-impl<R: Read> Read for CountingReader<R> {
-    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        if self.pos == self.end && self.mark.is_none() && out.len() >= self.chunk {
-            // Large reads of plain files bypass the buffer, as `BufReader` does.
-            let n = read_retry(&mut self.inner, out)?;
-            self.base += (self.end + n) as u64;
-            self.pos = 0;
-            self.end = 0;
-            return Ok(n);
-        }
-        let avail = self.fill_buf()?;
-        let n = avail.len().min(out.len());
-        out[..n].copy_from_slice(&avail[..n]);
-        self.consume(n);
-        Ok(n)
-    }
-}
-
-impl<R: Read> BufRead for CountingReader<R> {
-    fn fill_buf(&mut self) -> io::Result<&[u8]> {
-        if self.pos == self.end {
-            self.read_more()?;
-        }
-        Ok(&self.buf[self.pos..self.end])
-    }
-    fn consume(&mut self, n: usize) {
-        debug_assert!(self.pos + n <= self.end);
-        self.pos += n;
-    }
-}
-
-/// A plausible gzip member header: magic, deflate, reserved flag bits clear (RFC 1952).
-fn plausible_member(b: &[u8]) -> bool {
-    b.len() >= 4 && b[0] == 0x1f && b[1] == 0x8b && b[2] == 8 && b[3] & 0xe0 == 0
-}
-
-/// Moves `r` to the next plausible gzip member header; false (everything consumed) when
-/// there is none before the end of the input. `zeros` is cleared when a skipped byte is
-/// not NUL (NUL padding between members is no damage).
-fn scan_for_member<R: Read>(r: &mut CountingReader<R>, zeros: &mut bool) -> io::Result<bool> {
-    loop {
-        let buf = r.fill_at_least(4)?;
-        let skip = |b: &[u8], zeros: &mut bool| *zeros &= b.iter().all(|&x| x == 0);
-        if buf.len() < 4 {
-            let n = buf.len();
-            skip(buf, zeros);
-            r.consume(n);
-            return Ok(false);
-        }
-        match memchr::memchr(0x1f, buf) {
-            None => {
-                let n = buf.len();
-                skip(buf, zeros);
-                r.consume(n);
-            }
-            Some(i) if i + 4 <= buf.len() => {
-                if plausible_member(&buf[i..i + 4]) {
-                    skip(&buf[..i], zeros);
-                    r.consume(i);
-                    return Ok(true);
-                }
-                skip(&buf[..i + 1], zeros);
-                r.consume(i + 1);
-            }
-            // Too few bytes after it to judge: keep them and read more.
-            Some(i) => {
-                skip(&buf[..i], zeros);
-                r.consume(i);
-            }
-        }
-    }
-}
 
 /// Where damage stopped the decompressed stream: bytes before `dpos` came from before
 /// the damage, bytes after it come from the next gzip member.
@@ -233,11 +65,8 @@ enum Source<R: Read> {
 /// Decompressed bytes with a read cursor, an absolute position and member bookkeeping.
 pub(crate) struct Stream<R: Read> {
     src: Source<R>,
-    buf: Vec<u8>,
-    pos: usize,
-    end: usize,
-    /// Decompressed offset of `buf[0]`.
-    base: u64,
+    /// Decompressed bytes; offsets in it are decompressed stream offsets.
+    win: Window,
     chunk: usize,
     eof: bool,
     pub(crate) members: VecDeque<Member>,
@@ -277,10 +106,7 @@ impl<R: Read> Stream<R> {
             src,
             // Room for several reads besides the KEEP_BEHIND tail, so rolling the buffer
             // (which copies that tail) costs little next to decompression.
-            buf: vec![0; chunk.saturating_mul(4).max(16)],
-            pos: 0,
-            end: 0,
-            base: 0,
+            win: Window::new(chunk.saturating_mul(4).max(16)),
             chunk,
             eof: false,
             members: VecDeque::new(),
@@ -298,7 +124,7 @@ impl<R: Read> Stream<R> {
 
     /// Decompressed offset of the cursor.
     pub(crate) fn position(&self) -> u64 {
-        self.base + self.pos as u64
+        self.win.position()
     }
 
     /// Compressed bytes consumed so far (the file position for plain input).
@@ -320,27 +146,23 @@ impl<R: Read> Stream<R> {
 
     /// The unread bytes in the buffer.
     pub(crate) fn buffer(&self) -> &[u8] {
-        &self.buf[self.pos..self.end]
+        self.win.unread()
     }
 
     /// Marks `n` buffered bytes as read.
     pub(crate) fn consume(&mut self, n: usize) {
-        debug_assert!(self.pos + n <= self.end);
-        self.pos += n;
+        self.win.consume(n);
     }
 
     /// Bytes still held before the cursor, from decompressed offset `from`
     /// (or as far back as is kept), with the offset of the first one returned.
     pub(crate) fn behind(&self, from: u64) -> (u64, &[u8]) {
-        let start = from.max(self.base);
-        let s = (start - self.base) as usize;
-        (start, &self.buf[s.min(self.pos)..self.pos])
+        self.win.behind(from)
     }
 
     /// Moves the cursor back to decompressed offset `to`, which must still be held.
     pub(crate) fn rewind_to(&mut self, to: u64) {
-        assert!(to >= self.base && to <= self.position());
-        self.pos = (to - self.base) as usize;
+        assert!(self.win.rewind(to), "rewind to {to}: no longer held");
     }
 
     /// Reads more bytes into the buffer. Returns how many; 0 at the end of input.
@@ -349,8 +171,10 @@ impl<R: Read> Stream<R> {
         if self.eof || self.cut.is_some() {
             return Ok(0);
         }
-        self.make_room();
-        let want = self.chunk.min(self.buf.len() - self.end);
+        // Room for a read, keeping KEEP_BEHIND bytes for `resync_backwards`; a window
+        // that holds nothing it may drop (a long header line) doubles.
+        self.win.make_room(KEEP_BEHIND, |len| (len * 2).max(64));
+        let want = self.win.spare(self.chunk).len();
         loop {
             let n = self.read_source(want)?;
             if n > 0 || self.eof || self.cut.is_some() {
@@ -367,7 +191,7 @@ impl<R: Read> Stream<R> {
     /// Drops the unread bytes before the cut and lets reading go on after it.
     pub(crate) fn pass_cut(&mut self) {
         if self.cut.take().is_some() {
-            self.pos = self.end;
+            self.win.consume_all();
         }
     }
 
@@ -412,7 +236,7 @@ impl<R: Read> Stream<R> {
 
     /// Makes sure at least one byte is buffered unless at the end; returns false at the end.
     pub(crate) fn ensure(&mut self) -> Result<bool> {
-        while self.pos == self.end {
+        while self.win.unread().is_empty() {
             if self.fill()? == 0 {
                 return Ok(false);
             }
@@ -420,35 +244,18 @@ impl<R: Read> Stream<R> {
         Ok(true)
     }
 
-    fn make_room(&mut self) {
-        if self.end < self.buf.len() {
-            return;
-        }
-        let keep_from = self.pos.saturating_sub(KEEP_BEHIND);
-        if keep_from > 0 {
-            self.buf.copy_within(keep_from..self.end, 0);
-            self.base += keep_from as u64;
-            self.pos -= keep_from;
-            self.end -= keep_from;
-        }
-        if self.end == self.buf.len() {
-            let grown = (self.buf.len() * 2).max(64);
-            self.buf.resize(grown, 0);
-        }
-    }
-
-    /// One read from the source into `buf[end..end+want]`; 0 with `eof` unset means
-    /// "a member ended, call again".
+    /// One read from the source into the window's next `want` free bytes; 0 with `eof`
+    /// unset means "a member ended, call again".
     fn read_source(&mut self, want: usize) -> Result<usize> {
-        let dpos = self.base + self.end as u64;
-        let out = &mut self.buf[self.end..self.end + want];
+        let dpos = self.win.end_position();
+        let out = self.win.spare(want);
         match &mut self.src {
             Source::Plain(r) => {
                 let n = read_retry(r, out)?;
                 if n == 0 {
                     self.eof = true;
                 }
-                self.end += n;
+                self.win.filled(n);
                 Ok(n)
             }
             Source::Gzip {
@@ -563,7 +370,7 @@ impl<R: Read> Stream<R> {
                     }
                 };
                 if n > 0 {
-                    self.end += n;
+                    self.win.filled(n);
                     return Ok(n);
                 }
                 // End of this member: hand the reader back and note where it ended.
@@ -617,57 +424,5 @@ impl<R: Read> Stream<R> {
             .rev()
             .find(|(_, m)| m.dstart <= d && m.dend.is_none_or(|e| e > d))
             .map(|(i, m)| (i, *m))
-    }
-}
-
-fn read_retry<T: Read>(r: &mut T, out: &mut [u8]) -> io::Result<usize> {
-    loop {
-        match r.read(out) {
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            other => return other,
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn marked_bytes_are_kept_across_refills_and_can_be_rescanned() {
-        let data: Vec<u8> = (0..50_000u32).map(|i| (i % 251) as u8).collect();
-        let mut r = CountingReader::new(&data[..], 4096);
-        let n = r.fill_buf().unwrap().len().min(100);
-        r.consume(n);
-        r.set_mark();
-        let mut sink = Vec::new();
-        r.by_ref().take(30_000).read_to_end(&mut sink).unwrap();
-        assert_eq!(r.pos(), 30_100);
-        assert!(r.rewind(101), "bytes since the mark are held");
-        assert_eq!(r.fill_buf().unwrap()[0], data[101]);
-        r.clear_mark();
-        let mut rest = Vec::new();
-        r.read_to_end(&mut rest).unwrap();
-        assert_eq!(rest, &data[101..]);
-        assert!(!r.rewind(101), "without a mark nothing old is held");
-    }
-
-    #[test]
-    fn scan_finds_a_plausible_header_across_refills() {
-        let mut data = vec![0x1fu8; 10_000];
-        data.extend_from_slice(&[0x1f, 0x8b, 0x08, 0xe0]); // reserved flag bits: not a member
-        data.extend_from_slice(&[7; 5]);
-        let at = data.len() as u64;
-        data.extend_from_slice(&[0x1f, 0x8b, 0x08, 0x00, 0, 0]);
-        for chunk in [8192, 5, 1] {
-            let mut r = CountingReader::new(&data[..], chunk);
-            let mut zeros = true;
-            assert!(scan_for_member(&mut r, &mut zeros).unwrap());
-            assert_eq!(r.pos(), at, "chunk {chunk}");
-            assert!(!zeros);
-            r.consume(1);
-            assert!(!scan_for_member(&mut r, &mut zeros).unwrap());
-            assert_eq!(r.pos(), data.len() as u64);
-        }
     }
 }
