@@ -20,6 +20,7 @@ pub mod import;
 pub mod index;
 pub mod inflate;
 pub mod output;
+pub mod path_error;
 pub mod progress;
 pub mod reader;
 pub mod records;

@@ -19,7 +19,7 @@ use sha1::{Digest, Sha1};
 use tantivy::schema::{Field, Schema, FAST, INDEXED, STORED, STRING, TEXT};
 use tantivy::{Index, IndexSettings, IndexSortByField, Order, TantivyDocument};
 
-use crate::import::segment_dir::read_manifest;
+use crate::segment::layout::read_manifest;
 use crate::segment::{Outlink, SegmentRow};
 use links::{KeyIds, LinkCollector, LinkOptions};
 use versions::{absorb_all, sort_safe, VersionGroup};
