@@ -11,6 +11,7 @@
 
 pub mod cdx;
 pub mod dates;
+pub mod dumpindex;
 pub mod error;
 #[doc(hidden)]
 pub mod fuzzing;
@@ -21,6 +22,7 @@ pub mod index;
 pub mod inflate;
 pub mod output;
 pub mod path_error;
+pub mod pindex;
 pub mod progress;
 pub mod reader;
 pub mod records;
