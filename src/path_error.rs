@@ -59,3 +59,20 @@ pub fn shows_its_source(e: &(dyn std::error::Error + 'static)) -> bool {
         || e.is::<AtPath<parquet::errors::ParquetError>>()
         || e.is::<AtPath<arrow_schema::ArrowError>>()
 }
+
+/// `impl From<Error> for io::Error` for a layer's `Error` (which has an `Io` variant and
+/// `kind()`): the same text and kind, the source chain kept; an `Io` error is handed back
+/// as it is.
+macro_rules! into_io_error {
+    ($t:ident) => {
+        impl From<$t> for std::io::Error {
+            fn from(e: $t) -> std::io::Error {
+                match e {
+                    $t::Io(e) => e,
+                    e => std::io::Error::new(e.kind(), e),
+                }
+            }
+        }
+    };
+}
+pub(crate) use into_io_error;

@@ -51,12 +51,4 @@ impl Error {
     }
 }
 
-impl From<Error> for io::Error {
-    /// The same text and kind, the source chain kept.
-    fn from(e: Error) -> io::Error {
-        match e {
-            Error::Io(e) => e,
-            e => io::Error::new(e.kind(), e),
-        }
-    }
-}
+crate::path_error::into_io_error!(Error);
