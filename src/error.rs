@@ -35,9 +35,6 @@ pub enum ErrorKind {
         /// The limit that was exceeded.
         limit: usize,
     },
-    /// A CDX or list line could not be parsed.
-    #[error("{0}")]
-    Parse(String),
     /// The record's bytes were in a damaged gzip member, found only after the record was
     /// handed out: it must not be used. Reading goes on (see [`Error::is_record_lost`]).
     #[error("record lost: its gzip member at offset {member_offset} is damaged")]

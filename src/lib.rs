@@ -11,6 +11,7 @@
 
 pub mod cdx_writer;
 pub mod dates;
+pub mod dumpindex;
 pub mod error;
 #[doc(hidden)]
 pub mod fuzzing;
@@ -19,6 +20,8 @@ pub mod import;
 pub mod index;
 pub mod inflate;
 pub mod output;
+pub mod path_error;
+pub mod pindex;
 pub mod progress;
 pub mod reader;
 pub mod records;

@@ -14,6 +14,23 @@ fn inflate(file: &std::path::Path) -> anyhow::Result<i32> {
     Ok(0)
 }
 
+/// The error and its causes, `a: b: c` as `{:#}` shows them, down to the first cause
+/// that already shows its own source in its text (`warcdex::path_error`): the rest of
+/// the chain would only repeat it.
+fn message(e: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in e.chain() {
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&cause.to_string());
+        if warcdex::path_error::shows_its_source(cause) {
+            break;
+        }
+    }
+    out
+}
+
 fn main() -> ExitCode {
     let args = cli::Cli::parse();
     cli::set_no_wait(args.no_wait);
@@ -43,7 +60,7 @@ fn main() -> ExitCode {
             {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("warcdex: {e:#}");
+            eprintln!("warcdex: {}", message(&e));
             ExitCode::from(1)
         }
     }

@@ -11,10 +11,10 @@ use proptest::prelude::*;
 
 use warcdex::dates::add::{add_dates, AddDatesOptions, AddDatesReport, DatesInput};
 use warcdex::dates::open_set;
+use warcdex::dumpindex::{dump, DumpMode};
 use warcdex::import::exclusions::Exclusions;
 use warcdex::import::segment_dir::write_segment;
 use warcdex::import::{import_archives, ImportOptions};
-use warcdex::index::dump::{dump, DumpMode};
 use warcdex::index::{build_index, IndexOptions};
 use warcdex::segment::SegmentRow;
 use warcdex_cdx::dedup::{revisits, Input, ListOptions};

@@ -4,10 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
+use warcdex::dumpindex::{dump, DumpMode};
 use warcdex::import::exclusions::Exclusions;
 use warcdex::import::segment_dir::write_segment;
 use warcdex::import::{import_archives, ImportOptions};
-use warcdex::index::dump::{dump, DumpMode};
 use warcdex::index::links::{analyse, LinkOptions};
 use warcdex::index::{build_index, IndexOptions};
 use warcdex::segment::{Outlink, SegmentRow};

@@ -136,7 +136,7 @@ fn write_all(path: &Path, rows: &[SegmentRow], opts: RowWriterOptions) -> u64 {
 fn read_all(path: &Path) -> Vec<SegmentRow> {
     read_rows(path)
         .unwrap()
-        .collect::<std::io::Result<_>>()
+        .collect::<warcdex::segment::Result<_>>()
         .unwrap()
 }
 

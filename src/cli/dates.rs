@@ -1,13 +1,14 @@
 //! `warcdex add-dates KEY_INDEX SOURCE... DEST DATES`: the parallel dates index
 //! (NutchWAX `add-dates`, formats.md §4.8). Parses flags, calls
-//! [`warcdex::dates::add::add_dates`], prints the problems and counts on stderr.
+//! [`warcdex::dates::add::add_dates_with_progress`] with a progress bar, prints the problems and counts on stderr.
 
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
 
-use warcdex::dates::add::{add_dates, AddDatesOptions, DatesInput};
+use warcdex::dates::add::{add_dates_with_progress, AddDatesOptions, DatesInput};
+use warcdex::progress::count_bar;
 
 /// Flags of `warcdex add-dates`.
 #[derive(Debug, Args)]
@@ -50,12 +51,13 @@ pub fn run(a: AddDatesArgs) -> Result<i32> {
         in_place: a.in_place,
         memory: a.memory.bytes(32),
         tmp_dir: a.memory.tmp_dir,
-        progress: true,
     };
     // Taken before the sources are read: a second run on the same DEST waits here and
     // then reads this run's result (with --in-place), so no run's dates are lost.
     let _lock = super::lock_output(&dest)?;
-    let r = add_dates(&key_index, &sources, &dest, &dates, &opts)
+    // The length is set when main is open (its documents are the total).
+    let mut bar = count_bar(0, "add-dates", "documents");
+    let r = add_dates_with_progress(&key_index, &sources, &dest, &dates, &opts, &mut bar)
         .with_context(|| format!("add-dates {} failed", dest.display()))?;
     let c = &r.info.counts;
     for m in &r.malformed {

@@ -8,9 +8,10 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 
 use warcdex::import::manifest::read_manifest;
-use warcdex::import::segment_dir::{self, ExclusionsInfo};
+use warcdex::import::segment_dir;
 use warcdex::import::{import_archives, load_exclusions, ImportOptions, StatusFilter};
 use warcdex::progress::bytes_bar;
+use warcdex::segment::layout::{self, ExclusionsInfo};
 use warcdex::segment::rows::read_rows;
 
 use warcdex_cdx::message::MESSAGES_PER_FILE;
@@ -164,12 +165,12 @@ pub fn info(args: SegmentInfoArgs) -> Result<i32> {
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     if args.rows {
-        for row in read_rows(&args.segment.join(segment_dir::ROWS_FILE))? {
+        for row in read_rows(&args.segment.join(layout::ROWS_FILE))? {
             serde_json::to_writer(&mut out, &row?)?;
             out.write_all(b"\n")?;
         }
     } else {
-        let m = segment_dir::read_manifest(&args.segment)?;
+        let m = layout::read_manifest(&args.segment)?;
         serde_json::to_writer_pretty(&mut out, &m)?;
         out.write_all(b"\n")?;
     }

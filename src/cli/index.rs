@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use super::MemoryFlags;
 use clap::Args;
 
-use warcdex::index::dump::{dump, DumpMode};
+use warcdex::dumpindex::{dump, DumpMode};
 use warcdex::index::links::LinkOptions;
 use warcdex::index::{build_index, IndexOptions};
 use warcdex_cdx::sort::SortOptions;
@@ -132,7 +132,8 @@ pub fn dump_cmd(args: DumpArgs) -> Result<i32> {
             println!("{e}");
             Ok(2)
         }
-        Err(e) => Err(e.into()),
+        // As an `io::Error`, so that a closed pipe is seen as one.
+        Err(e) => Err(io::Error::from(e).into()),
     }
 }
 

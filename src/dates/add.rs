@@ -11,18 +11,20 @@ use std::cmp::Ordering;
 use std::io::{self, BufRead};
 use std::path::{Path, PathBuf};
 
-use indicatif::{ProgressBar, ProgressDrawTarget};
 use tantivy::{DocId, Index, IndexWriter, TantivyDocument};
 use warcdex_cdx::sort::{ExternalSorter, SortOptions};
 
 use super::compat::JavaHashSet;
 use super::records::{is_date14, parse_line, DateRecord, MalformedLine};
-use super::source::{KeyColumns, Source};
-use super::{
-    check_alignment, dates_schema, doc_count, keyhash, misaligned, open_index, other, DatesCounts,
-    DatesFields, DatesInfo, DATES_KIND, SEQ_FIELD,
-};
-use crate::index::{read_pindex, PINDEX_FILE};
+use super::source::Source;
+use super::{dates_schema, DatesFields, Error, Result, SEQ_FIELD};
+use crate::path_error::ResultAtPath;
+use crate::pindex::align::{check_dates_alignment, misaligned};
+use crate::pindex::info::{read_info, read_main_info, write_info};
+use crate::pindex::keys::{keyhash, MainKeys};
+use crate::pindex::open::{doc_count, open_parallel_index, searcher_without_reload};
+use crate::pindex::{DatesCounts, DatesInfo, PindexInfo};
+use crate::progress::Progress;
 
 /// Where the dates list comes from: a file (joined as sorted first, sorted externally
 /// if it is not) or `-`, standard input (always sorted externally: it cannot be read
@@ -43,8 +45,6 @@ pub struct AddDatesOptions {
     pub memory: usize,
     /// Where the external sort's runs go.
     pub tmp_dir: Option<PathBuf>,
-    /// Show a progress bar on stderr (only when it is a terminal).
-    pub progress: bool,
 }
 
 impl Default for AddDatesOptions {
@@ -55,7 +55,6 @@ impl Default for AddDatesOptions {
             in_place: false,
             memory: 256 << 20,
             tmp_dir: None,
-            progress: false,
         }
     }
 }
@@ -86,39 +85,47 @@ pub fn add_dates(
     dest: &Path,
     dates: &DatesInput,
     opts: &AddDatesOptions,
-) -> io::Result<AddDatesReport> {
+) -> Result<AddDatesReport> {
+    add_dates_with_progress(key_index, sources, dest, dates, opts, &mut ())
+}
+
+/// [`add_dates`], reporting the documents written to `progress` (main's documents are
+/// the total; a list found unsorted restarts the count for the external sort).
+pub fn add_dates_with_progress(
+    key_index: &Path,
+    sources: &[PathBuf],
+    dest: &Path,
+    dates: &DatesInput,
+    opts: &AddDatesOptions,
+    progress: &mut dyn Progress,
+) -> Result<AddDatesReport> {
     check_dest(key_index, sources, dest, opts.in_place)?;
-    let (_main, main_s) = open_index(key_index)?;
-    let main_info = read_pindex(key_index)?;
-    let keys = KeyColumns::open(key_index, &main_s)?;
+    let (_main, main_s) = open_parallel_index(key_index)?;
+    let main_info = read_main_info(key_index)?;
+    let keys = MainKeys::open(key_index, &main_s)?;
     let n = doc_count(&main_s);
     let mut opened = Vec::with_capacity(sources.len());
     for s in sources {
-        let (_i, ss) = open_index(s)?;
-        let info: serde_json::Value = {
-            let p = s.join(PINDEX_FILE);
-            let text = std::fs::read_to_string(&p)
-                .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", p.display())))?;
-            serde_json::from_str(&text).map_err(|e| {
-                io::Error::new(io::ErrorKind::InvalidData, format!("{}: {e}", p.display()))
-            })?
-        };
-        if info["kind"] == DATES_KIND {
-            check_alignment(key_index, &main_s, s, &ss, false)?;
-        } else {
-            if doc_count(&ss) != n {
-                return Err(misaligned(
-                    key_index,
-                    s,
-                    format!("{} documents against {n}", doc_count(&ss)),
-                ));
-            }
-            if info["key_checksum"] != main_info.key_checksum.as_str() {
-                return Err(misaligned(
-                    key_index,
-                    s,
-                    "a main index with other keys (key_checksum differs)",
-                ));
+        let (_i, ss) = open_parallel_index(s)?;
+        match read_info(s)? {
+            PindexInfo::Dates(_) => check_dates_alignment(key_index, &main_s, s, &ss, false)?,
+            PindexInfo::Main(info) => {
+                if doc_count(&ss) != n {
+                    return Err(misaligned(
+                        key_index,
+                        s,
+                        format!("{} documents against {n}", doc_count(&ss)),
+                    )
+                    .into());
+                }
+                if info.key_checksum != main_info.key_checksum {
+                    return Err(misaligned(
+                        key_index,
+                        s,
+                        "a main index with other keys (key_checksum differs)",
+                    )
+                    .into());
+                }
             }
         }
         opened.push(Source::open(s, &ss)?);
@@ -133,19 +140,20 @@ pub fn add_dates(
     };
     let mut built = None;
     if let DatesInput::File(_) = dates {
-        match ctx.build(dest, |j| stream(dates, j)) {
+        match ctx.build(dest, progress, |j| stream(dates, j)) {
             Ok(b) => built = Some(b),
             Err(JoinError::Unsorted) => {}
-            Err(JoinError::Io(e)) => return Err(e),
+            Err(JoinError::Failed(e)) => return Err(e),
         }
     }
     let external_sort = built.is_none();
     let built = match built {
         Some(b) => b,
         None => ctx
-            .build(dest, |j| external(dates, j))
-            .map_err(JoinError::into_io)?,
+            .build(dest, progress, |j| external(dates, j))
+            .map_err(JoinError::into_error)?,
     };
+    progress.finish();
     // Unmap main and the sources before the merge reads the new segments: mapped pages
     // count in the resident size.
     drop(opened);
@@ -154,7 +162,6 @@ pub fn add_dates(
     drop(_main);
     let (tmp, joined) = built.finish()?;
     let info = DatesInfo {
-        kind: DATES_KIND.into(),
         documents: u64::from(n),
         key_checksum: main_info.key_checksum.clone(),
         main: key_index.display().to_string(),
@@ -163,8 +170,11 @@ pub fn add_dates(
         compat: opts.compat,
         counts: joined.counts,
     };
-    let json = serde_json::to_string_pretty(&info).map_err(io::Error::other)?;
-    std::fs::write(tmp.path().join(PINDEX_FILE), json + "\n")?;
+    let info = PindexInfo::Dates(info);
+    write_info(tmp.path(), &info)?;
+    let PindexInfo::Dates(info) = info else {
+        unreachable!("written as dates")
+    };
     install(tmp, dest)?;
     Ok(AddDatesReport {
         info,
@@ -175,12 +185,7 @@ pub fn add_dates(
 }
 
 /// Refuses a DEST that would overwrite main, or a source without `--in-place`.
-fn check_dest(
-    key_index: &Path,
-    sources: &[PathBuf],
-    dest: &Path,
-    in_place: bool,
-) -> io::Result<()> {
+fn check_dest(key_index: &Path, sources: &[PathBuf], dest: &Path, in_place: bool) -> Result<()> {
     let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
         (Ok(x), Ok(y)) => x == y,
         _ => false,
@@ -192,7 +197,8 @@ fn check_dest(
                 "{}: DEST is the key index; a dates index goes in its own directory",
                 dest.display()
             ),
-        ));
+        )
+        .into());
     }
     let is_source = sources.iter().any(|s| same(s, dest));
     if in_place && !is_source {
@@ -202,7 +208,8 @@ fn check_dest(
                 "--in-place: DEST {} is not one of the sources",
                 dest.display()
             ),
-        ));
+        )
+        .into());
     }
     if !in_place && dest.exists() {
         let hint = if is_source {
@@ -213,7 +220,8 @@ fn check_dest(
         return Err(io::Error::new(
             io::ErrorKind::AlreadyExists,
             format!("{} already exists{hint}", dest.display()),
-        ));
+        )
+        .into());
     }
     Ok(())
 }
@@ -304,20 +312,31 @@ fn exchange(_: &Path, _: &Path) -> io::Result<()> {
 enum JoinError {
     /// The list went backwards (only while joining a file as sorted).
     Unsorted,
-    Io(io::Error),
+    Failed(Error),
 }
 
-impl From<io::Error> for JoinError {
-    fn from(e: io::Error) -> Self {
-        JoinError::Io(e)
-    }
+/// `?` on every error a join meets.
+macro_rules! join_error_from {
+    ($($t:ty),*) => {$(
+        impl From<$t> for JoinError {
+            fn from(e: $t) -> Self {
+                JoinError::Failed(e.into())
+            }
+        }
+    )*};
 }
+join_error_from!(
+    Error,
+    io::Error,
+    crate::path_error::AtPath<io::Error>,
+    crate::path_error::AtPath<tantivy::TantivyError>
+);
 
 impl JoinError {
-    fn into_io(self) -> io::Error {
+    fn into_error(self) -> Error {
         match self {
-            JoinError::Io(e) => e,
-            JoinError::Unsorted => io::Error::other("the sorted dates list went backwards"),
+            JoinError::Failed(e) => e,
+            JoinError::Unsorted => io::Error::other("the sorted dates list went backwards").into(),
         }
     }
 }
@@ -332,7 +351,7 @@ struct Joined {
 /// What every build shares.
 struct Ctx<'a> {
     main_dir: &'a Path,
-    keys: &'a KeyColumns,
+    keys: &'a MainKeys,
     sources: &'a [Source],
     n: u32,
     opts: &'a AddDatesOptions,
@@ -345,6 +364,7 @@ impl Ctx<'_> {
     fn build(
         &self,
         dest: &Path,
+        progress: &mut dyn Progress,
         feed: impl FnOnce(&mut Joiner<'_>) -> Result<(), JoinError>,
     ) -> Result<Built, JoinError> {
         let tmp = crate::output::temp_dir_beside(dest)?;
@@ -354,17 +374,16 @@ impl Ctx<'_> {
         let index = Index::builder()
             .schema(schema)
             .create_in_dir(tmp.path())
-            .map_err(|e| other(tmp.path(), e))?;
+            .at(tmp.path())?;
         let writer = index
             .writer_with_num_threads::<TantivyDocument>(1, writer_budget(self.opts.memory))
-            .map_err(|e| other(tmp.path(), e))?;
+            .at(tmp.path())?;
         writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
-        let mut j = Joiner::new(self, writer, f)?;
+        let mut j = Joiner::new(self, writer, f, progress)?;
         feed(&mut j)?;
         while j.next < self.n {
             j.emit()?;
         }
-        j.bar.finish_and_clear();
         let Joiner {
             mut writer,
             counts,
@@ -372,7 +391,7 @@ impl Ctx<'_> {
             unmatched,
             ..
         } = j;
-        writer.commit().map_err(|e| other(tmp.path(), e))?;
+        writer.commit().at(tmp.path())?;
         Ok(Built {
             tmp,
             index,
@@ -404,7 +423,7 @@ struct Built {
 impl Built {
     /// Merges the segments into one, in `seq` order, and checks that DocId = `seq`
     /// everywhere: the one property a parallel index cannot do without.
-    fn finish(self) -> io::Result<(tempfile::TempDir, Joined)> {
+    fn finish(self) -> Result<(tempfile::TempDir, Joined)> {
         let Built {
             tmp,
             index,
@@ -412,12 +431,11 @@ impl Built {
             joined,
         } = self;
         let dir = tmp.path().to_path_buf();
-        let err = |e: tantivy::TantivyError| other(&dir, e);
-        let first_seqs = |index: &Index| -> io::Result<Vec<(u64, tantivy::index::SegmentId)>> {
-            let searcher = super::searcher_of(index, &dir)?;
+        let first_seqs = |index: &Index| -> Result<Vec<(u64, tantivy::index::SegmentId)>> {
+            let searcher = searcher_without_reload(index, &dir)?;
             let mut v = Vec::new();
             for seg in searcher.segment_readers() {
-                let seq = seg.fast_fields().u64(SEQ_FIELD).map_err(err)?;
+                let seq = seg.fast_fields().u64(SEQ_FIELD).at(&dir)?;
                 v.push((seq.first(0).unwrap_or(0), seg.segment_id()));
             }
             v.sort();
@@ -427,19 +445,20 @@ impl Built {
         if segs.len() > 1 {
             // The merge stacks segments in the order given.
             let ids: Vec<_> = segs.iter().map(|(_, id)| *id).collect();
-            writer.merge(&ids).wait().map_err(err)?;
+            writer.merge(&ids).wait().at(&dir)?;
         }
-        writer.wait_merging_threads().map_err(err)?;
-        let searcher = super::searcher_of(&index, &dir)?;
+        writer.wait_merging_threads().at(&dir)?;
+        let searcher = searcher_without_reload(&index, &dir)?;
         if let Some(seg) = searcher.segment_readers().first() {
-            let seq = seg.fast_fields().u64(SEQ_FIELD).map_err(err)?;
+            let seq = seg.fast_fields().u64(SEQ_FIELD).at(&dir)?;
             if searcher.segment_readers().len() != 1
                 || (0..seg.max_doc()).any(|d| seq.first(d) != Some(u64::from(d)))
             {
                 return Err(io::Error::other(format!(
                     "{}: the merged dates index is not in document order",
                     dir.display()
-                )));
+                ))
+                .into());
             }
         }
         Ok((tmp, joined))
@@ -459,7 +478,8 @@ struct Joiner<'a> {
     counts: DatesCounts,
     malformed: Vec<MalformedLine>,
     unmatched: Vec<String>,
-    bar: ProgressBar,
+    /// Documents written (each build starts it again).
+    progress: &'a mut dyn Progress,
     /// main's key, urlkey and digest of documents `win..win + window[0].len()`.
     window: [Vec<String>; 3],
     win: DocId,
@@ -471,7 +491,13 @@ struct Joiner<'a> {
 const KEY_WINDOW: u32 = 1 << 16;
 
 impl<'a> Joiner<'a> {
-    fn new(ctx: &'a Ctx<'a>, writer: IndexWriter, f: DatesFields) -> io::Result<Joiner<'a>> {
+    fn new(
+        ctx: &'a Ctx<'a>,
+        writer: IndexWriter,
+        f: DatesFields,
+        progress: &'a mut dyn Progress,
+    ) -> Result<Joiner<'a>> {
+        progress.start(u64::from(ctx.n));
         let mut j = Joiner {
             ctx,
             writer,
@@ -483,7 +509,7 @@ impl<'a> Joiner<'a> {
             counts: DatesCounts::default(),
             malformed: Vec::new(),
             unmatched: Vec::new(),
-            bar: bar(u64::from(ctx.n), ctx.opts.progress),
+            progress,
             window: Default::default(),
             win: 0,
             scratch: Vec::new(),
@@ -496,7 +522,7 @@ impl<'a> Joiner<'a> {
     }
 
     /// Makes document `doc` (the next one) current: its urlkey and digest in `cur`.
-    fn load_key(&mut self, doc: DocId) -> io::Result<()> {
+    fn load_key(&mut self, doc: DocId) -> Result<()> {
         if doc >= self.win + self.window[0].len() as u32 || doc < self.win {
             let end = (doc + KEY_WINDOW).min(self.ctx.n);
             self.ctx
@@ -524,16 +550,17 @@ impl<'a> Joiner<'a> {
                     self.cur.0,
                     self.cur.1
                 ),
-            ));
+            )
+            .into());
         }
         Ok(())
     }
 
     /// A line that could not be used: counted, kept as an example, fatal with `--strict`.
-    fn malformed(&mut self, m: MalformedLine) -> io::Result<()> {
+    fn malformed(&mut self, m: MalformedLine) -> Result<()> {
         self.counts.malformed_lines += 1;
         if self.ctx.opts.strict {
-            return Err(io::Error::new(io::ErrorKind::InvalidData, m.to_string()));
+            return Err(io::Error::new(io::ErrorKind::InvalidData, m.to_string()).into());
         }
         if self.malformed.len() < MALFORMED_SHOWN {
             self.malformed.push(m);
@@ -593,7 +620,7 @@ impl<'a> Joiner<'a> {
     }
 
     /// Writes document `next` and moves to the next one.
-    fn emit(&mut self) -> io::Result<()> {
+    fn emit(&mut self) -> Result<()> {
         let doc = self.next;
         let key = &self.window[0][(doc - self.win) as usize];
         let kh = keyhash(key);
@@ -605,7 +632,8 @@ impl<'a> Joiner<'a> {
                         self.ctx.main_dir,
                         &s.dir,
                         format!("document {doc} was built for another key than {key:?}"),
-                    ));
+                    )
+                    .into());
                 }
             }
             s.dates(doc, &mut self.held)?;
@@ -658,15 +686,13 @@ impl<'a> Joiner<'a> {
         self.extra.clear();
         d.add_u64(self.f.keyhash, kh);
         d.add_u64(self.f.seq, u64::from(doc));
-        self.writer
-            .add_document(d)
-            .map_err(|e| io::Error::other(format!("writing the dates index: {e}")))?;
+        self.writer.add_document(d).map_err(Error::Writing)?;
         self.counts.documents += 1;
         self.counts.dates_written += written;
         if written > 0 {
             self.counts.documents_with_dates += 1;
         }
-        self.bar.inc(1);
+        self.progress.advance(1);
         self.next += 1;
         if self.next < self.ctx.n {
             self.load_key(self.next)?;
@@ -680,14 +706,6 @@ fn key_cmp(a: (&[u8], &[u8]), b: (&[u8], &[u8])) -> Ordering {
     a.0.cmp(b.0).then_with(|| a.1.cmp(b.1))
 }
 
-fn bar(total: u64, wanted: bool) -> ProgressBar {
-    let bar = crate::progress::count_bar(total, "add-dates", "documents");
-    if !wanted {
-        bar.set_draw_target(ProgressDrawTarget::hidden());
-    }
-    bar
-}
-
 /// Calls `f` with every line (end of line removed, as Java's `readLine`) and its number.
 fn for_lines(
     input: &DatesInput,
@@ -698,10 +716,7 @@ fn for_lines(
     let mut n = 0u64;
     loop {
         buf.clear();
-        if r.read_until(b'\n', &mut buf)
-            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", input.name())))?
-            == 0
-        {
+        if r.read_until(b'\n', &mut buf).at(Path::new(&input.name()))? == 0 {
             return Ok(());
         }
         n += 1;
@@ -784,7 +799,7 @@ fn external(input: &DatesInput, j: &mut Joiner<'_>) -> Result<(), JoinError> {
             digest,
             date,
         })
-        .map_err(JoinError::into_io)
+        .map_err(|e| io::Error::from(e.into_error()))
     })?;
     Ok(())
 }

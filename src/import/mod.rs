@@ -15,74 +15,16 @@ use std::collections::BTreeMap;
 use std::io::{self, Read};
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
 use sha1::{Digest, Sha1};
 use warcdex_cdx::{url_key, KeyStyle};
 
 use crate::error::AnomalyCounts;
 use crate::reader::header::decode;
 use crate::reader::{ArchiveReader, Record};
+pub use crate::segment::layout::{SourceReport, StatusFilter};
 use crate::segment::SegmentRow;
 use exclusions::Exclusions;
 use manifest::ManifestEntry;
-
-/// Which HTTP statuses are imported: ranges and single codes, plus `unknown` for
-/// captures without an HTTP status (ARC `dns:` records, for example). Every range is
-/// honoured (NutchWAX tested only the first).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct StatusFilter {
-    /// Inclusive ranges.
-    pub ranges: Vec<(u16, u16)>,
-    /// Import captures that have no HTTP status.
-    pub unknown: bool,
-}
-
-impl Default for StatusFilter {
-    fn default() -> Self {
-        StatusFilter {
-            ranges: vec![(200, 299)],
-            unknown: false,
-        }
-    }
-}
-
-impl StatusFilter {
-    /// Parses `200-299,304,unknown`.
-    pub fn parse(spec: &str) -> Result<StatusFilter, String> {
-        let mut f = StatusFilter {
-            ranges: Vec::new(),
-            unknown: false,
-        };
-        for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            if part == "unknown" {
-                f.unknown = true;
-                continue;
-            }
-            let (a, b) = part.split_once('-').unwrap_or((part, part));
-            let a: u16 = a
-                .trim()
-                .parse()
-                .map_err(|_| format!("bad status {part:?}"))?;
-            let b: u16 = b
-                .trim()
-                .parse()
-                .map_err(|_| format!("bad status {part:?}"))?;
-            if a > b {
-                return Err(format!("bad status range {part:?}"));
-            }
-            f.ranges.push((a, b));
-        }
-        Ok(f)
-    }
-
-    /// True when a capture with `status` is imported.
-    pub fn allows(&self, status: Option<u16>) -> bool {
-        match status {
-            None => self.unknown,
-            Some(s) => self.ranges.iter().any(|&(a, b)| a <= s && s <= b),
-        }
-    }
-}
 
 /// How to import.
 #[derive(Debug, Clone)]
@@ -106,31 +48,6 @@ impl Default for ImportOptions {
             collection: "default".into(),
         }
     }
-}
-
-/// What one archive gave.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct SourceReport {
-    /// The archive as the manifest names it.
-    pub path: String,
-    /// Its collection.
-    pub collection: String,
-    /// Records read.
-    pub records: u64,
-    /// Captures imported (before merging versions).
-    pub imported: u64,
-    /// Captures the exclusion list named.
-    pub excluded: u64,
-    /// Captures whose HTTP status the filter refused.
-    pub status_filtered: u64,
-    /// Records not imported by type (`request`, `revisit`, `warcinfo`, ...).
-    pub skipped: BTreeMap<String, u64>,
-    /// Captures whose content could not be parsed (imported with metadata only).
-    pub parse_failures: u64,
-    /// Reader anomalies by kind name.
-    pub anomalies: BTreeMap<String, u64>,
-    /// The error that stopped the archive early, if any (captures before it are kept).
-    pub error: Option<String>,
 }
 
 /// Where a capture sits in the import: (date, archive index, offset). The earliest

@@ -1,55 +1,12 @@
-//! A segment on disk: `segment.json` (what was imported, how, and the counts) and
-//! `documents.parquet` (the rows), written under a temporary name beside the
-//! destination and renamed when complete, so a crash leaves no half segment.
+//! The segment an import writes: its name (the time of the import) and its
+//! `segment.json` made from the import's options and reports. The files themselves are
+//! [`crate::segment::layout`]'s.
 
-use std::io;
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
-
-use super::{ImportOptions, SourceReport, StatusFilter};
-use crate::segment::rows::RowWriter;
-use crate::segment::SegmentRow;
-
-/// The rows file inside a segment.
-pub const ROWS_FILE: &str = "documents.parquet";
-/// The manifest file inside a segment.
-pub const MANIFEST_FILE: &str = "segment.json";
-
-/// `segment.json`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SegmentManifest {
-    /// Format version of the segment.
-    pub version: u32,
-    /// `surt` or `url`: the canonicalizer of every `urlkey` (exclusions and dates lists
-    /// must use the same).
-    pub canonicalizer: String,
-    /// When the import ran (UTC, 14 digits).
-    pub created: String,
-    /// The exclusion list used, if any, and how many entries it had.
-    pub exclusions: Option<ExclusionsInfo>,
-    /// Statuses imported.
-    pub status_filter: StatusFilter,
-    /// Bytes of payload and text kept per document.
-    pub content_limit: usize,
-    /// One entry per archive, in manifest order.
-    pub sources: Vec<SourceReport>,
-    /// Rows (versions) in `documents.parquet`.
-    pub documents: u64,
-    /// Captures imported (a version crawled ten times counts ten).
-    pub captures: u64,
-}
-
-/// The exclusion list of an import.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ExclusionsInfo {
-    /// Its path as given.
-    pub path: String,
-    /// Distinct entries.
-    pub entries: u64,
-    /// Malformed lines skipped.
-    pub malformed: u64,
-}
+use super::{ImportOptions, SourceReport};
+use crate::segment::layout::{ExclusionsInfo, SegmentManifest};
+use crate::segment::{self, SegmentRow};
 
 /// The current UTC time as 14 digits (the default segment name, as NutchWAX's).
 pub fn timestamp14() -> String {
@@ -77,29 +34,14 @@ pub fn timestamp14() -> String {
     )
 }
 
-/// Writes a segment to `dest` (which must not exist yet).
+/// Writes the segment of an import to `dest` (which must not exist yet).
 pub fn write_segment(
     dest: &Path,
     rows: &[SegmentRow],
     sources: Vec<SourceReport>,
     opts: &ImportOptions,
     exclusions: Option<ExclusionsInfo>,
-) -> io::Result<SegmentManifest> {
-    if dest.exists() {
-        return Err(io::Error::new(
-            io::ErrorKind::AlreadyExists,
-            format!(
-                "{} already exists; choose another segment name",
-                dest.display()
-            ),
-        ));
-    }
-    let tmp = crate::output::temp_dir_beside(dest)?;
-    let mut w = RowWriter::create(&tmp.path().join(ROWS_FILE)).map_err(io::Error::other)?;
-    for r in rows {
-        w.write(r).map_err(io::Error::other)?;
-    }
-    let documents = w.finish().map_err(io::Error::other)?;
+) -> segment::Result<SegmentManifest> {
     let manifest = SegmentManifest {
         version: 1,
         canonicalizer: match opts.key {
@@ -112,21 +54,10 @@ pub fn write_segment(
         content_limit: opts.content_limit,
         captures: sources.iter().map(|s| s.imported).sum(),
         sources,
-        documents,
+        // Set by the writer from the rows it wrote.
+        documents: 0,
     };
-    let json = serde_json::to_string_pretty(&manifest).map_err(io::Error::other)?;
-    std::fs::write(tmp.path().join(MANIFEST_FILE), json + "\n")?;
-    crate::output::install_dir(tmp, dest)?;
-    Ok(manifest)
-}
-
-/// Reads `segment.json`.
-pub fn read_manifest(segment: &Path) -> io::Result<SegmentManifest> {
-    let p = segment.join(MANIFEST_FILE);
-    let text = std::fs::read_to_string(&p)
-        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", p.display())))?;
-    serde_json::from_str(&text)
-        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("{}: {e}", p.display())))
+    segment::layout::write_segment(dest, rows, manifest)
 }
 
 #[cfg(test)]

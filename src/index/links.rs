@@ -21,39 +21,14 @@ use std::io::{self, BufRead, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 
 use fst::Streamer;
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 use warcdex_cdx::sort::{ExternalSorter, SortOptions};
 use warcdex_cdx::{url_key, KeyStyle};
 
 use super::versions::sort_safe;
 use crate::segment::{Outlink, SegmentRow};
 
-/// Link analysis settings.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LinkOptions {
-    /// Keep anchors of links within one host.
-    pub internal_links: bool,
-    /// PageRank damping factor.
-    pub damping: f64,
-    /// Iterations of the score distribution.
-    pub iterations: u32,
-    /// Boost = score ^ power.
-    pub score_power: f64,
-    /// Anchors kept per target URL.
-    pub max_anchors: usize,
-}
-
-impl Default for LinkOptions {
-    fn default() -> Self {
-        LinkOptions {
-            internal_links: false,
-            damping: 0.85,
-            iterations: 50,
-            score_power: 0.5,
-            max_anchors: 1000,
-        }
-    }
-}
+/// Link analysis settings (kept in main's `pindex.json`).
+pub use crate::pindex::LinkOptions;
 
 /// Collects the outlinks of the collection's versions, in (URL key, digest) order, as
 /// sort lines `TARGET_KEY \x01 SEQ \x01 SOURCE_ID \x01 INTERNAL \x01 ANCHOR`: sorted,

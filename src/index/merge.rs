@@ -12,34 +12,30 @@ use warcdex_cdx::sort::SortOptions;
 
 use super::links::LinkOptions;
 use super::versions::{absorb_all, VersionGroup, VersionRecord, VersionSorter};
-use super::{read_pindex, same_canonicalizer, schema, MainWriter, PindexInfo};
+use super::{same_canonicalizer, schema, MainWriter, Result};
+use crate::path_error::ResultAtPath;
+use crate::pindex::info::read_main_info;
+use crate::pindex::MainInfo;
 use crate::segment::SegmentRow;
 
 /// Merges `indexes` into `out`, in bounded memory: documents go through the external
 /// version sort (`sort` gives its memory and temporary directory), and one URL's
 /// versions are held at a time.
-pub fn merge_indexes(
-    indexes: &[PathBuf],
-    out: &Path,
-    sort: &SortOptions,
-) -> io::Result<PindexInfo> {
+pub fn merge_indexes(indexes: &[PathBuf], out: &Path, sort: &SortOptions) -> Result<MainInfo> {
     let (_, f) = schema();
     let mut writer = MainWriter::create(out)?;
     let mut versions = VersionSorter::new(sort.clone());
     let mut canonicalizer: Option<String> = None;
     let mut links = LinkOptions::default();
     for (input, dir) in indexes.iter().enumerate() {
-        let info = read_pindex(dir)?;
+        let info = read_main_info(dir)?;
         links = info.links.clone();
         same_canonicalizer(&mut canonicalizer, &info.canonicalizer, dir)?;
-        let index = Index::open_in_dir(dir)
-            .map_err(|e| io::Error::other(format!("{}: {e}", dir.display())))?;
-        let searcher = index.reader().map_err(io::Error::other)?.searcher();
+        let index = Index::open_in_dir(dir).at(dir)?;
+        let searcher = index.reader().at(dir)?.searcher();
         for (ord, seg) in searcher.segment_readers().iter().enumerate() {
             for d in 0..seg.max_doc() {
-                let doc: TantivyDocument = searcher
-                    .doc(DocAddress::new(ord as u32, d))
-                    .map_err(io::Error::other)?;
+                let doc: TantivyDocument = searcher.doc(DocAddress::new(ord as u32, d)).at(dir)?;
                 versions.push(input as u32, &record_of(&f, &doc))?;
             }
         }

@@ -6,7 +6,7 @@
 //! sorted by `seq` and merged to one segment, so DocId = position: the dates index of
 //! add-dates joins on it.
 
-pub mod dump;
+pub mod error;
 pub mod links;
 pub mod merge;
 pub mod versions;
@@ -14,13 +14,16 @@ pub mod versions;
 use std::io::{self, BufRead, BufReader, BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
 use sha1::{Digest, Sha1};
 use tantivy::schema::{Field, Schema, FAST, INDEXED, STORED, STRING, TEXT};
 use tantivy::{Index, IndexSettings, IndexSortByField, Order, TantivyDocument};
 
-use crate::import::segment_dir::read_manifest;
+use crate::path_error::ResultAtPath;
+use crate::pindex::info::write_info;
+use crate::pindex::{MainInfo, PindexInfo};
+use crate::segment::layout::read_manifest;
 use crate::segment::{Outlink, SegmentRow};
+pub use error::{Error, Result};
 use links::{KeyIds, LinkCollector, LinkOptions};
 use versions::{absorb_all, sort_safe, VersionGroup};
 use warcdex_cdx::sort::SortOptions;
@@ -103,27 +106,6 @@ pub struct IndexOptions {
     pub sort: SortOptions,
 }
 
-/// `pindex.json`, written beside the index files.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PindexInfo {
-    /// What this directory holds (`main`).
-    pub kind: String,
-    /// Documents (DocIds 0..documents).
-    pub documents: u64,
-    /// SHA-1 (hex) over every key in document order, one per line: the alignment check
-    /// of parallel indexes.
-    pub key_checksum: String,
-    /// The canonicalizer of the URL keys (`surt` or `url`).
-    pub canonicalizer: String,
-    /// The segments indexed, in argument order.
-    pub sources: Vec<String>,
-    /// Link analysis settings used.
-    pub links: LinkOptions,
-}
-
-/// The file beside the index that describes it.
-pub const PINDEX_FILE: &str = "pindex.json";
-
 /// Checks that every input of an index uses the canonicalizer the first one used:
 /// keys of two styles never match each other.
 pub(crate) fn same_canonicalizer(
@@ -152,11 +134,7 @@ pub(crate) fn same_canonicalizer(
 /// are not in order), outlinks go through an external sort into target order, and the
 /// link graph is streamed from disk at each iteration; what stays in memory is one
 /// version at a time plus a key map and two scores per URL.
-pub fn build_index(
-    segments: &[PathBuf],
-    out: &Path,
-    opts: &IndexOptions,
-) -> io::Result<PindexInfo> {
+pub fn build_index(segments: &[PathBuf], out: &Path, opts: &IndexOptions) -> Result<MainInfo> {
     let mut writer = MainWriter::create(out)?;
     let mut canonicalizer: Option<String> = None;
     for seg in segments {
@@ -208,6 +186,7 @@ pub fn build_index(
             .split_once('\x01')
             .and_then(|(n, j)| Some((n.parse::<usize>().ok()?, j)))
             .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "corrupt spool line"))?;
+        // The spool is ours, written just before: an error here is a system's.
         let row: SegmentRow = serde_json::from_str(json).map_err(io::Error::other)?;
         if last_node != Some(node) {
             these_anchors = anchors.anchors_of(&sort_safe(&row.urlkey))?;
@@ -279,7 +258,7 @@ pub fn write_index(
     canonicalizer: String,
     sources: Vec<String>,
     link_opts: &LinkOptions,
-) -> io::Result<PindexInfo> {
+) -> Result<MainInfo> {
     let mut w = MainWriter::create(out)?;
     for row in rows {
         w.add(
@@ -308,12 +287,13 @@ pub struct MainWriter {
 
 impl MainWriter {
     /// Starts an index at `out`, which must not exist.
-    pub fn create(out: &Path) -> io::Result<Self> {
+    pub fn create(out: &Path) -> Result<Self> {
         if out.exists() {
             return Err(io::Error::new(
                 io::ErrorKind::AlreadyExists,
                 format!("{} already exists", out.display()),
-            ));
+            )
+            .into());
         }
         let tmp = crate::output::temp_dir_beside(out)?;
         let (schema, fields) = schema();
@@ -328,10 +308,10 @@ impl MainWriter {
             .schema(schema)
             .settings(settings)
             .create_in_dir(tmp.path())
-            .map_err(io::Error::other)?;
+            .at(out)?;
         let writer = index
             .writer_with_num_threads::<TantivyDocument>(writer_threads(), WRITER_MEMORY)
-            .map_err(io::Error::other)?;
+            .at(out)?;
         writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
         Ok(MainWriter {
             out: out.to_path_buf(),
@@ -346,19 +326,19 @@ impl MainWriter {
     }
 
     /// Adds the next document: a version with the anchors of its URL and its boost.
-    pub fn add(&mut self, row: &SegmentRow, anchors: &[String], boost: f64) -> io::Result<()> {
+    pub fn add(&mut self, row: &SegmentRow, anchors: &[String], boost: f64) -> Result<()> {
         self.checksum.update(row.key.as_bytes());
         self.checksum.update(b"\n");
         self.writer
             .add_document(document(&self.fields, row, self.docs, anchors, boost))
-            .map_err(io::Error::other)?;
+            .at(&self.out)?;
         self.docs += 1;
         // tantivy queues up to 10,000 documents for its indexing threads whatever
         // their size; a commit past a byte budget waits for the queue to drain, so
         // large pages cannot pile up in memory.
         self.pending_bytes += row.text.len() + row.title.as_ref().map_or(0, String::len);
         if self.pending_bytes > WRITER_MEMORY / 2 {
-            self.writer.commit().map_err(io::Error::other)?;
+            self.writer.commit().at(&self.out)?;
             self.pending_bytes = 0;
         }
         Ok(())
@@ -371,30 +351,27 @@ impl MainWriter {
         canonicalizer: String,
         sources: Vec<String>,
         links: &LinkOptions,
-    ) -> io::Result<PindexInfo> {
-        self.writer.commit().map_err(io::Error::other)?;
-        let ids = self
-            .index
-            .searchable_segment_ids()
-            .map_err(io::Error::other)?;
+    ) -> Result<MainInfo> {
+        self.writer.commit().at(&self.out)?;
+        let ids = self.index.searchable_segment_ids().at(&self.out)?;
         if ids.len() > 1 {
             // The index is sorted by `seq`, so the merge keeps document order whatever
             // the order of the segment ids (peers.md §3.2).
-            self.writer.merge(&ids).wait().map_err(io::Error::other)?;
+            self.writer.merge(&ids).wait().at(&self.out)?;
         }
-        self.writer
-            .wait_merging_threads()
-            .map_err(io::Error::other)?;
-        let info = PindexInfo {
-            kind: "main".into(),
+        self.writer.wait_merging_threads().at(&self.out)?;
+        let info = MainInfo {
             documents: self.docs,
             key_checksum: hex(&self.checksum.finalize()),
             canonicalizer,
             sources,
             links: links.clone(),
         };
-        let json = serde_json::to_string_pretty(&info).map_err(io::Error::other)?;
-        std::fs::write(self.tmp.path().join(PINDEX_FILE), json + "\n")?;
+        let info = PindexInfo::Main(info);
+        write_info(self.tmp.path(), &info)?;
+        let PindexInfo::Main(info) = info else {
+            unreachable!("written as main")
+        };
         // The index's files are closed before the directory is synced and renamed (the
         // writer went with `wait_merging_threads`).
         drop(self.index);
@@ -453,13 +430,4 @@ fn document(
     d.add_f64(f.boost, boost);
     d.add_u64(f.seq, seq);
     d
-}
-
-/// Reads `pindex.json` of an index directory.
-pub fn read_pindex(dir: &Path) -> io::Result<PindexInfo> {
-    let p = dir.join(PINDEX_FILE);
-    let text = std::fs::read_to_string(&p)
-        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", p.display())))?;
-    serde_json::from_str(&text)
-        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("{}: {e}", p.display())))
 }

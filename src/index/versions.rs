@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use warcdex_cdx::sort::{ExternalSorter, SortOptions};
 
-use crate::import::segment_dir::ROWS_FILE;
+use crate::segment::layout::ROWS_FILE;
 use crate::segment::rows::{read_rows, RowReader};
 use crate::segment::SegmentRow;
 

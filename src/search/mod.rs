@@ -202,7 +202,7 @@ impl Stamp {
                     continue;
                 }
                 for part in ["main", "dates"] {
-                    let p = set.join(part).join(crate::index::PINDEX_FILE);
+                    let p = set.join(part).join(crate::pindex::PINDEX_FILE);
                     let m = std::fs::metadata(&p).ok().map(|m| {
                         #[cfg(unix)]
                         let ino = std::os::unix::fs::MetadataExt::ino(&m);

@@ -14,8 +14,9 @@ use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{DocSet, Index, Searcher, TERMINATED};
 
 use super::query::TEXT_FIELDS;
-use crate::dates::{other, tantivy_error};
 use crate::index::Fields;
+use crate::path_error::ResultAtPath;
+use crate::pindex;
 
 /// How words weigh by field: text people wrote about a page (anchors) and its title say
 /// more about it than a word somewhere in its body (Nutch: anchor 2.0, title 1.5).
@@ -44,7 +45,12 @@ pub(crate) struct DateTable {
 impl DateTable {
     /// Reads the `date` terms of a one-segment index. Terms that are not 14 digits are
     /// skipped (and counted) rather than failing the whole set.
-    fn read(searcher: &Searcher, field: Field, docs: u32, dir: &Path) -> io::Result<(Self, u64)> {
+    fn read(
+        searcher: &Searcher,
+        field: Field,
+        docs: u32,
+        dir: &Path,
+    ) -> pindex::Result<(Self, u64)> {
         let mut t = DateTable {
             by_date: vec![0],
             ..DateTable::default()
@@ -54,7 +60,7 @@ impl DateTable {
             t.by_doc = vec![0; docs as usize + 1];
             return Ok((t, 0));
         };
-        let inverted = segment.inverted_index(field).map_err(|e| other(dir, e))?;
+        let inverted = segment.inverted_index(field).at(dir)?;
         let mut terms = inverted.terms().stream()?;
         let mut per_doc = vec![0u32; docs as usize + 1];
         while terms.advance() {
@@ -140,22 +146,23 @@ pub(crate) struct OpenSet {
     pub site_names: Vec<String>,
 }
 
-fn field(index: &Index, name: &str, dir: &Path) -> io::Result<Field> {
+fn field(index: &Index, name: &str, dir: &Path) -> pindex::Result<Field> {
     schema_field(&index.schema(), name, dir)
 }
 
-fn schema_field(schema: &tantivy::schema::Schema, name: &str, dir: &Path) -> io::Result<Field> {
+fn schema_field(schema: &tantivy::schema::Schema, name: &str, dir: &Path) -> pindex::Result<Field> {
     schema.get_field(name).map_err(|_| {
         io::Error::new(
             io::ErrorKind::InvalidData,
             format!("{}: no field {name:?}: not a warcdex index", dir.display()),
         )
+        .into()
     })
 }
 
 /// The main index's fields, looked up by name in the index's own schema (so an index
 /// whose schema differs in a field we do not use still opens).
-fn fields_of(index: &Index, dir: &Path) -> io::Result<Fields> {
+fn fields_of(index: &Index, dir: &Path) -> pindex::Result<Fields> {
     let f = |n| field(index, n, dir);
     Ok(Fields {
         key: f("key")?,
@@ -195,20 +202,21 @@ fn beyond(dir: &Path, field: &str, doc: u32, docs: u32) -> io::Error {
 /// file is refused when the set is opened instead of panicking inside tantivy when a
 /// query reaches it. Lists every file from the segments in `meta.json` (not from
 /// `.managed.json`, which a damaged index may not list them in).
-fn check_checksums(index: &Index, dir: &Path) -> io::Result<()> {
+fn check_checksums(index: &Index, dir: &Path) -> pindex::Result<()> {
     use tantivy::directory::Directory;
-    let metas = index.load_metas().map_err(|e| tantivy_error(dir, e))?;
+    let metas = index.load_metas().at(dir)?;
     let mut files: Vec<PathBuf> = metas.list_segment_files().into_iter().collect();
     files.sort();
     let mut damaged = Vec::new();
     for f in files {
         let d = index.directory();
-        if !d.exists(&f).map_err(|e| other(dir, e))? {
+        if !d.exists(&f).map_err(tantivy::TantivyError::from).at(dir)? {
             continue;
         }
         if !d
             .validate_checksum(&f)
-            .map_err(|e| tantivy_error(dir, e.into()))?
+            .map_err(tantivy::TantivyError::from)
+            .at(dir)?
         {
             damaged.push(f.display().to_string());
         }
@@ -223,7 +231,8 @@ fn check_checksums(index: &Index, dir: &Path) -> io::Result<()> {
             dir.display(),
             damaged.join(", ")
         ),
-    ))
+    )
+    .into())
 }
 
 /// Reads each document's site from the `site` postings.
@@ -232,13 +241,13 @@ fn read_sites(
     field: Field,
     docs: u32,
     dir: &Path,
-) -> io::Result<(Vec<u32>, Vec<String>)> {
+) -> pindex::Result<(Vec<u32>, Vec<String>)> {
     let mut site_of = vec![u32::MAX; docs as usize];
     let mut names = Vec::new();
     let Some(segment) = searcher.segment_readers().first() else {
         return Ok((site_of, names));
     };
-    let inverted = segment.inverted_index(field).map_err(|e| other(dir, e))?;
+    let inverted = segment.inverted_index(field).at(dir)?;
     let mut terms = inverted.terms().stream()?;
     while terms.advance() {
         let name = String::from_utf8_lossy(terms.key()).into_owned();
@@ -286,7 +295,8 @@ pub(crate) fn open(dir: &Path) -> io::Result<OpenSet> {
     let dates_dir = Some(dir.join("dates")).filter(|d| d.is_dir());
     // Checksums first: opening and the alignment check already read the files.
     for d in std::iter::once(&main_dir).chain(&dates_dir) {
-        check_checksums(&Index::open_in_dir(d).map_err(|e| tantivy_error(d, e))?, d)?;
+        let index = Index::open_in_dir(d).at(d).map_err(pindex::Error::from)?;
+        check_checksums(&index, d)?;
     }
     let set = crate::dates::open_set(&main_dir, dates_dir.as_deref())?;
     let searcher = set.main_searcher().clone();
@@ -313,7 +323,7 @@ pub(crate) fn open(dir: &Path) -> io::Result<OpenSet> {
         TEXT_FIELDS
             .iter()
             .map(|n| field(&set.main, n, &main_dir))
-            .collect::<io::Result<_>>()?,
+            .collect::<pindex::Result<_>>()?,
     );
     // Every word must match (Nutch's default), each in any of the fields.
     parser.set_conjunction_by_default();

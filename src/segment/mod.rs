@@ -1,7 +1,15 @@
 //! Segments: the parsed documents of an import, one row per URL + digest, stored as
-//! Parquet (zstd) beside a `segment.json` manifest (design.md §4).
+//! Parquet (zstd) beside a `segment.json` manifest.
+//!
+//! - [`layout`]: the files of a segment directory and `segment.json`.
+//! - [`rows`]: the Parquet rows file.
+//! - [`Error`]: what went wrong, with the file's path.
 
+pub mod error;
+pub mod layout;
 pub mod rows;
+
+pub use error::{Error, Result};
 
 use serde::{Deserialize, Serialize};
 

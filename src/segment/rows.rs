@@ -3,9 +3,8 @@
 //!
 //! Memory stays bounded on both sides: the writer holds at most one batch of rows
 //! (as Arrow builders) plus the row group being encoded, and the reader decodes one
-//! batch at a time. Errors are [`std::io::Error`]s, like the crate's other writers,
-//! with the file's path in the message; Parquet and Arrow errors become
-//! [`io::ErrorKind::Other`].
+//! batch at a time. Errors are the segment layer's [`Error`]: the file's path with the
+//! Parquet, Arrow or system error as the source.
 
 use std::fs::File;
 use std::io;
@@ -28,7 +27,8 @@ use parquet::file::metadata::ParquetMetaDataReader;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::schema::types::ColumnPath;
 
-use super::{Outlink, SegmentRow};
+use super::{Outlink, Result, SegmentRow};
+use crate::path_error::{AtPath, ResultAtPath};
 
 /// Rows buffered by a [`RowWriter`] (and decoded per batch by [`read_rows`]) by default.
 pub const DEFAULT_BATCH_ROWS: usize = 1024;
@@ -129,16 +129,6 @@ fn outlink_field() -> Arc<Field> {
         DataType::Struct(outlink_fields()),
         false,
     ))
-}
-
-/// An I/O error that names the file, keeping the kind.
-fn io_error(path: &Path, e: io::Error) -> io::Error {
-    io::Error::new(e.kind(), format!("{}: {e}", path.display()))
-}
-
-/// A Parquet or Arrow error, as an I/O error that names the file.
-fn other_error(path: &Path, e: impl std::fmt::Display) -> io::Error {
-    io::Error::other(format!("{}: {e}", path.display()))
 }
 
 /// How a [`RowWriter`] buffers and groups rows. The defaults suit imports; tests use
@@ -362,14 +352,14 @@ impl std::fmt::Debug for RowWriter {
 
 impl RowWriter {
     /// Creates (or truncates) the file at exactly `path`, with the default options.
-    pub fn create(path: &Path) -> io::Result<Self> {
+    pub fn create(path: &Path) -> Result<Self> {
         Self::create_with(path, RowWriterOptions::default())
     }
 
     /// Creates (or truncates) the file at exactly `path`.
     ///
     /// Fails with [`io::ErrorKind::InvalidInput`] when an option is 0.
-    pub fn create_with(path: &Path, opts: RowWriterOptions) -> io::Result<Self> {
+    pub fn create_with(path: &Path, opts: RowWriterOptions) -> Result<Self> {
         if opts.batch_rows == 0 || opts.row_group_bytes == 0 || opts.row_group_rows == 0 {
             // The parquet crate panics on zero limits; refuse them politely instead.
             return Err(io::Error::new(
@@ -378,11 +368,12 @@ impl RowWriter {
                     "{}: row writer options must be at least 1: {opts:?}",
                     path.display()
                 ),
-            ));
+            )
+            .into());
         }
-        let file = File::create(path).map_err(|e| io_error(path, e))?;
-        let writer = ArrowWriter::try_new(file, schema(), Some(writer_properties(&opts)))
-            .map_err(|e| other_error(path, e))?;
+        let file = File::create(path).at(path)?;
+        let writer =
+            ArrowWriter::try_new(file, schema(), Some(writer_properties(&opts))).at(path)?;
         Ok(RowWriter {
             path: path.to_path_buf(),
             writer,
@@ -398,7 +389,7 @@ impl RowWriter {
     ///
     /// Fails with [`io::ErrorKind::InvalidInput`] for a row whose strings add up to more
     /// than 1 GiB (Arrow's 32-bit string offsets could not hold a batch of them).
-    pub fn write(&mut self, row: &SegmentRow) -> io::Result<()> {
+    pub fn write(&mut self, row: &SegmentRow) -> Result<()> {
         let bytes = row_bytes(row);
         if bytes > MAX_ROW_BYTES {
             return Err(io::Error::new(
@@ -408,7 +399,8 @@ impl RowWriter {
                     self.path.display(),
                     row.key
                 ),
-            ));
+            )
+            .into());
         }
         // Flush before appending so that a batch never exceeds the byte bound by more
         // than the row that crossed it.
@@ -426,17 +418,12 @@ impl RowWriter {
 
     /// Encodes the buffered rows (the Arrow writer starts a new row group when the
     /// current one reaches its bounds).
-    fn flush_batch(&mut self) -> io::Result<()> {
+    fn flush_batch(&mut self) -> Result<()> {
         if self.buffered_rows == 0 {
             return Ok(());
         }
-        let batch = self
-            .builders
-            .finish()
-            .map_err(|e| other_error(&self.path, e))?;
-        self.writer
-            .write(&batch)
-            .map_err(|e| other_error(&self.path, e))?;
+        let batch = self.builders.finish().at(&self.path)?;
+        self.writer.write(&batch).at(&self.path)?;
         self.rows += self.buffered_rows as u64;
         self.buffered_rows = 0;
         self.buffered_bytes = 0;
@@ -445,23 +432,26 @@ impl RowWriter {
 
     /// Writes the remaining rows and the footer, and closes the file. Returns the number
     /// of rows written. The data is flushed to the operating system, not synced to disk.
-    pub fn finish(mut self) -> io::Result<u64> {
+    pub fn finish(mut self) -> Result<u64> {
         self.flush_batch()?;
-        self.writer
-            .into_inner()
-            .map_err(|e| other_error(&self.path, e))?;
+        self.writer.into_inner().at(&self.path)?;
         Ok(self.rows)
     }
 }
 
 /// Number of rows in a segment file, from its footer alone.
-pub fn row_count(path: &Path) -> io::Result<u64> {
-    let file = File::open(path).map_err(|e| io_error(path, e))?;
+pub fn row_count(path: &Path) -> Result<u64> {
+    let file = File::open(path).at(path)?;
     let meta = ParquetMetaDataReader::new()
         .parse_and_finish(&file)
-        .map_err(|e| other_error(path, e))?;
-    u64::try_from(meta.file_metadata().num_rows())
-        .map_err(|_| other_error(path, "negative row count in the footer"))
+        .at(path)?;
+    u64::try_from(meta.file_metadata().num_rows()).map_err(|_| {
+        io::Error::other(format!(
+            "{}: negative row count in the footer",
+            path.display()
+        ))
+        .into()
+    })
 }
 
 /// Reads the rows of a segment file back, one batch of [`DEFAULT_BATCH_ROWS`] rows in
@@ -469,15 +459,14 @@ pub fn row_count(path: &Path) -> io::Result<u64> {
 ///
 /// Fails at once when the file is not Parquet or its columns do not match [`schema`]
 /// (names, order, types and nullability; field metadata is ignored).
-pub fn read_rows(path: &Path) -> io::Result<RowReader> {
-    let file = File::open(path).map_err(|e| io_error(path, e))?;
-    let builder =
-        ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| other_error(path, e))?;
+pub fn read_rows(path: &Path) -> Result<RowReader> {
+    let file = File::open(path).at(path)?;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file).at(path)?;
     check_schema(path, builder.schema())?;
     let batches = builder
         .with_batch_size(DEFAULT_BATCH_ROWS)
         .build()
-        .map_err(|e| other_error(path, e))?;
+        .at(path)?;
     Ok(RowReader {
         path: path.to_path_buf(),
         batches,
@@ -487,7 +476,7 @@ pub fn read_rows(path: &Path) -> io::Result<RowReader> {
 }
 
 /// Refuses a file whose columns are not exactly ours.
-fn check_schema(path: &Path, found: &Schema) -> io::Result<()> {
+fn check_schema(path: &Path, found: &Schema) -> Result<()> {
     let want = schema();
     let same = found.fields().len() == want.fields().len()
         && found.fields().iter().zip(want.fields()).all(|(f, w)| {
@@ -506,7 +495,8 @@ fn check_schema(path: &Path, found: &Schema) -> io::Result<()> {
                 found.fields(),
                 want.fields()
             ),
-        ))
+        )
+        .into())
     }
 }
 
@@ -630,7 +620,7 @@ impl std::fmt::Debug for RowReader {
 }
 
 impl Iterator for RowReader {
-    type Item = io::Result<SegmentRow>;
+    type Item = Result<SegmentRow>;
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
@@ -654,16 +644,21 @@ impl Iterator for RowReader {
                 Some(Err(e)) => {
                     // A decoding error leaves the reader in no state to resume from.
                     self.done = true;
-                    return Some(Err(other_error(&self.path, e)));
+                    return Some(Err(AtPath {
+                        path: self.path.clone(),
+                        source: e,
+                    }
+                    .into()));
                 }
                 Some(Ok(batch)) => match Batch::new(&batch) {
                     Some(b) => self.current = Some(b),
                     None => {
                         self.done = true;
-                        return Some(Err(other_error(
-                            &self.path,
-                            "a decoded batch does not have the segment rows schema",
-                        )));
+                        return Some(Err(io::Error::other(format!(
+                            "{}: a decoded batch does not have the segment rows schema",
+                            self.path.display()
+                        ))
+                        .into()));
                     }
                 },
             }

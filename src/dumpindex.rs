@@ -1,5 +1,5 @@
 //! `warcdex dumpindex`: NutchWAX DumpParallelIndex output over one or several parallel
-//! indexes (formats.md §4.10). The indexes are read side by side, document i of each
+//! indexes, main or dates alike: it stands on [`crate::pindex`] only. The indexes are read side by side, document i of each
 //! together; a field present in several is taken from the first index naming it. Indexes
 //! that do not belong together (document counts, or a dates index built for another
 //! main) are refused.
@@ -10,6 +10,11 @@ use std::path::Path;
 use tantivy::schema::{Field, FieldType, Value};
 use tantivy::{DocAddress, TantivyDocument};
 
+use crate::path_error::ResultAtPath;
+use crate::pindex::align::check_parallel;
+use crate::pindex::open::{doc_count, open_parallel_index};
+use crate::pindex::Result;
+
 /// One opened index: its fields and stored documents.
 struct Opened {
     dir: std::path::PathBuf,
@@ -18,19 +23,16 @@ struct Opened {
     docs: u32,
 }
 
-fn open(dir: &Path) -> io::Result<Opened> {
+fn open(dir: &Path) -> Result<Opened> {
     // One segment, no deletions: the parallel-index rules, checked in one place.
-    let (index, searcher) = crate::dates::open_index(dir)?;
+    let (index, searcher) = open_parallel_index(dir)?;
     let schema = index.schema();
     let fields = schema
         .fields()
         .filter(|(_, e)| e.is_stored())
         .map(|(f, e)| (e.name().to_string(), f, e.field_type().clone()))
         .collect();
-    let docs = searcher
-        .segment_readers()
-        .first()
-        .map_or(0, |s| s.max_doc());
+    let docs = doc_count(&searcher);
     Ok(Opened {
         dir: dir.to_path_buf(),
         searcher,
@@ -53,9 +55,10 @@ pub enum DumpMode {
 }
 
 /// Dumps `dirs` (opened side by side) to `out`. A field asked for with `Field` that no
-/// index has gives an error of kind `NotFound` (the CLI exits 2, as NutchWAX).
-pub fn dump(dirs: &[&Path], mode: &DumpMode, out: &mut dyn Write) -> io::Result<()> {
-    let opened: Vec<Opened> = dirs.iter().map(|d| open(d)).collect::<io::Result<_>>()?;
+/// index has gives an error of kind `NotFound` (the CLI exits 2, as NutchWAX); an
+/// error writing to `out` is the `Io` error the writer gave.
+pub fn dump(dirs: &[&Path], mode: &DumpMode, out: &mut dyn Write) -> Result<()> {
+    let opened: Vec<Opened> = dirs.iter().map(|d| open(d)).collect::<Result<_>>()?;
     let docs = opened.first().map_or(0, |o| o.docs);
     if let Some((i, o)) = opened.iter().enumerate().find(|(_, o)| o.docs != docs) {
         return Err(io::Error::new(
@@ -66,7 +69,8 @@ pub fn dump(dirs: &[&Path], mode: &DumpMode, out: &mut dyn Write) -> io::Result<
                 o.docs,
                 dirs[0].display()
             ),
-        ));
+        )
+        .into());
     }
     // Same counts are not enough: a dates index built for another main must not be
     // shown beside it (its dates would belong to other documents).
@@ -74,7 +78,7 @@ pub fn dump(dirs: &[&Path], mode: &DumpMode, out: &mut dyn Write) -> io::Result<
         .iter()
         .map(|o| (o.dir.as_path(), &o.searcher))
         .collect();
-    crate::dates::check_parallel(&pairs)?;
+    check_parallel(&pairs)?;
     // Field name → (index, field), the first index naming a field wins; names sorted.
     let mut names: Vec<(String, usize, Field)> = Vec::new();
     for (i, o) in opened.iter().enumerate() {
@@ -86,7 +90,7 @@ pub fn dump(dirs: &[&Path], mode: &DumpMode, out: &mut dyn Write) -> io::Result<
     }
     names.sort_by(|a, b| a.0.cmp(&b.0));
     match mode {
-        DumpMode::Count => writeln!(out, "{docs}"),
+        DumpMode::Count => Ok(writeln!(out, "{docs}")?),
         DumpMode::List => {
             for (n, _, _) in &names {
                 writeln!(out, "{n}")?;
@@ -98,13 +102,12 @@ pub fn dump(dirs: &[&Path], mode: &DumpMode, out: &mut dyn Write) -> io::Result<
                 return Err(io::Error::new(
                     io::ErrorKind::NotFound,
                     format!("Field not in index: {name}"),
-                ));
+                )
+                .into());
             };
             for d in 0..docs {
-                let doc: TantivyDocument = opened[*i]
-                    .searcher
-                    .doc(DocAddress::new(0, d))
-                    .map_err(io::Error::other)?;
+                let o = &opened[*i];
+                let doc: TantivyDocument = o.searcher.doc(DocAddress::new(0, d)).at(&o.dir)?;
                 writeln!(out, "{}", values(&doc, *f))?;
             }
             Ok(())
@@ -117,12 +120,8 @@ pub fn dump(dirs: &[&Path], mode: &DumpMode, out: &mut dyn Write) -> io::Result<
             for d in 0..docs {
                 let docs_d: Vec<TantivyDocument> = opened
                     .iter()
-                    .map(|o| {
-                        o.searcher
-                            .doc(DocAddress::new(0, d))
-                            .map_err(io::Error::other)
-                    })
-                    .collect::<io::Result<_>>()?;
+                    .map(|o| o.searcher.doc(DocAddress::new(0, d)).at(&o.dir))
+                    .collect::<Result<_, _>>()?;
                 for (_, i, f) in &names {
                     write!(out, "{}\t", values(&docs_d[*i], *f))?;
                 }

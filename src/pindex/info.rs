@@ -1,0 +1,160 @@
+//! `pindex.json`, written beside the files of every parallel index: what the directory
+//! holds and how it was built. One type for both kinds ([`PindexInfo`]), tagged by its
+//! `kind` field, read and written here only.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::Result;
+use crate::path_error::ResultAtPath;
+
+/// The file beside the index that describes it.
+pub const PINDEX_FILE: &str = "pindex.json";
+
+/// `pindex.json`: a main index or a dates index. The `kind` field comes first in the
+/// file, then the fields of the kind, in the order of the structs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum PindexInfo {
+    /// `kind: main`, written by `index` and `merge`.
+    Main(MainInfo),
+    /// `kind: dates`, written by `add-dates`.
+    Dates(DatesInfo),
+}
+
+/// `pindex.json` of a main index.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MainInfo {
+    /// Documents (DocIds 0..documents).
+    pub documents: u64,
+    /// SHA-1 (hex) over every key in document order, one per line: the alignment check
+    /// of parallel indexes.
+    pub key_checksum: String,
+    /// The canonicalizer of the URL keys (`surt` or `url`).
+    pub canonicalizer: String,
+    /// The segments indexed, in argument order.
+    pub sources: Vec<String>,
+    /// Link analysis settings used.
+    pub links: LinkOptions,
+}
+
+/// `pindex.json` of a dates index.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DatesInfo {
+    /// Documents (= main's).
+    pub documents: u64,
+    /// main's `key_checksum` when this index was built.
+    pub key_checksum: String,
+    /// The key index (main) as given on the command line.
+    pub main: String,
+    /// The source indexes, in argument order.
+    pub sources: Vec<String>,
+    /// The dates lists (`-` = stdin).
+    pub dates: Vec<String>,
+    /// Whether NutchWAX's DateAdder order and duplicates were reproduced.
+    pub compat: bool,
+    /// What the run did.
+    pub counts: DatesCounts,
+}
+
+/// Counts of one add-dates run, kept in the dates index's `pindex.json`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DatesCounts {
+    /// Documents written (= main's documents).
+    pub documents: u64,
+    /// Documents holding at least one date.
+    pub documents_with_dates: u64,
+    /// Documents that got at least one date from the dates lists that no source held.
+    pub documents_with_dates_added: u64,
+    /// Dates values written in total.
+    pub dates_written: u64,
+    /// Dates taken from the lists that no source held for that document (in `--compat`
+    /// mode: every date appended from the lists).
+    pub dates_added: u64,
+    /// Lines read from the dates lists.
+    pub lines: u64,
+    /// Well-formed lines whose key matched a document.
+    pub matched_lines: u64,
+    /// Well-formed lines whose key matched no document.
+    pub unmatched_lines: u64,
+    /// Lines with fewer than three fields or a third field that is not a 14-digit date.
+    pub malformed_lines: u64,
+}
+
+/// Link analysis settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LinkOptions {
+    /// Keep anchors of links within one host.
+    pub internal_links: bool,
+    /// PageRank damping factor.
+    pub damping: f64,
+    /// Iterations of the score distribution.
+    pub iterations: u32,
+    /// Boost = score ^ power.
+    pub score_power: f64,
+    /// Anchors kept per target URL.
+    pub max_anchors: usize,
+}
+
+impl Default for LinkOptions {
+    fn default() -> Self {
+        LinkOptions {
+            internal_links: false,
+            damping: 0.85,
+            iterations: 50,
+            score_power: 0.5,
+            max_anchors: 1000,
+        }
+    }
+}
+
+impl PindexInfo {
+    /// The `kind` field: `main` or `dates`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            PindexInfo::Main(_) => "main",
+            PindexInfo::Dates(_) => "dates",
+        }
+    }
+
+    /// The key checksum of the documents: main's own, or the one of the main index a
+    /// dates index was built for.
+    pub fn key_checksum(&self) -> &str {
+        match self {
+            PindexInfo::Main(m) => &m.key_checksum,
+            PindexInfo::Dates(d) => &d.key_checksum,
+        }
+    }
+}
+
+/// Reads `pindex.json` of the index in `dir`.
+pub fn read_info(dir: &Path) -> Result<PindexInfo> {
+    let p = dir.join(PINDEX_FILE);
+    let text = std::fs::read_to_string(&p).at(&p)?;
+    Ok(serde_json::from_str(&text).at(&p)?)
+}
+
+/// Reads `pindex.json` of the main index in `dir`; another kind is an error naming it.
+pub fn read_main_info(dir: &Path) -> Result<MainInfo> {
+    match read_info(dir)? {
+        PindexInfo::Main(m) => Ok(m),
+        other => Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "{}: a {} index, not a main index",
+                dir.join(PINDEX_FILE).display(),
+                other.kind()
+            ),
+        )
+        .into()),
+    }
+}
+
+/// Writes `info` as `dir/pindex.json` (pretty JSON and a newline).
+pub fn write_info(dir: &Path, info: &PindexInfo) -> Result<()> {
+    let p = dir.join(PINDEX_FILE);
+    let json = serde_json::to_string_pretty(info).at(&p)?;
+    std::fs::write(&p, json + "\n").at(&p)?;
+    Ok(())
+}

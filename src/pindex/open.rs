@@ -1,0 +1,58 @@
+//! Opening an index as a parallel index: one segment and no deleted documents, so that
+//! DocId = position, the join key of parallel indexes. Indexes never change once
+//! written, so searchers have no reload thread.
+
+use std::io;
+use std::path::Path;
+
+use tantivy::{Index, ReloadPolicy, Searcher};
+
+use super::Result;
+use crate::path_error::ResultAtPath;
+
+/// A searcher over `index` as it is now, with no reload thread (`dir` names it in
+/// errors).
+pub fn searcher_without_reload(index: &Index, dir: &Path) -> Result<Searcher> {
+    let reader: tantivy::IndexReader = index
+        .reader_builder()
+        .reload_policy(ReloadPolicy::Manual)
+        .try_into()
+        .at(dir)?;
+    Ok(reader.searcher())
+}
+
+/// Opens the index in `dir` and a searcher over it, refusing an index of more than one
+/// segment or with deleted documents: its DocIds would not be positions.
+pub fn open_parallel_index(dir: &Path) -> Result<(Index, Searcher)> {
+    let index = Index::open_in_dir(dir).at(dir)?;
+    let searcher = searcher_without_reload(&index, dir)?;
+    let segments = searcher.segment_readers().len();
+    if segments > 1 {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "{}: {segments} segments; a parallel index has one",
+                dir.display()
+            ),
+        )
+        .into());
+    }
+    if let Some(s) = searcher.segment_readers().first() {
+        if s.num_docs() != s.max_doc() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "{}: has deleted documents; a parallel index has none",
+                    dir.display()
+                ),
+            )
+            .into());
+        }
+    }
+    Ok((index, searcher))
+}
+
+/// The document count of a one-segment searcher.
+pub fn doc_count(s: &Searcher) -> u32 {
+    s.segment_readers().first().map_or(0, |r| r.max_doc())
+}

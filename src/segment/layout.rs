@@ -1,0 +1,176 @@
+//! A segment on disk: `segment.json` (what was imported, how, and the counts) and
+//! `documents.parquet` (the rows), written under a temporary name beside the
+//! destination and renamed when complete, so a crash leaves no half segment.
+//!
+//! Everything that is written into `segment.json` is defined here, so that the index
+//! reads a segment without depending on the import that wrote it.
+
+use std::collections::BTreeMap;
+use std::io;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::rows::RowWriter;
+use super::{Result, SegmentRow};
+use crate::path_error::ResultAtPath;
+
+/// The rows file inside a segment.
+pub const ROWS_FILE: &str = "documents.parquet";
+/// The manifest file inside a segment.
+pub const MANIFEST_FILE: &str = "segment.json";
+
+/// `segment.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SegmentManifest {
+    /// Format version of the segment.
+    pub version: u32,
+    /// `surt` or `url`: the canonicalizer of every `urlkey` (exclusions and dates lists
+    /// must use the same).
+    pub canonicalizer: String,
+    /// When the import ran (UTC, 14 digits).
+    pub created: String,
+    /// The exclusion list used, if any, and how many entries it had.
+    pub exclusions: Option<ExclusionsInfo>,
+    /// Statuses imported.
+    pub status_filter: StatusFilter,
+    /// Bytes of payload and text kept per document.
+    pub content_limit: usize,
+    /// One entry per archive, in manifest order.
+    pub sources: Vec<SourceReport>,
+    /// Rows (versions) in `documents.parquet`.
+    pub documents: u64,
+    /// Captures imported (a version crawled ten times counts ten).
+    pub captures: u64,
+}
+
+/// The exclusion list of an import.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExclusionsInfo {
+    /// Its path as given.
+    pub path: String,
+    /// Distinct entries.
+    pub entries: u64,
+    /// Malformed lines skipped.
+    pub malformed: u64,
+}
+
+/// Which HTTP statuses are imported: ranges and single codes, plus `unknown` for
+/// captures without an HTTP status (ARC `dns:` records, for example). Every range is
+/// honoured (NutchWAX tested only the first).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StatusFilter {
+    /// Inclusive ranges.
+    pub ranges: Vec<(u16, u16)>,
+    /// Import captures that have no HTTP status.
+    pub unknown: bool,
+}
+
+impl Default for StatusFilter {
+    fn default() -> Self {
+        StatusFilter {
+            ranges: vec![(200, 299)],
+            unknown: false,
+        }
+    }
+}
+
+impl StatusFilter {
+    /// Parses `200-299,304,unknown`.
+    pub fn parse(spec: &str) -> Result<StatusFilter, String> {
+        let mut f = StatusFilter {
+            ranges: Vec::new(),
+            unknown: false,
+        };
+        for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            if part == "unknown" {
+                f.unknown = true;
+                continue;
+            }
+            let (a, b) = part.split_once('-').unwrap_or((part, part));
+            let a: u16 = a
+                .trim()
+                .parse()
+                .map_err(|_| format!("bad status {part:?}"))?;
+            let b: u16 = b
+                .trim()
+                .parse()
+                .map_err(|_| format!("bad status {part:?}"))?;
+            if a > b {
+                return Err(format!("bad status range {part:?}"));
+            }
+            f.ranges.push((a, b));
+        }
+        Ok(f)
+    }
+
+    /// True when a capture with `status` is imported.
+    pub fn allows(&self, status: Option<u16>) -> bool {
+        match status {
+            None => self.unknown,
+            Some(s) => self.ranges.iter().any(|&(a, b)| a <= s && s <= b),
+        }
+    }
+}
+
+/// What one archive gave.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SourceReport {
+    /// The archive as the manifest names it.
+    pub path: String,
+    /// Its collection.
+    pub collection: String,
+    /// Records read.
+    pub records: u64,
+    /// Captures imported (before merging versions).
+    pub imported: u64,
+    /// Captures the exclusion list named.
+    pub excluded: u64,
+    /// Captures whose HTTP status the filter refused.
+    pub status_filtered: u64,
+    /// Records not imported by type (`request`, `revisit`, `warcinfo`, ...).
+    pub skipped: BTreeMap<String, u64>,
+    /// Captures whose content could not be parsed (imported with metadata only).
+    pub parse_failures: u64,
+    /// Reader anomalies by kind name.
+    pub anomalies: BTreeMap<String, u64>,
+    /// The error that stopped the archive early, if any (captures before it are kept).
+    pub error: Option<String>,
+}
+
+/// Writes a segment to `dest` (which must not exist yet): `rows` to the rows file and
+/// `manifest`, its `documents` set to the rows written, beside them.
+pub fn write_segment(
+    dest: &Path,
+    rows: &[SegmentRow],
+    mut manifest: SegmentManifest,
+) -> Result<SegmentManifest> {
+    if dest.exists() {
+        return Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            format!(
+                "{} already exists; choose another segment name",
+                dest.display()
+            ),
+        )
+        .into());
+    }
+    let tmp = crate::output::temp_dir_beside(dest)?;
+    let mut w = RowWriter::create(&tmp.path().join(ROWS_FILE))?;
+    for r in rows {
+        w.write(r)?;
+    }
+    manifest.documents = w.finish()?;
+    let json = serde_json::to_string_pretty(&manifest).at(dest)?;
+    let path = tmp.path().join(MANIFEST_FILE);
+    std::fs::write(&path, json + "\n").at(&path)?;
+    crate::output::install_dir(tmp, dest)?;
+    Ok(manifest)
+}
+
+/// Reads `segment.json`.
+pub fn read_manifest(segment: &Path) -> Result<SegmentManifest> {
+    let p = segment.join(MANIFEST_FILE);
+    let text = std::fs::read_to_string(&p).at(&p)?;
+    Ok(serde_json::from_str(&text).at(&p)?)
+}
