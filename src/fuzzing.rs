@@ -269,13 +269,7 @@ fn build_example_index(dir: &Path) -> io::Result<()> {
     )?;
     let files: Vec<PathBuf> = entries.iter().map(|e| e.path.clone()).collect();
     let mut cdx = Vec::new();
-    run_cdx(
-        &files,
-        &RunOptions::default(),
-        &mut cdx,
-        &|_| {},
-        &mut |_| {},
-    )?;
+    run_cdx(&files, &RunOptions::default(), &mut cdx, &(), &mut |_| {})?;
     let cdx_path = dir.join("example.cdx");
     std::fs::write(&cdx_path, &cdx)?;
     let mut dup = Vec::new();

@@ -39,31 +39,32 @@ fn bar_on_stderr(total: u64, what: &str, template: &str) -> ProgressBar {
 
 /// What a long library operation reports as it goes: library functions take one, the
 /// CLI passes a bar ([`indicatif::ProgressBar`] is one), tests and tools pass `()`.
-pub trait Progress {
+/// Shared (`&self`, `Sync`): worker threads of one run report to the same one.
+pub trait Progress: Sync {
     /// The work ahead is `total` units, counted from 0 (again, if the work restarts).
-    fn start(&mut self, total: u64);
+    fn start(&self, total: u64);
     /// `n` more units are done.
-    fn advance(&mut self, n: u64);
+    fn advance(&self, n: u64);
     /// The work is over (done or abandoned).
-    fn finish(&mut self);
+    fn finish(&self);
 }
 
 /// No progress shown.
 impl Progress for () {
-    fn start(&mut self, _: u64) {}
-    fn advance(&mut self, _: u64) {}
-    fn finish(&mut self) {}
+    fn start(&self, _: u64) {}
+    fn advance(&self, _: u64) {}
+    fn finish(&self) {}
 }
 
 impl Progress for ProgressBar {
-    fn start(&mut self, total: u64) {
+    fn start(&self, total: u64) {
         self.set_length(total);
         self.set_position(0);
     }
-    fn advance(&mut self, n: u64) {
+    fn advance(&self, n: u64) {
         self.inc(n);
     }
-    fn finish(&mut self) {
+    fn finish(&self) {
         self.finish_and_clear();
     }
 }

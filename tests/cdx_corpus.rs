@@ -55,8 +55,7 @@ pub fn cdx_of(path: &Path, cdx: CdxOptions, sort: bool) -> String {
         ..RunOptions::default()
     };
     let mut out = Vec::new();
-    run_cdx(&[path.to_path_buf()], &opts, &mut out, &|_| {}, &mut |_| {})
-        .expect("in-memory output");
+    run_cdx(&[path.to_path_buf()], &opts, &mut out, &(), &mut |_| {}).expect("in-memory output");
     String::from_utf8(out).expect("CDX is UTF-8")
 }
 

@@ -12,6 +12,7 @@ use warcdex_cdx::sort::{ExternalSorter, SortOptions};
 use warcdex_cdx::CdxLine;
 
 use super::{index_archive, CdxOptions, CdxReport};
+use crate::progress::Progress;
 use crate::reader::{ArchiveReader, ReaderOptions};
 
 /// How to run `cdx` over several files.
@@ -66,13 +67,12 @@ pub fn filename_column(path: &Path) -> String {
 
 /// Indexes `files` and writes the CDX (legend first for classic layouts) to `out`.
 /// Problems are described through `log`, one message per call, in file order;
-/// `progress` is called with the number of stored bytes read since its last call (from
-/// several threads), e.g. to move a progress bar.
+/// `progress` advances by the stored bytes read (from several threads).
 pub fn run_cdx(
     files: &[PathBuf],
     opts: &RunOptions,
     out: &mut dyn Write,
-    progress: &(dyn Fn(u64) + Sync),
+    progress: &dyn Progress,
     log: &mut dyn FnMut(&str),
 ) -> io::Result<RunReport> {
     if let Some(legend) = opts.cdx.format.legend() {
@@ -145,14 +145,14 @@ fn index_file(
     opts: &RunOptions,
     sink: &mut dyn FnMut(&[u8]) -> io::Result<()>,
     log: &mut dyn FnMut(&str),
-    progress: &(dyn Fn(u64) + Sync),
+    progress: &dyn Progress,
 ) -> io::Result<FileResult> {
     let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     let mut reader = match ArchiveReader::open_input(path, ReaderOptions::default()) {
         Ok(r) => r,
         Err(e) => {
             log(&format!("{e}"));
-            progress(size);
+            progress.advance(size);
             return Ok(FileResult::Unopened);
         }
     };
@@ -178,7 +178,7 @@ fn index_file(
         &opts.cdx,
         &mut |line: &CdxLine, pos: u64| {
             if pos >= reported + (1 << 20) {
-                progress(pos - reported);
+                progress.advance(pos - reported);
                 reported = pos;
             }
             buf.clear();
@@ -189,7 +189,7 @@ fn index_file(
         &mut |p| say("unindexable", &p),
     )?;
     let log = limiter.into_inner().1;
-    progress(size.saturating_sub(reported));
+    progress.advance(size.saturating_sub(reported));
     if let Some(e) = &result.error {
         log(&format!("{e} (kept {} lines before it)", result.lines));
     }
@@ -213,7 +213,7 @@ fn run_parallel(
     files: &[PathBuf],
     opts: &RunOptions,
     jobs: usize,
-    progress: &(dyn Fn(u64) + Sync),
+    progress: &dyn Progress,
     deliver: &mut dyn FnMut(FileDone) -> io::Result<()>,
 ) -> io::Result<()> {
     let next = AtomicUsize::new(0);

@@ -103,7 +103,7 @@ pub fn run(args: CdxArgs) -> Result<i32> {
         bar.suspend(|| eprintln!("warcdex: {m}"));
     };
     let report = super::with_output(args.output.output.as_deref(), |out| {
-        Ok(run_cdx(&args.files, &opts, out, &|n| bar.inc(n), &mut log)?)
+        Ok(run_cdx(&args.files, &opts, out, &bar, &mut log)?)
     })?;
     bar.finish_and_clear();
     let t = &report.total;

@@ -56,8 +56,8 @@ pub fn run(a: AddDatesArgs) -> Result<i32> {
     // then reads this run's result (with --in-place), so no run's dates are lost.
     let _lock = super::lock_output(&dest)?;
     // The length is set when main is open (its documents are the total).
-    let mut bar = count_bar(0, "add-dates", "documents");
-    let r = add_dates_with_progress(&key_index, &sources, &dest, &dates, &opts, &mut bar)
+    let bar = count_bar(0, "add-dates", "documents");
+    let r = add_dates_with_progress(&key_index, &sources, &dest, &dates, &opts, &bar)
         .with_context(|| format!("add-dates {} failed", dest.display()))?;
     let c = &r.info.counts;
     for m in &r.malformed {

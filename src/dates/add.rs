@@ -86,7 +86,7 @@ pub fn add_dates(
     dates: &DatesInput,
     opts: &AddDatesOptions,
 ) -> Result<AddDatesReport> {
-    add_dates_with_progress(key_index, sources, dest, dates, opts, &mut ())
+    add_dates_with_progress(key_index, sources, dest, dates, opts, &())
 }
 
 /// [`add_dates`], reporting the documents written to `progress` (main's documents are
@@ -97,7 +97,7 @@ pub fn add_dates_with_progress(
     dest: &Path,
     dates: &DatesInput,
     opts: &AddDatesOptions,
-    progress: &mut dyn Progress,
+    progress: &dyn Progress,
 ) -> Result<AddDatesReport> {
     check_dest(key_index, sources, dest, opts.in_place)?;
     let (_main, main_s) = open_parallel_index(key_index)?;
@@ -364,7 +364,7 @@ impl Ctx<'_> {
     fn build(
         &self,
         dest: &Path,
-        progress: &mut dyn Progress,
+        progress: &dyn Progress,
         feed: impl FnOnce(&mut Joiner<'_>) -> Result<(), JoinError>,
     ) -> Result<Built, JoinError> {
         let tmp = crate::output::temp_dir_beside(dest)?;
@@ -479,7 +479,7 @@ struct Joiner<'a> {
     malformed: Vec<MalformedLine>,
     unmatched: Vec<String>,
     /// Documents written (each build starts it again).
-    progress: &'a mut dyn Progress,
+    progress: &'a dyn Progress,
     /// main's key, urlkey and digest of documents `win..win + window[0].len()`.
     window: [Vec<String>; 3],
     win: DocId,
@@ -495,7 +495,7 @@ impl<'a> Joiner<'a> {
         ctx: &'a Ctx<'a>,
         writer: IndexWriter,
         f: DatesFields,
-        progress: &'a mut dyn Progress,
+        progress: &'a dyn Progress,
     ) -> Result<Joiner<'a>> {
         progress.start(u64::from(ctx.n));
         let mut j = Joiner {

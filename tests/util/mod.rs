@@ -136,14 +136,7 @@ pub fn fixture_lists(dir: &Path, collection: &str) -> FixtureLists {
         .map(|e| e.path)
         .collect();
     let mut cdx = Vec::new();
-    run_cdx(
-        &files,
-        &RunOptions::default(),
-        &mut cdx,
-        &|_| {},
-        &mut |_| {},
-    )
-    .unwrap();
+    run_cdx(&files, &RunOptions::default(), &mut cdx, &(), &mut |_| {}).unwrap();
     let cdx_path = dir.join(format!("{collection}.cdx"));
     std::fs::write(&cdx_path, &cdx).unwrap();
     let mut dup = Vec::new();
