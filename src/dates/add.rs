@@ -1,6 +1,6 @@
 //! `warcdex add-dates`: a streaming merge-join of main's documents, in (URL key,
 //! digest) order, with a dates list sorted the same way, writing one dates document per
-//! main document at the same DocId (formats.md §4.8).
+//! main document at the same DocId (docs/formats.md §4.8).
 //!
 //! A dates list given as a file is first joined as if it were sorted; if a key goes
 //! backwards the half-built index is discarded and the list goes through the external

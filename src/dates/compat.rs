@@ -1,6 +1,6 @@
 //! NutchWAX DateAdder's date order (`--compat`): the iteration order of a
 //! `java.util.HashSet<String>` (Java 8–17 `HashMap`), so that `--compat` output is
-//! byte-identical to what DateAdder wrote (formats.md §4.8, §5.4).
+//! byte-identical to what DateAdder wrote (docs/formats.md §4.8, §5.4).
 //!
 //! The model: `String.hashCode` over UTF-16 units, spread as `h ^ (h >>> 16)`, a table
 //! of 16 buckets doubled when the size passes 0.75 of it (a split keeps each bucket's

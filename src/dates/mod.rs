@@ -1,4 +1,4 @@
-//! The parallel dates index (`warcdex add-dates`, design.md §4, formats.md §4.8–4.9).
+//! The parallel dates index (`warcdex add-dates`, docs/design.md §4, docs/formats.md §4.8–4.9).
 //!
 //! A dates index has exactly one document per document of its main index, at the same
 //! DocId, holding every capture date of that main document. It is joined to main by
@@ -50,7 +50,7 @@ pub struct DatesFields {
 }
 
 /// The schema of `pindexes/<name>/dates`. Only `date` is stored, so that `dumpindex
-/// dates` prints exactly NutchWAX's one column (formats.md §5.4).
+/// dates` prints exactly NutchWAX's one column (docs/formats.md §5.4).
 pub fn dates_schema() -> (Schema, DatesFields) {
     let mut b = Schema::builder();
     let f = DatesFields {

@@ -1,6 +1,6 @@
 //! The dates list (`URLKEY sha1:DIGEST DATE14 [FIELD...]`, as `warcdex dedup-cdx` and
 //! `warcdex revisits` write it): parsing one line the way NutchWAX's DateAdder splits it
-//! (formats.md §4.5, §4.8), and what is wrong with a line that cannot be used.
+//! (docs/formats.md §4.5, §4.8), and what is wrong with a line that cannot be used.
 
 use std::fmt;
 use warcdex_cdx::message::echo;

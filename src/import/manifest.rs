@@ -1,5 +1,5 @@
 //! The import manifest: one archive per line, `PATH [COLLECTION]`; blank lines and `#`
-//! comments are ignored (NutchWAX's format, formats.md §4.6).
+//! comments are ignored (NutchWAX's format, docs/formats.md §4.6).
 
 use std::io::{self, BufRead};
 use std::path::{Path, PathBuf};

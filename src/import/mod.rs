@@ -1,5 +1,5 @@
 //! `warcdex import`: archives to a segment of parsed documents, one per version
-//! (canonical URL key + payload digest), never one per URL (design.md §2).
+//! (canonical URL key + payload digest), never one per URL (docs/design.md §2).
 //!
 //! Each capture is selected (WARC response/resource, ARC records after the filedesc),
 //! filtered by HTTP status and the exclusion list (`URLKEY sha1:DIGEST DATE14`), parsed

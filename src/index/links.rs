@@ -1,5 +1,5 @@
 //! Link inversion and link analysis over the collection's URL graph
-//! (nutch-scoring.md §1–2).
+//! (docs/nutch-scoring.md §1–2).
 //!
 //! - **Anchors**: every outlink whose target (canonicalized) is a URL of the collection
 //!   gives its anchor text to every document of that URL. Links between pages of the

@@ -1,6 +1,6 @@
 //! `warcdex index`: segments to the main full-text index (tantivy), one document per
 //! version (URL key + digest) across all segments, with the anchor text of inbound links
-//! and a link-analysis score (OPIC/PageRank) stored as `boost` (design.md §3–4).
+//! and a link-analysis score (OPIC/PageRank) stored as `boost` (docs/design.md §3–4).
 //!
 //! Documents are written in (URL key, digest) order with `seq` = position, in an index
 //! sorted by `seq` and merged to one segment, so DocId = position: the dates index of
@@ -28,7 +28,7 @@ use links::{KeyIds, LinkCollector, LinkOptions};
 use versions::{absorb_all, sort_safe, VersionGroup};
 use warcdex_cdx::sort::SortOptions;
 
-/// The main index's fields (design.md §4).
+/// The main index's fields (docs/design.md §4).
 #[derive(Debug, Clone, Copy)]
 pub struct Fields {
     /// `URL sha1:DIGEST` (exact).
@@ -356,7 +356,8 @@ impl MainWriter {
         let ids = self.index.searchable_segment_ids().at(&self.out)?;
         if ids.len() > 1 {
             // The index is sorted by `seq`, so the merge keeps document order whatever
-            // the order of the segment ids (peers.md §3.2).
+            // the order of the segment ids (`searchable_segment_ids` comes from a HashMap in
+            // tantivy's src/indexer/segment_register.rs).
             self.writer.merge(&ids).wait().at(&self.out)?;
         }
         self.writer.wait_merging_threads().at(&self.out)?;

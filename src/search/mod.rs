@@ -1,4 +1,4 @@
-//! Searching `DIR/pindexes/*/{main,dates}` (design.md §3–4, formats.md §4.7, §4.9):
+//! Searching `DIR/pindexes/*/{main,dates}` (docs/design.md §3–4, docs/formats.md §4.7, §4.9):
 //! `warcdex search` and `warcdex serve` both call [`SearchIndex::search`].
 //!
 //! A query is words and phrases over title, content, anchor and URL (tantivy's
