@@ -249,50 +249,75 @@ struct HttpApp {
 /// every later request would miss the index, so one replay could hide the next.
 static HTTP_APP: Mutex<Option<Arc<HttpApp>>> = Mutex::new(None);
 
-/// Builds `DIR/pindexes/example/{main,dates}` from `fixtures/example` the way the
-/// workflow does (cdx → dedup-cdx → import -e → index → add-dates), in-process.
-fn build_example_index(dir: &Path) -> io::Result<()> {
+/// The archives of `fixtures/<collection>/manifest.txt`, paths made absolute.
+pub fn fixture_manifest(
+    collection: &str,
+) -> io::Result<Vec<crate::import::manifest::ManifestEntry>> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(collection);
+    let manifest = dir.join("manifest.txt");
+    let f = std::fs::File::open(&manifest)
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", manifest.display())))?;
+    crate::import::manifest::read_manifest(io::BufReader::new(f), Some(&dir))
+}
+
+/// The workflow's first steps over `fixtures/<collection>`, in-process: `cdx` over every
+/// archive of its manifest to `DIR/<collection>.cdx`, and `dedup-cdx` of that to
+/// `DIR/<collection>.dup`. Returns the CDX's path and the exclusion list; a broken CDX
+/// line is an error (the fixtures have none). The tests and the http target share it.
+pub fn fixture_lists(dir: &Path, collection: &str) -> io::Result<(PathBuf, Vec<u8>)> {
     use crate::cdx_writer::run::{run_cdx, RunOptions};
+    use warcdex_cdx::dedup::{dedup_cdx, Input, ListOptions};
+
+    let files: Vec<PathBuf> = fixture_manifest(collection)?
+        .into_iter()
+        .map(|e| e.path)
+        .collect();
+    let mut cdx = Vec::new();
+    run_cdx(&files, &RunOptions::default(), &mut cdx, &(), &mut |_| {})?;
+    let cdx_path = dir.join(format!("{collection}.cdx"));
+    std::fs::write(&cdx_path, &cdx)?;
+    let mut dup = Vec::new();
+    let mut broken = None;
+    dedup_cdx(
+        &[Input::File(cdx_path.clone())],
+        &mut dup,
+        &ListOptions::default(),
+        &mut |b| broken = Some(b.to_string()),
+    )?;
+    if let Some(b) = broken {
+        return Err(io::Error::new(io::ErrorKind::InvalidData, b));
+    }
+    std::fs::write(dir.join(format!("{collection}.dup")), &dup)?;
+    Ok((cdx_path, dup))
+}
+
+/// Builds `DIR/pindexes/<set>/{main,dates}` from `fixtures/<collection>` the way the
+/// workflow does (cdx → dedup-cdx → import -e → index → add-dates), in-process, with the
+/// lists of [`fixture_lists`] and the segment at `DIR/seg`.
+pub fn build_fixture_index(dir: &Path, collection: &str, set: &str) -> io::Result<()> {
     use crate::dates::add::{add_dates, AddDatesOptions, DatesInput};
     use crate::import::exclusions::Exclusions;
-    use crate::import::manifest::read_manifest;
     use crate::import::segment_dir::write_segment;
     use crate::import::{import_archives, ImportOptions};
     use crate::index::{build_index, IndexOptions};
-    use warcdex_cdx::dedup::{dedup_cdx, Input, ListOptions};
 
-    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/example");
-    let manifest = example.join("manifest.txt");
-    let entries = read_manifest(
-        io::BufReader::new(std::fs::File::open(&manifest)?),
-        Some(&example),
-    )?;
-    let files: Vec<PathBuf> = entries.iter().map(|e| e.path.clone()).collect();
-    let mut cdx = Vec::new();
-    run_cdx(&files, &RunOptions::default(), &mut cdx, &(), &mut |_| {})?;
-    let cdx_path = dir.join("example.cdx");
-    std::fs::write(&cdx_path, &cdx)?;
-    let mut dup = Vec::new();
-    dedup_cdx(
-        &[Input::File(cdx_path)],
-        &mut dup,
-        &ListOptions::default(),
-        &mut |_| {},
-    )?;
-    let dup_path = dir.join("example.dup");
-    std::fs::write(&dup_path, &dup)?;
+    let entries = fixture_manifest(collection)?;
+    let (_, dup) = fixture_lists(dir, collection)?;
     let ex = Exclusions::load(&dup[..], KeyStyle::Surt, &mut |_, _| {})?;
     let opts = ImportOptions::default();
     let (rows, reports) = import_archives(&entries, Some(&ex), &opts, &|_| {}, &|_| {});
     let seg = dir.join("seg");
     write_segment(&seg, &rows, reports, &opts, None)?;
-    let main = dir.join("pindexes/example/main");
+    let set_dir = dir.join("pindexes").join(set);
+    let main = set_dir.join("main");
     build_index(&[seg], &main, &IndexOptions::default())?;
     add_dates(
         &main,
         std::slice::from_ref(&main),
-        &dir.join("pindexes/example/dates"),
-        &DatesInput::File(dup_path),
+        &set_dir.join("dates"),
+        &DatesInput::File(dir.join(format!("{collection}.dup"))),
         &AddDatesOptions::default(),
     )?;
     Ok(())
@@ -304,7 +329,8 @@ fn http_app() -> Arc<HttpApp> {
         .get_or_insert_with(|| {
             Arc::new({
                 let dir = tempfile::tempdir().expect("a temporary directory for the fuzz index");
-                build_example_index(dir.path()).expect("the example index builds");
+                build_fixture_index(dir.path(), "example", "example")
+                    .expect("the example index builds");
                 let index =
                     crate::search::SearchIndex::open(dir.path()).expect("the example index opens");
                 assert!(

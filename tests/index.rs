@@ -104,13 +104,7 @@ fn page(url: &str, title: &str, text: &str, links: &[(&str, &str)]) -> SegmentRo
         title: Some(title.into()),
         text: text.into(),
         mime: "text/html".into(),
-        outlinks: links
-            .iter()
-            .map(|(u, a)| Outlink {
-                url: u.to_string(),
-                anchor: a.to_string(),
-            })
-            .collect(),
+        outlinks: Outlink::list(links),
         ..SegmentRow::default()
     }
 }

@@ -10,6 +10,8 @@ use flate2::write::GzEncoder;
 use flate2::Compression;
 use warcdex::import::manifest::ManifestEntry;
 use warcdex::import::{import_archives, ImportOptions};
+use warcdex::segment::layout::SourceReport;
+use warcdex::segment::SegmentRow;
 
 use crate::util::{fixtures, records_of_bytes, BUFFER_SIZES};
 
@@ -350,6 +352,16 @@ fn records_and_cdx_read_stdin() {
     }
 }
 
+/// `import` of one archive, with default options and no exclusions.
+fn import_file(path: std::path::PathBuf) -> (Vec<SegmentRow>, Vec<SourceReport>) {
+    let entries = [ManifestEntry {
+        path,
+        collection: None,
+        line: 1,
+    }];
+    import_archives(&entries, None, &ImportOptions::default(), &|_| {}, &|_| {})
+}
+
 /// A damaged member reaches import through the reader: counted, not fatal, and the
 /// records after it are imported.
 #[test]
@@ -357,13 +369,7 @@ fn import_counts_damage_and_reads_on() {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("crc1.warc.gz");
     std::fs::write(&f, crc1()).unwrap();
-    let entries = [ManifestEntry {
-        path: f,
-        collection: None,
-        line: 1,
-    }];
-    let (rows, reports) =
-        import_archives(&entries, None, &ImportOptions::default(), &|_| {}, &|_| {});
+    let (rows, reports) = import_file(f);
     assert_eq!(reports[0].error, None);
     assert_eq!(reports[0].anomalies.get("damaged-gzip-member"), Some(&1));
     assert_eq!(reports[0].anomalies.get("lost-record"), Some(&1));
@@ -384,13 +390,7 @@ fn import_survives_a_non_ascii_payload_digest() {
     );
     bytes.extend(record("http://example.org/e", "<html>e</html>", ""));
     std::fs::write(&f, &bytes).unwrap();
-    let entries = [ManifestEntry {
-        path: f,
-        collection: None,
-        line: 1,
-    }];
-    let (rows, reports) =
-        import_archives(&entries, None, &ImportOptions::default(), &|_| {}, &|_| {});
+    let (rows, reports) = import_file(f);
     assert_eq!(reports[0].error, None);
     assert_eq!(rows.len(), 2);
 }

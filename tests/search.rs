@@ -7,38 +7,16 @@ use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 
 use warcdex::dates::add::{add_dates, AddDatesOptions, DatesInput};
-use warcdex::import::exclusions::Exclusions;
-use warcdex::import::segment_dir::write_segment;
-use warcdex::import::{import_archives, ImportOptions};
 use warcdex::index::links::{analyse, LinkOptions};
-use warcdex::index::{build_index, write_index, IndexOptions};
+use warcdex::index::write_index;
 use warcdex::search::{text, SearchIndex, SearchRequest, SearchResults};
 use warcdex::segment::SegmentRow;
 use warcdex::serve::{router, serve, ConnLimits, ServeOptions};
 use warcdex_cdx::{url_key, KeyStyle};
 
-use crate::util::{fixture_lists, fixture_manifest, FixtureLists};
-
 /// Builds `dir/pindexes/col1/{main,dates}` from the worked example.
 fn build_example(dir: &Path) {
-    let entries = fixture_manifest("example");
-    let FixtureLists { dup, .. } = fixture_lists(dir, "example");
-    let dup_path = dir.join("example.dup");
-    let ex = Exclusions::load(&dup[..], KeyStyle::Surt, &mut |n, m| panic!("{n}: {m}")).unwrap();
-    let opts = ImportOptions::default();
-    let (rows, reports) = import_archives(&entries, Some(&ex), &opts, &|_| {}, &|_| {});
-    let seg = dir.join("seg");
-    write_segment(&seg, &rows, reports, &opts, None).unwrap();
-    let main = dir.join("pindexes/col1/main");
-    build_index(&[seg], &main, &IndexOptions::default()).unwrap();
-    add_dates(
-        &main,
-        std::slice::from_ref(&main),
-        &dir.join("pindexes/col1/dates"),
-        &DatesInput::File(dup_path),
-        &AddDatesOptions::default(),
-    )
-    .unwrap();
+    warcdex::fuzzing::build_fixture_index(dir, "example", "col1").unwrap();
 }
 
 fn row(url: &str, title: &str, text: &str, date: &str) -> SegmentRow {
@@ -76,6 +54,11 @@ fn build_other(out: &Path, n: usize) {
         "A page about angle brackets and the zeppelin.",
         "20090203040506",
     ));
+    write_rows_index(out, rows);
+}
+
+/// Writes a main index of `rows` (sorted here) at `out`, with the default link analysis.
+fn write_rows_index(out: &Path, mut rows: Vec<SegmentRow>) {
     rows.sort_by(|a, b| (&a.urlkey, &a.digest).cmp(&(&b.urlkey, &b.digest)));
     let graph = analyse(&rows, &LinkOptions::default(), KeyStyle::Surt).unwrap();
     write_index(
@@ -535,7 +518,7 @@ fn paging_past_the_end_counts_what_matched() {
 #[test]
 fn only_http_urls_become_links() {
     let dir = tempfile::tempdir().unwrap();
-    let mut rows: Vec<SegmentRow> = [
+    let rows: Vec<SegmentRow> = [
         "javascript:alert(document.cookie)//zebu",
         "JavaScript:alert(2)//zebu",
         "data:text/html,<script>alert(3)</script>zebu",
@@ -552,17 +535,7 @@ fn only_http_urls_become_links() {
         r
     })
     .collect();
-    rows.sort_by(|a, b| (&a.urlkey, &a.digest).cmp(&(&b.urlkey, &b.digest)));
-    let graph = analyse(&rows, &LinkOptions::default(), KeyStyle::Surt).unwrap();
-    write_index(
-        &dir.path().join("pindexes/zebu/main"),
-        &rows,
-        &graph,
-        "surt".into(),
-        Vec::new(),
-        &LinkOptions::default(),
-    )
-    .unwrap();
+    write_rows_index(&dir.path().join("pindexes/zebu/main"), rows);
     let index = SearchIndex::open(dir.path()).unwrap();
     assert!(index.broken().is_empty(), "{:?}", index.broken());
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();

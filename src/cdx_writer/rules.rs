@@ -72,11 +72,13 @@ pub fn next_line<R: Read>(
     let Some(mut rec) = reader.next_record()? else {
         return Ok(None);
     };
-    let out = match opts.format {
-        CdxFormat::Cdxj => cdxj_indexer_line(&mut rec, filename, opts)?,
-        _ => pywb_line(&mut rec, filename, opts)?,
+    let mut out = match record_head(&rec) {
+        None => Outcome::skip("arc-header"),
+        Some(head) => match opts.format {
+            CdxFormat::Cdxj => cdxj_indexer_line(&mut rec, head, filename, opts)?,
+            _ => pywb_line(&mut rec, head, filename, opts)?,
+        },
     };
-    let mut out = out;
     let offset = rec.offset();
     if let Some(p) = out.problem.take() {
         out.problem = Some(format!("offset {offset}: {p}"));
@@ -138,17 +140,11 @@ fn record_head<R: Read>(rec: &Record<'_, R>) -> Option<RecordHead> {
 /// pywb `cdx-indexer` (archiveindexer.py DefaultRecordParser + cdxindexer.py writers).
 fn pywb_line<R: Read>(
     rec: &mut Record<'_, R>,
+    head: RecordHead,
     filename: &str,
     opts: &CdxOptions,
 ) -> Result<Outcome> {
-    let Some(RecordHead {
-        is_arc,
-        rtype,
-        warc_ct,
-    }) = record_head(rec)
-    else {
-        return Ok(Outcome::skip("arc-header"));
-    };
+    let (is_arc, rtype, warc_ct) = (head.is_arc, head.rtype, head.warc_ct);
     let h = rec.header();
     if !is_arc {
         if rtype == "warcinfo" {
@@ -294,17 +290,11 @@ const MAX_POST_BODY: u64 = 1 << 20;
 /// `cdxj-indexer` (warcio Indexer with arc2warc, CDXJIndexer.get_field).
 fn cdxj_indexer_line<R: Read>(
     rec: &mut Record<'_, R>,
+    head: RecordHead,
     filename: &str,
     opts: &CdxOptions,
 ) -> Result<Outcome> {
-    let Some(RecordHead {
-        is_arc,
-        rtype,
-        warc_ct,
-    }) = record_head(rec)
-    else {
-        return Ok(Outcome::skip("arc-header"));
-    };
+    let (is_arc, rtype, warc_ct) = (head.is_arc, head.rtype, head.warc_ct);
     let h = rec.header();
     let wanted = matches!(
         rtype.as_str(),

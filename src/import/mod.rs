@@ -314,6 +314,32 @@ struct Ctx<'a> {
     versions: &'a Versions,
 }
 
+impl Ctx<'_> {
+    /// Whether a capture of version `urlkey` + `digest` goes on: not when the exclusion
+    /// list names it (counted as excluded); otherwise it is counted as imported, its date
+    /// goes to its version, and it goes on only when it is the version's earliest capture
+    /// so far (the one parsed).
+    fn admit(
+        &self,
+        report: &mut SourceReport,
+        urlkey: &str,
+        digest: &str,
+        date: &str,
+        order: &Order,
+    ) -> bool {
+        if self
+            .exclusions
+            .is_some_and(|ex| ex.contains(urlkey, digest, date))
+        {
+            report.excluded += 1;
+            return false;
+        }
+        report.imported += 1;
+        self.versions
+            .claim(&(urlkey.to_string(), digest.to_string()), order)
+    }
+}
+
 /// The HTTP facts a capture's row needs.
 #[derive(Default)]
 struct HttpFacts {
@@ -382,16 +408,7 @@ fn capture_of<R: Read>(
     // When the digest is in the header, exclusion and the version's earlier captures
     // are known before the body: a repeated capture is never read or parsed.
     if let Some(d) = &header_digest {
-        let digest = format!("sha1:{d}");
-        if ctx
-            .exclusions
-            .is_some_and(|ex| ex.contains(&urlkey, &digest, &date))
-        {
-            report.excluded += 1;
-            return Ok(None);
-        }
-        report.imported += 1;
-        if !ctx.versions.claim(&(urlkey.clone(), digest), &order) {
+        if !ctx.admit(report, &urlkey, &format!("sha1:{d}"), &date, &order) {
             return Ok(None);
         }
     }
@@ -401,21 +418,8 @@ fn capture_of<R: Read>(
         (None, Some(c)) => format!("sha1:{c}"),
         (None, None) => unreachable!("digest computed when the header has none"),
     };
-    if header_digest.is_none() {
-        if ctx
-            .exclusions
-            .is_some_and(|ex| ex.contains(&urlkey, &digest, &date))
-        {
-            report.excluded += 1;
-            return Ok(None);
-        }
-        report.imported += 1;
-        if !ctx
-            .versions
-            .claim(&(urlkey.clone(), digest.clone()), &order)
-        {
-            return Ok(None);
-        }
+    if header_digest.is_none() && !ctx.admit(report, &urlkey, &digest, &date, &order) {
+        return Ok(None);
     }
     let mime = facts
         .content_type

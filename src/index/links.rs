@@ -409,13 +409,7 @@ mod tests {
         SegmentRow {
             url: url.into(),
             urlkey: url_key(url, KeyStyle::Surt).unwrap(),
-            outlinks: links
-                .iter()
-                .map(|(u, a)| Outlink {
-                    url: u.to_string(),
-                    anchor: a.to_string(),
-                })
-                .collect(),
+            outlinks: Outlink::list(links),
             ..SegmentRow::default()
         }
     }

@@ -180,16 +180,6 @@ impl RecordHeader {
         &self.fields
     }
 
-    /// The first value of field `name` (ASCII case-insensitive).
-    pub fn get(&self, name: &str) -> Option<&[u8]> {
-        self.fields.get(name)
-    }
-
-    /// The first value of `name`, decoded as UTF-8 (Latin-1 when it is not UTF-8).
-    pub fn get_str(&self, name: &str) -> Option<Cow<'_, str>> {
-        self.fields.get_str(name)
-    }
-
     /// The value of a `WARC-Payload-Digest: sha1:...` field without its prefix (as
     /// written: base32, or hex from some writers); `None` for other algorithms.
     pub fn payload_sha1(&self) -> Option<String> {
@@ -259,5 +249,15 @@ impl RecordHeader {
             Format::Warc => self.get("Content-Type"),
             _ => self.get("content-type"),
         }
+    }
+}
+
+/// The fields are read through the header ([`Fields::get`], [`Fields::get_str`], ...), as
+/// jwarc's `MessageHeaders` serves both WARC and HTTP headers.
+impl std::ops::Deref for RecordHeader {
+    type Target = Fields;
+
+    fn deref(&self) -> &Fields {
+        &self.fields
     }
 }

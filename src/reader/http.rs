@@ -2,7 +2,6 @@
 //! revisit block, parsed the way warcio parses them (lines up to the first blank
 //! line, continuation lines appended, no validation of the status line).
 
-use std::borrow::Cow;
 use std::ops::Range;
 
 use super::bytes::{trim_end, trim_end_sp_ht, trim_start};
@@ -66,16 +65,6 @@ impl HttpHead {
     /// All header fields in order, as (name, value).
     pub fn fields(&self) -> &Fields {
         &self.fields
-    }
-
-    /// The first value of header `name` (ASCII case-insensitive).
-    pub fn get(&self, name: &str) -> Option<&[u8]> {
-        self.fields.get(name)
-    }
-
-    /// The first value of `name`, decoded (UTF-8, else Latin-1).
-    pub fn get_str(&self, name: &str) -> Option<Cow<'_, str>> {
-        self.fields.get_str(name)
     }
 
     /// True when the head has neither status text nor header fields (an empty first
@@ -151,6 +140,16 @@ impl Iterator for LineIter<'_> {
         let e = memchr::memchr(b'\n', &self.buf[s..]).map_or(self.buf.len(), |i| s + i + 1);
         self.pos = e;
         Some((s, e))
+    }
+}
+
+/// The fields are read through the header ([`Fields::get`], [`Fields::get_str`], ...), as
+/// jwarc's `MessageHeaders` serves both WARC and HTTP headers.
+impl std::ops::Deref for HttpHead {
+    type Target = Fields;
+
+    fn deref(&self) -> &Fields {
+        &self.fields
     }
 }
 

@@ -23,6 +23,19 @@ pub struct Outlink {
     pub anchor: String,
 }
 
+impl Outlink {
+    /// The links of `(url, anchor)` pairs, in order.
+    pub fn list(pairs: &[(&str, &str)]) -> Vec<Outlink> {
+        pairs
+            .iter()
+            .map(|(url, anchor)| Outlink {
+                url: url.to_string(),
+                anchor: anchor.to_string(),
+            })
+            .collect()
+    }
+}
+
 /// One document of a segment: a version (URL + payload digest) with every capture date
 /// the import saw for it, and the metadata and parsed content of its earliest capture.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use warcdex::import::manifest::{read_manifest, ManifestEntry};
+use warcdex::import::manifest::ManifestEntry;
 use warcdex::reader::{ArchiveReader, ReaderOptions};
 use warcdex::records::{write_records, FileReport, RecordsOptions};
 
@@ -113,9 +113,7 @@ pub fn check_snapshot(name: &str, got: &str) -> Result<(), String> {
 
 /// The archives of `fixtures/<collection>/manifest.txt`.
 pub fn fixture_manifest(collection: &str) -> Vec<ManifestEntry> {
-    let manifest = fixtures().join(collection).join("manifest.txt");
-    let f = std::fs::File::open(&manifest).expect("fixture manifest");
-    read_manifest(std::io::BufReader::new(f), manifest.parent()).expect("manifest parses")
+    warcdex::fuzzing::fixture_manifest(collection).expect("fixture manifest")
 }
 
 /// What the first pipeline steps make of a fixture collection, as files in a directory:
@@ -129,24 +127,6 @@ pub struct FixtureLists {
 
 /// Runs `cdx` and `dedup-cdx` in-process over `fixtures/<collection>`.
 pub fn fixture_lists(dir: &Path, collection: &str) -> FixtureLists {
-    use warcdex::cdx_writer::run::{run_cdx, RunOptions};
-    use warcdex_cdx::dedup::{dedup_cdx, Input, ListOptions};
-    let files: Vec<PathBuf> = fixture_manifest(collection)
-        .into_iter()
-        .map(|e| e.path)
-        .collect();
-    let mut cdx = Vec::new();
-    run_cdx(&files, &RunOptions::default(), &mut cdx, &(), &mut |_| {}).unwrap();
-    let cdx_path = dir.join(format!("{collection}.cdx"));
-    std::fs::write(&cdx_path, &cdx).unwrap();
-    let mut dup = Vec::new();
-    dedup_cdx(
-        &[Input::File(cdx_path.clone())],
-        &mut dup,
-        &ListOptions::default(),
-        &mut |b| panic!("{b}"),
-    )
-    .unwrap();
-    std::fs::write(dir.join(format!("{collection}.dup")), &dup).unwrap();
-    FixtureLists { cdx: cdx_path, dup }
+    let (cdx, dup) = warcdex::fuzzing::fixture_lists(dir, collection).unwrap();
+    FixtureLists { cdx, dup }
 }
