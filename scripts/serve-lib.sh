@@ -1,4 +1,5 @@
-# Shared by scripts/test-browser.sh and scripts/bench-serve.sh (sourced, not run): a
+# Shared by scripts/test-browser.sh, scripts/bench-serve.sh and scripts/hostile-serve.sh
+# (sourced, not run): a
 # work directory and a `warcdex serve` in the background, both removed on exit.
 work=$(mktemp -d)
 server=

@@ -1,4 +1,4 @@
-//! dedup-cdx and revisits on the worked examples of formats.md §5 (README-dedup's 10
+//! dedup-cdx and revisits on the worked examples of docs/formats.md §5 (README-dedup's 10
 //! captures, and the five-archive collection of §5.1–5.2 and §5.5), for 9-field,
 //! 11-field and CDXJ input, sorted and shuffled, one file and split in several.
 

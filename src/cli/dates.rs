@@ -1,6 +1,7 @@
 //! `warcdex add-dates KEY_INDEX SOURCE... DEST DATES`: the parallel dates index
 //! (NutchWAX `add-dates`, docs/formats.md §4.8). Parses flags, calls
-//! [`warcdex::dates::add::add_dates_with_progress`] with a progress bar, prints the problems and counts on stderr.
+//! [`warcdex::dates::add::add_dates_with_progress`] with a progress bar, prints the
+//! problems and counts on stderr.
 
 use std::path::PathBuf;
 

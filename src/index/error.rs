@@ -5,7 +5,7 @@ use std::io;
 
 use crate::path_error::AtPath;
 
-/// An error building, merging or dumping indexes.
+/// An error building or merging main indexes.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// A message of our own (it names its index), or a system error of the temporary
@@ -28,8 +28,8 @@ pub enum Error {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
-    /// The error's kind as a system error would have it (`NotFound` for a field
-    /// `dumpindex -f` finds in no index, see [`crate::pindex::Error::kind`]).
+    /// The error's kind as a system error would have it (a lower layer's own kind, see
+    /// [`crate::pindex::Error::kind`]).
     pub fn kind(&self) -> io::ErrorKind {
         match self {
             Error::Io(e) => e.kind(),

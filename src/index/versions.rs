@@ -1,6 +1,7 @@
-//! Versions in (URL key, digest) order, in bounded memory: every input row goes through
-//! an external sort ([`warcdex_cdx::sort::ExternalSorter`]) and comes back grouped by
-//! version, so `index` and `merge` hold one version at a time, not the collection.
+//! Versions in (URL key, digest) order, in bounded memory, so `index` and `merge` hold one
+//! version at a time, not the collection: up to 16 sorted segments are merged as they are
+//! read (`merge_sorted_segments`); more, or a segment out of order, go through an external sort
+//! ([`warcdex_cdx::sort::ExternalSorter`]) and come back grouped by version.
 //!
 //! A sort line is `URLKEY \x01 DIGEST \x01 FIRST_DATE \x01 INPUT \x01 JSON`. Byte order
 //! of the line is the order of the tuple (URL key, digest, first date, input number),

@@ -270,7 +270,6 @@ fn read_sites(
     Ok((site_of, names))
 }
 
-/// Opens the set in `dir` (`main` and, when present, `dates`), checking alignment.
 /// Whether the files of `set` still pass their checksums: after a panic in a search, this
 /// tells a damaged index (disable the set) from a query that trips tantivy (fail only that
 /// query; fixtures/fuzz/http/ has one that fires a tantivy debug assertion).
@@ -280,6 +279,7 @@ pub(crate) fn still_intact(set: &OpenSet) -> bool {
         .all(|d| Index::open_in_dir(d).is_ok_and(|i| check_checksums(&i, d).is_ok()))
 }
 
+/// Opens the set in `dir` (`main` and, when present, `dates`), checking alignment.
 pub(crate) fn open(dir: &Path) -> io::Result<OpenSet> {
     let name = dir
         .file_name()
