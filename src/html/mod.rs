@@ -3,7 +3,7 @@
 //!
 //! The payload is decoded to UTF-8 with the encoding chosen by [`detect_charset`]
 //! (borrowed, not copied, when it already is UTF-8 or ASCII) and read by a tokenizer
-//! of our own ([`tokenizer`]) that finds exactly the text, tags and element ends
+//! of our own (`tokenizer.rs`) that finds exactly the text, tags and element ends
 //! lol_html 3.0 found (the extraction was built on lol_html first; a rewriter
 //! serializes every token and runs a selector engine on every element, which cost
 //! more than half the parse). Text and attribute values come out raw, so character

@@ -3,7 +3,7 @@
 //!
 //! Memory stays bounded on both sides: the writer holds at most one batch of rows
 //! (as Arrow builders) plus the row group being encoded, and the reader decodes one
-//! batch at a time. Errors are the segment layer's [`Error`]: the file's path with the
+//! batch at a time. Errors are the segment layer's [`super::Error`]: the file's path with the
 //! Parquet, Arrow or system error as the source.
 
 use std::fs::File;

@@ -11,7 +11,7 @@
 //! search runs on tokio's blocking pool, whose size is bounded so that a burst of
 //! requests queues instead of starting a thread per request on a small machine. A
 //! malformed request is a 400 with a message, never a 500. Connections have a header
-//! timeout, an idle timeout and a cap ([`conn`]).
+//! timeout, an idle timeout and a cap (`conn.rs`).
 
 mod conn;
 pub mod page;
