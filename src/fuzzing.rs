@@ -128,7 +128,8 @@ pub fn import(data: &[u8]) {
         content_limit: 4096,
         ..ImportOptions::default()
     };
-    let (rows, reports) = import_archives(&entries, None, &opts, &|_| {}, &|_| {});
+    let (rows, reports) = import_archives(&entries, None, &opts, &|_| {}, &|_| {})
+        .expect("the row sort's temporary files");
     let _ = write_segment(&dir.path().join("seg"), &rows, reports, &opts, None);
 }
 
@@ -307,7 +308,7 @@ pub fn build_fixture_index(dir: &Path, collection: &str, set: &str) -> io::Resul
     let (_, dup) = fixture_lists(dir, collection)?;
     let ex = Exclusions::load(&dup[..], KeyStyle::Surt, &mut |_, _| {})?;
     let opts = ImportOptions::default();
-    let (rows, reports) = import_archives(&entries, Some(&ex), &opts, &|_| {}, &|_| {});
+    let (rows, reports) = import_archives(&entries, Some(&ex), &opts, &|_| {}, &|_| {})?;
     let seg = dir.join("seg");
     write_segment(&seg, &rows, reports, &opts, None)?;
     let set_dir = dir.join("pindexes").join(set);

@@ -43,7 +43,7 @@ fn main_index(dir: &Path, collection: &str, dup: &Path) -> PathBuf {
     let text = std::fs::read(dup).unwrap();
     let ex = Exclusions::load(&text[..], KeyStyle::Surt, &mut |n, m| panic!("{n}: {m}")).unwrap();
     let opts = ImportOptions::default();
-    let (rows, reports) = import_archives(&entries, Some(&ex), &opts, &|_| {}, &|_| {});
+    let (rows, reports) = import_archives(&entries, Some(&ex), &opts, &|_| {}, &|_| {}).unwrap();
     let seg = dir.join(format!("{collection}-seg"));
     write_segment(&seg, &rows, reports, &opts, None).unwrap();
     let main = dir.join(format!("pindexes/{collection}/main"));

@@ -21,7 +21,7 @@ fn import(
     entries: &[ManifestEntry],
     ex: Option<&Exclusions>,
 ) -> (Vec<SegmentRow>, Vec<SourceReport>) {
-    import_archives(entries, ex, &ImportOptions::default(), &|_| {}, &|_| {})
+    import_archives(entries, ex, &ImportOptions::default(), &|_| {}, &|_| {}).unwrap()
 }
 
 /// The exclusion list the pipeline makes for the example: cdx, then dedup-cdx.
@@ -320,4 +320,64 @@ fn manifest_errors_name_the_manifest() {
     );
     assert!(err.len() < 600, "{err}");
     assert!(!seg.exists());
+}
+
+/// Issue 17: `import` keeps at most `--memory` of parsed rows, spilling sorted runs: on
+/// every corpus archive, `--memory 1` (768 KiB of rows, far less than the corpus's) gives
+/// the same segment rows as the default budget, which holds them all.
+#[test]
+fn import_with_one_mebibyte_gives_the_in_memory_segment() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut archives: Vec<_> = walk(&corpus().join("real"))
+        .into_iter()
+        .filter(|p| {
+            let n = p.to_string_lossy();
+            [".warc", ".warc.gz", ".arc", ".arc.gz"]
+                .iter()
+                .any(|e| n.ends_with(e))
+        })
+        .collect();
+    archives.sort();
+    assert!(archives.len() > 150, "{}", archives.len());
+    let manifest = dir.path().join("manifest.txt");
+    let lines: Vec<String> = archives.iter().map(|p| p.display().to_string()).collect();
+    std::fs::write(&manifest, lines.join("\n") + "\n").unwrap();
+    let rows_of = |memory: &str| {
+        let seg = dir.path().join(format!("seg-{memory}"));
+        let (_, err) = warcdex(&[
+            "import".as_ref(),
+            "--memory".as_ref(),
+            memory.as_ref(),
+            manifest.as_os_str(),
+            seg.as_os_str(),
+        ]);
+        assert!(seg.join("segment.json").exists(), "{err}");
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_warcdex"))
+            .args(["segment-info".as_ref(), "--rows".as_ref(), seg.as_os_str()])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        out.stdout
+    };
+    let in_memory = rows_of("256");
+    let spilled = rows_of("1");
+    assert!(
+        in_memory.len() > 4 << 20,
+        "the rows ({} bytes) must be several times the 768 KiB budget",
+        in_memory.len()
+    );
+    assert!(in_memory == spilled, "the segments differ");
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
 }

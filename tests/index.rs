@@ -27,7 +27,7 @@ fn import_and_index(dir: &Path, collection: &str, list: Option<&str>) -> PathBuf
         Exclusions::load(l.as_bytes(), KeyStyle::Surt, &mut |n, m| panic!("{n}: {m}")).unwrap()
     });
     let opts = ImportOptions::default();
-    let (rows, reports) = import_archives(&entries, ex.as_ref(), &opts, &|_| {}, &|_| {});
+    let (rows, reports) = import_archives(&entries, ex.as_ref(), &opts, &|_| {}, &|_| {}).unwrap();
     let seg = dir.join(format!("{collection}-seg"));
     write_segment(&seg, &rows, reports, &opts, None).unwrap();
     let main = dir.join(format!("pindexes/{collection}/main"));
@@ -243,7 +243,7 @@ fn example_segments(dir: &Path) -> Vec<PathBuf> {
     ]
     .into_iter()
     .map(|(name, part)| {
-        let (rows, reports) = import_archives(part, None, &opts, &|_| {}, &|_| {});
+        let (rows, reports) = import_archives(part, None, &opts, &|_| {}, &|_| {}).unwrap();
         let seg = dir.join(format!("seg-{name}"));
         write_segment(&seg, &rows, reports, &opts, None).unwrap();
         seg

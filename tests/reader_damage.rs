@@ -359,7 +359,7 @@ fn import_file(path: std::path::PathBuf) -> (Vec<SegmentRow>, Vec<SourceReport>)
         collection: None,
         line: 1,
     }];
-    import_archives(&entries, None, &ImportOptions::default(), &|_| {}, &|_| {})
+    import_archives(&entries, None, &ImportOptions::default(), &|_| {}, &|_| {}).unwrap()
 }
 
 /// A damaged member reaches import through the reader: counted, not fatal, and the

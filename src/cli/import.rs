@@ -9,7 +9,7 @@ use clap::Args;
 
 use warcdex::import::manifest::read_manifest;
 use warcdex::import::segment_dir;
-use warcdex::import::{import_archives, load_exclusions, ImportOptions, StatusFilter};
+use warcdex::import::{import_versions, load_exclusions, ImportOptions, StatusFilter};
 use warcdex::progress::bytes_bar;
 use warcdex::segment::layout::{self, ExclusionsInfo};
 use warcdex::segment::rows::read_rows;
@@ -46,15 +46,22 @@ pub struct ImportArgs {
     /// Exit 1 when any archive was damaged or any anomaly was found.
     #[arg(long)]
     pub strict: bool,
+    /// Memory and temporary files of the parsed rows, sorted into the segment's order
+    /// (three quarters of the budget; the rest is the import's other state).
+    #[command(flatten)]
+    pub memory: super::MemoryFlags,
 }
 
 /// Runs `import`; returns the exit code.
 pub fn run(args: ImportArgs) -> Result<i32> {
+    args.memory.check()?;
     let opts = ImportOptions {
         key: args.key.style(),
         status: StatusFilter::parse(&args.status).map_err(anyhow::Error::msg)?,
         content_limit: args.content_limit,
         collection: args.collection.clone(),
+        memory: args.memory.bytes(1) / 4 * 3,
+        tmp_dir: args.memory.tmp_dir.clone(),
     };
     let entries = if args.manifest.as_os_str() == "-" {
         read_manifest(io::stdin().lock(), None).context("manifest -")?
@@ -101,8 +108,8 @@ pub fn run(args: ImportArgs) -> Result<i32> {
     let bar = bytes_bar(super::inputs_total_size(&paths), "import");
     let jobs = args.jobs.unwrap_or_else(rayon::current_num_threads).max(1);
     let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs).build()?;
-    let (rows, sources) = pool.install(|| {
-        import_archives(
+    let (versions, sources) = pool.install(|| {
+        import_versions(
             &entries,
             exclusions.as_ref(),
             &opts,
@@ -131,7 +138,7 @@ pub fn run(args: ImportArgs) -> Result<i32> {
         );
         return Ok(1);
     }
-    let m = segment_dir::write_segment(&dest, &rows, sources, &opts, info)
+    let m = segment_dir::write_imported(&dest, versions, sources, &opts, info)
         .with_context(|| format!("cannot write segment {}", dest.display()))?;
     let sum =
         |f: fn(&warcdex::import::SourceReport) -> u64| -> u64 { m.sources.iter().map(f).sum() };

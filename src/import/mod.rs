@@ -10,10 +10,11 @@ pub mod body;
 pub mod exclusions;
 pub mod manifest;
 pub mod segment_dir;
+mod versions;
 
 use std::collections::BTreeMap;
 use std::io::{self, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use sha1::{Digest, Sha1};
 use warcdex_cdx::{url_key, KeyStyle};
@@ -25,6 +26,7 @@ pub use crate::segment::layout::{SourceReport, StatusFilter};
 use crate::segment::SegmentRow;
 use exclusions::Exclusions;
 use manifest::ManifestEntry;
+use versions::{Order, Versions};
 
 /// How to import.
 #[derive(Debug, Clone)]
@@ -37,6 +39,10 @@ pub struct ImportOptions {
     pub content_limit: usize,
     /// The collection of archives whose manifest line names none.
     pub collection: String,
+    /// Bytes of parsed rows held in memory before a sorted run goes to disk.
+    pub memory: usize,
+    /// Directory for those runs (default: the system's).
+    pub tmp_dir: Option<PathBuf>,
 }
 
 impl Default for ImportOptions {
@@ -46,112 +52,58 @@ impl Default for ImportOptions {
             status: StatusFilter::default(),
             content_limit: 1 << 20,
             collection: "default".into(),
+            memory: 192 << 20,
+            tmp_dir: None,
         }
-    }
-}
-
-/// Where a capture sits in the import: (date, archive index, offset). The earliest
-/// capture of a version gives the version its metadata and content.
-type Order = (String, usize, u64);
-
-/// Every version seen so far, shared by the archive workers: its dates, the order of
-/// its earliest capture, and that capture's row once parsed. Only a capture that is
-/// the earliest so far is parsed, so repeated captures cost no HTML parsing.
-#[derive(Default)]
-struct Versions {
-    map: std::sync::Mutex<std::collections::HashMap<(String, String), Version>>,
-}
-
-struct Version {
-    best: Order,
-    dates: Vec<String>,
-    row: Option<SegmentRow>,
-}
-
-impl Versions {
-    /// Records a capture's date; true when it is the earliest capture so far (so it
-    /// must be parsed and offered).
-    fn claim(&self, key: &(String, String), order: &Order) -> bool {
-        let mut m = self.map.lock().expect("versions lock");
-        match m.get_mut(key) {
-            None => {
-                m.insert(
-                    key.clone(),
-                    Version {
-                        best: order.clone(),
-                        dates: vec![order.0.clone()],
-                        row: None,
-                    },
-                );
-                true
-            }
-            Some(v) => {
-                v.dates.push(order.0.clone());
-                if order < &v.best {
-                    v.best = order.clone();
-                    v.row = None;
-                    true
-                } else {
-                    false
-                }
-            }
-        }
-    }
-
-    /// Takes back the claim of a capture whose record turned out to be lost (a damaged
-    /// gzip member found after its header): its date goes, and so does a version that
-    /// has no other capture.
-    fn withdraw(&self, key: &(String, String), order: &Order) {
-        let mut m = self.map.lock().expect("versions lock");
-        if let Some(v) = m.get_mut(key) {
-            if let Some(i) = v.dates.iter().position(|d| d == &order.0) {
-                v.dates.swap_remove(i);
-            }
-            if v.dates.is_empty() {
-                m.remove(key);
-            }
-        }
-    }
-
-    /// Stores a parsed row unless an earlier capture claimed the version meanwhile.
-    fn offer(&self, key: &(String, String), order: &Order, row: SegmentRow) {
-        let mut m = self.map.lock().expect("versions lock");
-        if let Some(v) = m.get_mut(key) {
-            if &v.best == order {
-                v.row = Some(row);
-            }
-        }
-    }
-
-    /// The rows in (URL key, digest) order, each with its sorted, unique dates.
-    fn into_rows(self) -> Vec<SegmentRow> {
-        let m = self.map.into_inner().expect("versions lock");
-        let mut sorted: Vec<((String, String), Version)> = m.into_iter().collect();
-        sorted.sort_by(|a, b| a.0.cmp(&b.0));
-        sorted
-            .into_iter()
-            .filter_map(|(_, mut v)| {
-                v.dates.sort();
-                v.dates.dedup();
-                let mut row = v.row?;
-                row.dates = v.dates;
-                Some(row)
-            })
-            .collect()
     }
 }
 
 /// Imports every archive of `entries` (in parallel) and merges the captures into one row
-/// per version, ordered by (URL key, digest). Messages about problems go to `log`.
+/// per version, ordered by (URL key, digest), in memory. Messages about problems go to
+/// `log`. [`import_versions`] is the same without holding the rows.
 pub fn import_archives(
     entries: &[ManifestEntry],
     exclusions: Option<&Exclusions>,
     opts: &ImportOptions,
     on_done: &(dyn Fn(&Path) + Sync),
     log: &(dyn Fn(&str) + Sync),
-) -> (Vec<SegmentRow>, Vec<SourceReport>) {
+) -> io::Result<(Vec<SegmentRow>, Vec<SourceReport>)> {
+    let (versions, reports) = import_versions(entries, exclusions, opts, on_done, log);
+    let mut rows = Vec::new();
+    versions.rows(|r| {
+        rows.push(r);
+        Ok(())
+    })?;
+    Ok((rows, reports))
+}
+
+/// What an import found, before it is written: the versions, whose rows wait in an
+/// external sort (`ImportOptions::memory`) until [`ImportedVersions::rows`] reads them.
+pub struct ImportedVersions(Versions);
+
+impl ImportedVersions {
+    /// Calls `f` with each version's row in (URL key, digest) order, with every date of
+    /// the version; returns the number of rows.
+    pub fn rows(self, f: impl FnMut(SegmentRow) -> io::Result<()>) -> io::Result<u64> {
+        self.0.into_rows(f)
+    }
+}
+
+/// Imports every archive of `entries` (in parallel) into versions whose rows are sorted
+/// within `opts.memory`, spilling to disk beyond it. Messages about problems go to `log`.
+pub fn import_versions(
+    entries: &[ManifestEntry],
+    exclusions: Option<&Exclusions>,
+    opts: &ImportOptions,
+    on_done: &(dyn Fn(&Path) + Sync),
+    log: &(dyn Fn(&str) + Sync),
+) -> (ImportedVersions, Vec<SourceReport>) {
     use rayon::prelude::*;
-    let versions = Versions::default();
+    let versions = Versions::new(warcdex_cdx::sort::SortOptions {
+        memory: opts.memory,
+        tmp_dir: opts.tmp_dir.clone(),
+        unique: false,
+    });
     let reports: Vec<SourceReport> = entries
         .par_iter()
         .enumerate()
@@ -161,7 +113,7 @@ pub fn import_archives(
             r
         })
         .collect();
-    (versions.into_rows(), reports)
+    (ImportedVersions(versions), reports)
 }
 
 /// A capture that is the earliest of its version so far: its key, order and row.

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use super::{ImportOptions, SourceReport};
+use super::{ImportOptions, ImportedVersions, SourceReport};
 use crate::segment::layout::{ExclusionsInfo, SegmentManifest};
 use crate::segment::{self, SegmentRow};
 
@@ -42,7 +42,32 @@ pub fn write_segment(
     opts: &ImportOptions,
     exclusions: Option<ExclusionsInfo>,
 ) -> segment::Result<SegmentManifest> {
-    let manifest = SegmentManifest {
+    segment::layout::write_segment(dest, rows, manifest(sources, opts, exclusions))
+}
+
+/// [`write_segment`] with the rows read back from the import's sort as they are
+/// written, so they are never all in memory.
+pub fn write_imported(
+    dest: &Path,
+    versions: ImportedVersions,
+    sources: Vec<SourceReport>,
+    opts: &ImportOptions,
+    exclusions: Option<ExclusionsInfo>,
+) -> segment::Result<SegmentManifest> {
+    let manifest = manifest(sources, opts, exclusions);
+    segment::layout::write_segment_with(dest, manifest, |w| {
+        versions.rows(|r| Ok(w.write(&r)?))?;
+        Ok(())
+    })
+}
+
+/// The `segment.json` of an import (its `documents` are set by the writer).
+fn manifest(
+    sources: Vec<SourceReport>,
+    opts: &ImportOptions,
+    exclusions: Option<ExclusionsInfo>,
+) -> SegmentManifest {
+    SegmentManifest {
         version: 1,
         canonicalizer: match opts.key {
             warcdex_cdx::KeyStyle::Surt => "surt".into(),
@@ -56,8 +81,7 @@ pub fn write_segment(
         sources,
         // Set by the writer from the rows it wrote.
         documents: 0,
-    };
-    segment::layout::write_segment(dest, rows, manifest)
+    }
 }
 
 #[cfg(test)]

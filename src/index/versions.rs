@@ -9,7 +9,6 @@
 //! [`sort_safe`]). So within a version the earliest capture comes first, and on a tie the
 //! input named first: the row [`SegmentRow::absorb`] keeps.
 
-use std::borrow::Cow;
 use std::io;
 use std::path::PathBuf;
 
@@ -36,20 +35,7 @@ pub struct VersionRecord {
 /// Every record of one version, earliest capture first, each with its input number.
 pub type VersionGroup = Vec<(u32, VersionRecord)>;
 
-/// A key as it goes into a sort line or a key set: `\x00`, `\x01` and `\n` (which a URL
-/// key should never hold, but a hostile archive could make) are percent-encoded so the
-/// separators and line ends stay unambiguous.
-pub fn sort_safe(key: &str) -> Cow<'_, str> {
-    if key.bytes().any(|b| b <= 1 || b == b'\n') {
-        Cow::Owned(
-            key.replace('\x00', "%00")
-                .replace('\x01', "%01")
-                .replace('\n', "%0A"),
-        )
-    } else {
-        Cow::Borrowed(key)
-    }
-}
+pub use crate::segment::sort_safe;
 
 /// Sorts records into versions.
 #[derive(Debug)]
@@ -256,6 +242,7 @@ pub fn absorb_all(group: VersionGroup) -> SegmentRow {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::borrow::Cow;
 
     fn rec(urlkey: &str, digest: &str, date: &str) -> VersionRecord {
         VersionRecord {

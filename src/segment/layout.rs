@@ -143,7 +143,17 @@ pub struct SourceReport {
 pub fn write_segment(
     dest: &Path,
     rows: &[SegmentRow],
+    manifest: SegmentManifest,
+) -> Result<SegmentManifest> {
+    write_segment_with(dest, manifest, |w| rows.iter().try_for_each(|r| w.write(r)))
+}
+
+/// [`write_segment`] with the rows written by `fill`, in (URL key, digest) order, so a
+/// caller streams them from disk instead of holding them.
+pub fn write_segment_with(
+    dest: &Path,
     mut manifest: SegmentManifest,
+    fill: impl FnOnce(&mut RowWriter) -> Result<()>,
 ) -> Result<SegmentManifest> {
     if dest.exists() {
         return Err(io::Error::new(
@@ -157,9 +167,7 @@ pub fn write_segment(
     }
     let tmp = crate::output::temp_dir_beside(dest)?;
     let mut w = RowWriter::create(&tmp.path().join(ROWS_FILE))?;
-    for r in rows {
-        w.write(r)?;
-    }
+    fill(&mut w)?;
     manifest.documents = w.finish()?;
     let json = serde_json::to_string_pretty(&manifest).at(dest)?;
     let path = tmp.path().join(MANIFEST_FILE);

@@ -12,6 +12,7 @@ pub mod rows;
 pub use error::{Error, Result};
 
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 
 /// A link found in a page: the target resolved against the page's base URL, and the
 /// link's anchor text (white space collapsed).
@@ -88,5 +89,20 @@ impl SegmentRow {
         }
         self.first_date = dates.first().cloned().unwrap_or_default();
         self.dates = dates;
+    }
+}
+
+/// A key as it goes into a sort line or a key set: `\x00`, `\x01` and `\n` (which a URL
+/// key should never hold, but a hostile archive could make) are percent-encoded so the
+/// separators and line ends stay unambiguous.
+pub fn sort_safe(key: &str) -> Cow<'_, str> {
+    if key.bytes().any(|b| b <= 1 || b == b'\n') {
+        Cow::Owned(
+            key.replace('\x00', "%00")
+                .replace('\x01', "%01")
+                .replace('\n', "%0A"),
+        )
+    } else {
+        Cow::Borrowed(key)
     }
 }
