@@ -1,19 +1,28 @@
-//! The versions an import has seen, shared by the archive workers: each version's dates
-//! and the order of its earliest capture, in memory; the parsed rows in an external sort
-//! (`--memory`), so the rows of a large import never all sit in memory at once.
+//! The versions an import has seen, in memory that does not grow with them: every
+//! capture's date and every parsed row go to one external sort (`--memory`), and the
+//! versions are assembled from it, in (URL key, digest) order, while the segment is
+//! written. Only a small cache of recently seen versions stays in memory.
 //!
-//! Only a capture that is the earliest of its version so far is parsed, so repeated
-//! captures cost no HTML parsing. A parsed row goes to the sort keyed by its version and
-//! capture order, and comes back in (URL key, digest) order when the segment is written;
-//! a row whose capture was superseded by an earlier one meanwhile is dropped then.
+//! The sort holds three kinds of line, keyed by the version and the capture's order
+//! (date, archive, offset), so that a version's lines come back together, earliest
+//! capture first:
+//! - `D`: a capture of the version was admitted (its date counts);
+//! - `R`: the parsed row of a capture that was the version's earliest when it was read;
+//! - `W`: an admitted capture was withdrawn (its record turned out to be lost).
+//!
+//! The version's row is the `R` of its earliest capture. A capture is parsed when it is
+//! earlier than every capture of its version the cache remembers, so the earliest one is
+//! always parsed; a version that fell out of the cache may have a later capture parsed
+//! again, which costs time, never a wrong row.
 
 use std::collections::HashMap;
 use std::io;
 use std::sync::Mutex;
 
+use data_encoding::HEXLOWER;
 use warcdex_cdx::sort::{ExternalSorter, SortOptions};
 
-use crate::segment::{sort_safe, SegmentRow};
+use crate::segment::SegmentRow;
 
 /// Where a capture sits in the import: (date, archive index, offset). The earliest
 /// capture of a version gives the version its metadata and content.
@@ -22,13 +31,32 @@ pub(super) type Order = (String, usize, u64);
 /// A version: (URL key, digest).
 pub(super) type VersionKey = (String, String);
 
-struct Version {
-    best: Order,
-    dates: Vec<String>,
+/// Bytes a remembered version costs the cache, counted roughly (keys, order, map slot).
+const CACHE_ENTRY_BYTES: usize = 256;
+
+/// The earliest capture seen of recently seen versions, in two generations: when the
+/// current one is full it becomes the previous one, and the previous one is dropped.
+struct Recent {
+    current: HashMap<VersionKey, Order>,
+    previous: HashMap<VersionKey, Order>,
+    capacity: usize,
 }
 
-/// The parsed rows on their way to the segment, and the first error writing them.
-struct RowSpill {
+impl Recent {
+    fn best(&self, key: &VersionKey) -> Option<&Order> {
+        self.current.get(key).or_else(|| self.previous.get(key))
+    }
+
+    fn remember(&mut self, key: &VersionKey, order: &Order) {
+        if self.current.len() >= self.capacity && !self.current.contains_key(key) {
+            self.previous = std::mem::take(&mut self.current);
+        }
+        self.current.insert(key.clone(), order.clone());
+    }
+}
+
+/// The sort, and the first error writing to it.
+struct Spill {
     sorter: ExternalSorter,
     line: Vec<u8>,
     error: Option<io::Error>,
@@ -36,17 +64,25 @@ struct RowSpill {
 
 /// See the module documentation.
 pub(super) struct Versions {
-    map: Mutex<HashMap<VersionKey, Version>>,
-    rows: Mutex<RowSpill>,
+    recent: Mutex<Recent>,
+    spill: Mutex<Spill>,
 }
 
 impl Versions {
-    /// No version yet; parsed rows are sorted within `sort` (memory, temporary directory).
+    /// No version yet. `sort` bounds the external sort; a quarter of its memory goes to
+    /// the cache of recent versions instead.
     pub(super) fn new(sort: SortOptions) -> Self {
+        let cache = sort.memory / 4;
         Versions {
-            map: Mutex::default(),
-            rows: Mutex::new(RowSpill {
+            recent: Mutex::new(Recent {
+                current: HashMap::new(),
+                previous: HashMap::new(),
+                // Two generations share the cache's bytes.
+                capacity: (cache / CACHE_ENTRY_BYTES / 2).max(1),
+            }),
+            spill: Mutex::new(Spill {
                 sorter: ExternalSorter::new(SortOptions {
+                    memory: (sort.memory - cache).max(1),
                     unique: false,
                     ..sort
                 }),
@@ -56,62 +92,42 @@ impl Versions {
         }
     }
 
-    /// Records a capture's date; true when it is the earliest capture so far (so it
-    /// must be parsed and offered).
+    /// Records a capture's date; true when it is earlier than every capture of its
+    /// version remembered (so it must be parsed and offered).
     pub(super) fn claim(&self, key: &VersionKey, order: &Order) -> bool {
-        let mut m = self.map.lock().expect("versions lock");
-        match m.get_mut(key) {
-            None => {
-                m.insert(
-                    key.clone(),
-                    Version {
-                        best: order.clone(),
-                        dates: vec![order.0.clone()],
-                    },
-                );
-                true
-            }
-            Some(v) => {
-                v.dates.push(order.0.clone());
-                if order < &v.best {
-                    v.best = order.clone();
-                    true
-                } else {
-                    false
-                }
-            }
+        self.push(key, order, Kind::Date, None);
+        let mut recent = self.recent.lock().expect("versions lock");
+        if recent.best(key).is_some_and(|best| best <= order) {
+            return false;
         }
+        recent.remember(key, order);
+        true
     }
 
-    /// Takes back the claim of a capture whose record turned out to be lost (a damaged
-    /// gzip member found after its header): its date goes, and so does a version that
-    /// has no other capture.
+    /// Takes back a claimed capture whose record turned out to be lost (a damaged gzip
+    /// member found after its header): its date goes, and so does a version that has
+    /// no other capture.
     pub(super) fn withdraw(&self, key: &VersionKey, order: &Order) {
-        let mut m = self.map.lock().expect("versions lock");
-        if let Some(v) = m.get_mut(key) {
-            if let Some(i) = v.dates.iter().position(|d| d == &order.0) {
-                v.dates.swap_remove(i);
-            }
-            if v.dates.is_empty() {
-                m.remove(key);
-            }
-        }
+        self.push(key, order, Kind::Withdrawn, None);
     }
 
-    /// Sends a parsed row to the sort unless an earlier capture claimed the version
-    /// meanwhile (a later one is dropped when the rows are read back).
+    /// Sends a parsed row to the sort unless an earlier capture of the version is
+    /// already known (a row that is not the earliest is dropped when read back).
     pub(super) fn offer(&self, key: &VersionKey, order: &Order, row: SegmentRow) {
-        let best = self
-            .map
+        let superseded = self
+            .recent
             .lock()
             .expect("versions lock")
-            .get(key)
-            .is_some_and(|v| &v.best == order);
-        if !best {
-            return;
+            .best(key)
+            .is_some_and(|best| best < order);
+        if !superseded {
+            self.push(key, order, Kind::Row, Some(&row));
         }
-        let mut spill = self.rows.lock().expect("rows lock");
-        let RowSpill {
+    }
+
+    fn push(&self, key: &VersionKey, order: &Order, kind: Kind, row: Option<&SegmentRow>) {
+        let mut spill = self.spill.lock().expect("spill lock");
+        let Spill {
             sorter,
             line,
             error,
@@ -120,76 +136,221 @@ impl Versions {
             return;
         }
         line.clear();
-        push_sort_key(line, key, order);
-        // serde_json escapes control characters, so the JSON holds no newline.
-        let pushed = serde_json::to_writer(&mut *line, &row)
-            .map_err(io::Error::other)
-            .and_then(|()| sorter.push(line));
-        if let Err(e) = pushed {
+        push_key(line, key, order);
+        line.push(kind as u8);
+        let mut written = Ok(());
+        if let Some(row) = row {
+            // serde_json escapes control characters, so the JSON holds no newline.
+            written = serde_json::to_writer(&mut *line, row).map_err(io::Error::other);
+        }
+        if let Err(e) = written.and_then(|()| sorter.push(line)) {
             *error = Some(e);
         }
     }
 
-    /// Calls `f` with each version's row in (URL key, digest) order, its dates sorted and
-    /// unique; a version whose earliest capture has no row (lost, or its record ended
-    /// early) is left out. Returns the number of rows.
+    /// Calls `f` with each version's row in (URL key, digest) order, with every date of
+    /// the version, sorted and unique; a version whose earliest capture has no row (its
+    /// record ended early) is left out. Returns the number of rows.
     pub(super) fn into_rows(
         self,
         mut f: impl FnMut(SegmentRow) -> io::Result<()>,
     ) -> io::Result<u64> {
-        let mut map = self.map.into_inner().expect("versions lock");
-        let spill = self.rows.into_inner().expect("rows lock");
+        let spill = self.spill.into_inner().expect("spill lock");
         if let Some(e) = spill.error {
             return Err(e);
         }
-        let mut want = Vec::new();
+        let mut assembly = Assembly::default();
         let mut rows = 0u64;
         spill.sorter.finish_with(|line| {
-            let json = nth_field(line, 3)?;
-            let mut row: SegmentRow = serde_json::from_slice(json).map_err(io::Error::other)?;
-            let key = (
-                std::mem::take(&mut row.urlkey),
-                std::mem::take(&mut row.digest),
-            );
-            let Some(v) = map.get(&key) else {
-                // Already written: a row offered twice for one capture.
-                return Ok(());
-            };
-            want.clear();
-            push_sort_key(&mut want, &key, &v.best);
-            if !line.starts_with(&want) {
-                return Ok(());
+            let (version, capture, kind, json) = split_line(line)?;
+            if version != assembly.version.as_slice() {
+                if let Some(row) = assembly.finish_version()? {
+                    rows += 1;
+                    f(row)?;
+                }
+                assembly.version.extend_from_slice(version);
             }
-            let mut v = map.remove(&key).expect("looked up above");
-            v.dates.sort();
-            v.dates.dedup();
-            (row.urlkey, row.digest) = key;
-            row.dates = v.dates;
-            rows += 1;
-            f(row)
+            if capture != assembly.capture.as_slice() {
+                assembly.finish_capture()?;
+                assembly.capture.extend_from_slice(capture);
+            }
+            match kind {
+                b'D' => assembly.admitted = true,
+                b'R' => assembly.row = Some(json.to_vec()),
+                b'W' => assembly.withdrawn = true,
+                _ => return Err(corrupt()),
+            }
+            Ok(())
         })?;
+        if let Some(row) = assembly.finish_version()? {
+            rows += 1;
+            f(row)?;
+        }
         Ok(rows)
     }
 }
 
-/// `URLKEY \x01 DIGEST \x01 DATE \x02 ARCHIVE \x02 OFFSET \x01`: byte order is version
-/// order (`\x01` sorts below every byte a key holds once [`sort_safe`] made it safe), and
-/// the capture's order is part of the key, so the row of the earliest capture can be
-/// recognised when it comes back.
-fn push_sort_key(line: &mut Vec<u8>, key: &VersionKey, order: &Order) {
-    line.extend_from_slice(sort_safe(&key.0).as_bytes());
+#[derive(Clone, Copy)]
+#[repr(u8)]
+enum Kind {
+    Date = b'D',
+    Row = b'R',
+    Withdrawn = b'W',
+}
+
+/// One version being put together from its sorted lines: its dates so far, the row of
+/// its earliest capture, and the capture being read.
+#[derive(Default)]
+struct Assembly {
+    version: Vec<u8>,
+    dates: Vec<String>,
+    /// The earliest capture's row (JSON), once that capture is known.
+    earliest: Option<Option<Vec<u8>>>,
+    capture: Vec<u8>,
+    admitted: bool,
+    withdrawn: bool,
+    row: Option<Vec<u8>>,
+}
+
+impl Assembly {
+    /// Ends the capture being read: its date counts unless it was withdrawn, and the
+    /// first capture that counts is the version's earliest.
+    fn finish_capture(&mut self) -> io::Result<()> {
+        if self.admitted && !self.withdrawn {
+            let date_hex = self.capture.split(|&b| b == 2).next().unwrap_or(&[]);
+            let date = HEXLOWER.decode(date_hex).map_err(|_| corrupt())?;
+            self.dates
+                .push(String::from_utf8(date).map_err(|_| corrupt())?);
+            if self.earliest.is_none() {
+                self.earliest = Some(self.row.take());
+            }
+        }
+        self.capture.clear();
+        self.admitted = false;
+        self.withdrawn = false;
+        self.row = None;
+        Ok(())
+    }
+
+    /// Ends the version being read: its row, with every date, unless it has none.
+    fn finish_version(&mut self) -> io::Result<Option<SegmentRow>> {
+        self.finish_capture()?;
+        let earliest = self.earliest.take().flatten();
+        let mut dates = std::mem::take(&mut self.dates);
+        self.version.clear();
+        let Some(json) = earliest else {
+            return Ok(None);
+        };
+        let mut row: SegmentRow = serde_json::from_slice(&json).map_err(io::Error::other)?;
+        dates.sort();
+        dates.dedup();
+        row.dates = dates;
+        Ok(Some(row))
+    }
+}
+
+/// `HEX(URLKEY) \x01 HEX(DIGEST) \x01 HEX(DATE) \x02 ARCHIVE \x02 OFFSET \x01`, then the
+/// kind and, for a row, its JSON. Hex keeps the byte order of the values (so versions
+/// come back in the order of their raw keys, as a sort of the keys themselves would give)
+/// and cannot hold a separator.
+fn push_key(line: &mut Vec<u8>, key: &VersionKey, order: &Order) {
+    line.extend_from_slice(HEXLOWER.encode(key.0.as_bytes()).as_bytes());
     line.push(1);
-    line.extend_from_slice(sort_safe(&key.1).as_bytes());
+    line.extend_from_slice(HEXLOWER.encode(key.1.as_bytes()).as_bytes());
     line.push(1);
-    line.extend_from_slice(sort_safe(&order.0).as_bytes());
+    line.extend_from_slice(HEXLOWER.encode(order.0.as_bytes()).as_bytes());
     line.extend_from_slice(format!("\x02{:020}\x02{:020}", order.1, order.2).as_bytes());
     line.push(1);
 }
 
-/// The bytes after the `n`-th `\x01` of a sort line.
-fn nth_field(line: &[u8], n: usize) -> io::Result<&[u8]> {
-    let at = memchr::memchr_iter(1, line)
-        .nth(n - 1)
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "corrupt row sort line"))?;
-    Ok(&line[at + 1..])
+/// A sort line's parts: the version (both keys), the capture (its order), the kind and,
+/// for a row, its JSON.
+type LineParts<'a> = (&'a [u8], &'a [u8], u8, &'a [u8]);
+
+/// Splits a sort line into its [`LineParts`].
+fn split_line(line: &[u8]) -> io::Result<LineParts<'_>> {
+    let mut seps = memchr::memchr_iter(1, line);
+    let (Some(_), Some(version_end), Some(capture_end)) = (seps.next(), seps.next(), seps.next())
+    else {
+        return Err(corrupt());
+    };
+    let kind = *line.get(capture_end + 1).ok_or_else(corrupt)?;
+    Ok((
+        &line[..version_end],
+        &line[version_end + 1..capture_end],
+        kind,
+        &line[capture_end + 2..],
+    ))
+}
+
+fn corrupt() -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, "corrupt version sort line")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn order(date: &str, offset: u64) -> Order {
+        (date.into(), 0, offset)
+    }
+
+    fn row(date: &str, title: &str) -> SegmentRow {
+        SegmentRow {
+            urlkey: "org,example)/".into(),
+            digest: "sha1:A".into(),
+            first_date: date.into(),
+            title: Some(title.into()),
+            ..SegmentRow::default()
+        }
+    }
+
+    fn rows_of(v: Versions) -> Vec<SegmentRow> {
+        let mut out = Vec::new();
+        v.into_rows(|r| {
+            out.push(r);
+            Ok(())
+        })
+        .unwrap();
+        out
+    }
+
+    /// An earlier capture read after a later one replaces its row; a withdrawn capture's
+    /// date goes; a cache of one version (so every other version is forgotten) changes
+    /// nothing but the parsing.
+    #[test]
+    fn earliest_capture_wins_withdrawn_dates_go_and_a_tiny_cache_is_still_right() {
+        for memory in [1 << 20, 1] {
+            let v = Versions::new(SortOptions {
+                memory,
+                tmp_dir: None,
+                unique: false,
+            });
+            let key: VersionKey = ("org,example)/".into(), "sha1:A".into());
+            let other: VersionKey = ("org,other)/".into(), "sha1:B".into());
+            assert!(v.claim(&key, &order("20200102000000", 1)));
+            v.offer(
+                &key,
+                &order("20200102000000", 1),
+                row("20200102000000", "late"),
+            );
+            assert!(v.claim(&other, &order("20200101000000", 9)));
+            assert!(v.claim(&key, &order("20200101000000", 2)));
+            v.offer(
+                &key,
+                &order("20200101000000", 2),
+                row("20200101000000", "early"),
+            );
+            v.claim(&key, &order("20200103000000", 3));
+            v.claim(&key, &order("20200104000000", 4));
+            v.withdraw(&key, &order("20200104000000", 4));
+            let rows = rows_of(v);
+            assert_eq!(rows.len(), 1, "the other version has no row");
+            assert_eq!(rows[0].title.as_deref(), Some("early"));
+            assert_eq!(
+                rows[0].dates,
+                ["20200101000000", "20200102000000", "20200103000000"]
+            );
+        }
+    }
 }
