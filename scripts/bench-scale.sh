@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# How the pipeline scales with the collection (issue 17): synthetic collections of about
+# 10,000, 100,000 and 1,000,000 versions (scripts/make_scale.py: the bench pages under many
+# hosts, three crawls, 10% of the pages revised per crawl), each run through cdx → sort-cdx →
+# dedup-cdx → import -e → index → add-dates. Per step and size: wall seconds, versions per
+# second and peak RSS, in one Markdown table on stdout (and $OUT, default
+# target/bench-scale.md). Time per version should stay flat from 100,000 to 1,000,000, and
+# peak RSS should not grow with the size.
+#
+# Usage: scripts/bench-scale.sh DATA_DIR [SIZE...]   (default sizes 10000 100000 1000000)
+#   DATA_DIR keeps the generated collections (DATA_DIR/scale-SIZE, about 14 KB of gzip a
+#   version: 14 GB for a million) for later runs.
+# The pages come from the Debian doc packages of ../shared/bench (see its README.md for the
+# packages to install); make_scale.py needs only Python's standard library.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+data=${1:?usage: scripts/bench-scale.sh DATA_DIR [SIZE...]}
+shift
+sizes=("$@")
+[ ${#sizes[@]} -gt 0 ] || sizes=(10000 100000 1000000)
+out=${OUT:-target/bench-scale.md}
+runs=1
+source scripts/bench-lib.sh
+cargo build --release --locked --quiet
+bin=$(realpath target/release/warcdex)
+work=$(mktemp -d "${TMPDIR:-/tmp}/warcdex-scale-XXXX")
+trap 'rm -rf "$work" "$bench_tmp"' EXIT
+
+{
+echo "| versions (asked) | step | seconds | versions/s | µs/version | peak RSS MiB |"
+echo "|---:|---|---:|---:|---:|---:|"
+for n in "${sizes[@]}"; do
+    src="$data/scale-$n"
+    [ -f "$src/manifest.txt" ] || python3 scripts/make_scale.py --versions "$n" --out "$src" >&2
+    w="$work/$n"
+    mkdir -p "$w"
+    mapfile -t files < "$src/manifest.txt"
+    declare -A res=()
+    res[cdx]=$(measure "$bin" cdx -j 2 "${files[@]}" -o "$w/all.cdx")
+    res[sort-cdx]=$(measure "$bin" sort-cdx "$w/all.cdx" -o "$w/sorted.cdx")
+    res[dedup-cdx]=$(measure "$bin" dedup-cdx "$w/sorted.cdx" -o "$w/all.dup")
+    res[import]=$(measure "$bin" import -j 2 -e "$w/all.dup" "$src/manifest.txt" "$w/seg")
+    res[index]=$(measure "$bin" index --out "$w/p/main" "$w/seg")
+    res[add-dates]=$(measure "$bin" add-dates "$w/p/main" "$w/p/main" "$w/p/dates" "$w/all.dup")
+    versions=$("$bin" segment-info "$w/seg" | sed -n 's/.*"documents": *\([0-9]*\).*/\1/p' | head -1)
+    for step in cdx sort-cdx dedup-cdx import index add-dates; do
+        read -r s rss <<< "${res[$step]}"
+        awk -v n="$n" -v v="$versions" -v step="$step" -v s="$s" -v r="$rss" 'BEGIN {
+            printf "| %d (%d) | %s | %.2f | %.0f | %.1f | %.0f |\n", n, v, step, s, v/s, s*1e6/v, r/1024 }'
+    done
+    unset res
+    rm -rf "$w"
+done
+echo
+echo "warcdex $(git rev-parse --short HEAD), $(nproc) cores, $(date -u +%Y-%m-%d); load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+} | tee "$out"
