@@ -16,6 +16,7 @@ use std::sync::{Arc, Mutex};
 use warcdex_cdx::{CdxFormat, CdxLine, KeyStyle};
 
 use crate::cdx_writer::{index_archive, CdxOptions};
+use crate::path_error::ResultAtPath;
 use crate::reader::{ArchiveReader, ReaderOptions};
 use crate::records::{write_records, RecordsOptions};
 
@@ -259,15 +260,24 @@ pub fn fixture_manifest(
         .join(collection);
     let manifest = dir.join("manifest.txt");
     let f = std::fs::File::open(&manifest)
-        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", manifest.display())))?;
+        .at(&manifest)
+        .map_err(|e| io::Error::new(e.source.kind(), e))?;
     crate::import::manifest::read_manifest(io::BufReader::new(f), Some(&dir))
+}
+
+/// What the first pipeline steps make of a fixture collection, as files in a directory.
+pub struct FixtureLists {
+    /// `DIR/<collection>.cdx`: `cdx` over every archive of the manifest.
+    pub cdx: PathBuf,
+    /// `dedup-cdx` of it, also written to `DIR/<collection>.dup`.
+    pub dup: Vec<u8>,
 }
 
 /// The workflow's first steps over `fixtures/<collection>`, in-process: `cdx` over every
 /// archive of its manifest to `DIR/<collection>.cdx`, and `dedup-cdx` of that to
-/// `DIR/<collection>.dup`. Returns the CDX's path and the exclusion list; a broken CDX
-/// line is an error (the fixtures have none). The tests and the http target share it.
-pub fn fixture_lists(dir: &Path, collection: &str) -> io::Result<(PathBuf, Vec<u8>)> {
+/// `DIR/<collection>.dup`; a broken CDX line is an error (the fixtures have none). The
+/// tests and the http target share it.
+pub fn fixture_lists(dir: &Path, collection: &str) -> io::Result<FixtureLists> {
     use crate::cdx_writer::run::{run_cdx, RunOptions};
     use warcdex_cdx::dedup::{dedup_cdx, Input, ListOptions};
 
@@ -291,7 +301,7 @@ pub fn fixture_lists(dir: &Path, collection: &str) -> io::Result<(PathBuf, Vec<u
         return Err(io::Error::new(io::ErrorKind::InvalidData, b));
     }
     std::fs::write(dir.join(format!("{collection}.dup")), &dup)?;
-    Ok((cdx_path, dup))
+    Ok(FixtureLists { cdx: cdx_path, dup })
 }
 
 /// Builds `DIR/pindexes/<set>/{main,dates}` from `fixtures/<collection>` the way the
@@ -305,7 +315,7 @@ pub fn build_fixture_index(dir: &Path, collection: &str, set: &str) -> io::Resul
     use crate::index::{build_index, IndexOptions};
 
     let entries = fixture_manifest(collection)?;
-    let (_, dup) = fixture_lists(dir, collection)?;
+    let FixtureLists { dup, .. } = fixture_lists(dir, collection)?;
     let ex = Exclusions::load(&dup[..], KeyStyle::Surt, &mut |_, _| {})?;
     let opts = ImportOptions::default();
     let (rows, reports) = import_archives(&entries, Some(&ex), &opts, &|_| {}, &|_| {})?;

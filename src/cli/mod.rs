@@ -177,9 +177,16 @@ impl MemoryFlags {
         self.memory.max(min_mib) << 20
     }
 
-    /// Refuses a `--tmp-dir` that is not a directory (see [`check_tmp_dir`]).
+    /// Refuses a `--tmp-dir` that is not a directory, naming it, before any work is done
+    /// (the sorts may need it only after reading gigabytes).
     pub fn check(&self) -> io::Result<()> {
-        check_tmp_dir(self.tmp_dir.as_deref())
+        match &self.tmp_dir {
+            Some(d) if !d.is_dir() => Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                format!("--tmp-dir {}: not a directory", d.display()),
+            )),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -199,16 +206,4 @@ pub fn non_negative(s: &str) -> Result<f64, String> {
         return Err("must be a finite number, 0 or more".into());
     }
     Ok(x)
-}
-
-/// Refuses a `--tmp-dir` that is not a directory, naming it, before any work is done
-/// (the sorts may need it only after reading gigabytes).
-pub fn check_tmp_dir(dir: Option<&Path>) -> io::Result<()> {
-    match dir {
-        Some(d) if !d.is_dir() => Err(io::Error::new(
-            io::ErrorKind::NotFound,
-            format!("--tmp-dir {}: not a directory", d.display()),
-        )),
-        _ => Ok(()),
-    }
 }

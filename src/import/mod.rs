@@ -39,7 +39,9 @@ pub struct ImportOptions {
     pub content_limit: usize,
     /// The collection of archives whose manifest line names none.
     pub collection: String,
-    /// Bytes of parsed rows held in memory before a sorted run goes to disk.
+    /// Bytes for what the import gathers: three quarters for the external sort of dates
+    /// and parsed rows (sorted runs go to disk beyond it), a quarter for the cache of
+    /// recent versions.
     pub memory: usize,
     /// Directory for those runs (default: the system's).
     pub tmp_dir: Option<PathBuf>,

@@ -16,7 +16,7 @@
 //! again, which costs time, never a wrong row.
 
 use std::collections::HashMap;
-use std::io;
+use std::io::{self, Write};
 use std::sync::Mutex;
 
 use data_encoding::HEXLOWER;
@@ -254,13 +254,21 @@ impl Assembly {
 /// come back in the order of their raw keys, as a sort of the keys themselves would give)
 /// and cannot hold a separator.
 fn push_key(line: &mut Vec<u8>, key: &VersionKey, order: &Order) {
-    line.extend_from_slice(HEXLOWER.encode(key.0.as_bytes()).as_bytes());
+    // Written in place: this runs for every capture of the import.
+    push_hex(line, key.0.as_bytes());
     line.push(1);
-    line.extend_from_slice(HEXLOWER.encode(key.1.as_bytes()).as_bytes());
+    push_hex(line, key.1.as_bytes());
     line.push(1);
-    line.extend_from_slice(HEXLOWER.encode(order.0.as_bytes()).as_bytes());
-    line.extend_from_slice(format!("\x02{:020}\x02{:020}", order.1, order.2).as_bytes());
+    push_hex(line, order.0.as_bytes());
+    write!(line, "\x02{:020}\x02{:020}", order.1, order.2).expect("writing to a Vec");
     line.push(1);
+}
+
+/// Appends `bytes` in lowercase hex.
+fn push_hex(line: &mut Vec<u8>, bytes: &[u8]) {
+    let start = line.len();
+    line.resize(start + HEXLOWER.encode_len(bytes.len()), 0);
+    HEXLOWER.encode_mut(bytes, &mut line[start..]);
 }
 
 /// A sort line's parts: the version (both keys), the capture (its order), the kind and,

@@ -116,17 +116,9 @@ pub fn fixture_manifest(collection: &str) -> Vec<ManifestEntry> {
     warcdex::fuzzing::fixture_manifest(collection).expect("fixture manifest")
 }
 
-/// What the first pipeline steps make of a fixture collection, as files in a directory:
-/// the CDX (`cdx` over every archive of the manifest) and its exclusion list.
-pub struct FixtureLists {
-    /// `DIR/<collection>.cdx`.
-    pub cdx: PathBuf,
-    /// `dedup-cdx` of it, also written to `DIR/<collection>.dup`.
-    pub dup: Vec<u8>,
-}
+pub use warcdex::fuzzing::FixtureLists;
 
 /// Runs `cdx` and `dedup-cdx` in-process over `fixtures/<collection>`.
 pub fn fixture_lists(dir: &Path, collection: &str) -> FixtureLists {
-    let (cdx, dup) = warcdex::fuzzing::fixture_lists(dir, collection).unwrap();
-    FixtureLists { cdx, dup }
+    warcdex::fuzzing::fixture_lists(dir, collection).unwrap()
 }
