@@ -10,6 +10,7 @@
 #![deny(missing_docs)]
 
 pub mod cdx_writer;
+pub mod collection;
 pub mod dates;
 pub mod dumpindex;
 pub mod error;

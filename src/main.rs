@@ -49,6 +49,7 @@ fn main() -> ExitCode {
         cli::Command::AddDates(a) => cli::dates::run(a),
         cli::Command::Search(a) => cli::search::run(a),
         cli::Command::Serve(a) => cli::search::serve_cmd(a),
+        cli::Command::Update(a) => cli::update::run(a),
         cli::Command::Inflate { file } => inflate(&file),
     };
     match result {

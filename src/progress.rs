@@ -68,3 +68,18 @@ impl Progress for ProgressBar {
         self.finish_and_clear();
     }
 }
+
+/// A spinner with elapsed time for a stage whose size is not known in advance; hidden
+/// unless stderr is a terminal.
+pub fn spinner(what: &str) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+    if !std::io::stderr().is_terminal() {
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {msg} {elapsed}").expect("valid template"),
+    );
+    bar.set_message(what.to_string());
+    bar.enable_steady_tick(std::time::Duration::from_millis(200));
+    bar
+}

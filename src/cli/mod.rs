@@ -7,6 +7,7 @@ pub mod index;
 pub mod lists;
 pub mod records;
 pub mod search;
+pub mod update;
 
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -66,6 +67,10 @@ pub enum Command {
     /// Search `DIR/pindexes/*/{main,dates}`: words and phrases ranked by text and link
     /// score, filters site:, type:, collection:, date:; every capture date per hit.
     Search(search::SearchArgs),
+    /// Add archives to a collection as one batch: CDX, identity across the whole
+    /// collection, import and index of the new versions, dates added to earlier ones;
+    /// locked, idempotent, resumable. `--compact` indexes every batch into one set.
+    Update(update::UpdateArgs),
     /// Serve the search over HTTP: a search page, OpenSearch RSS, JSON and /healthz.
     Serve(search::ServeArgs),
     /// Decompress every gzip member and discard the output (the benchmark's lower bound).
@@ -91,6 +96,11 @@ static NO_WAIT: AtomicBool = AtomicBool::new(false);
 /// Records `--no-wait` for [`lock_output`] and [`with_output`].
 pub fn set_no_wait(no_wait: bool) {
     NO_WAIT.store(no_wait, Ordering::Relaxed);
+}
+
+/// `--no-wait` as given.
+pub fn no_wait() -> bool {
+    NO_WAIT.load(Ordering::Relaxed)
 }
 
 /// Takes the advisory lock on an output that another warcdex may be writing (waiting,

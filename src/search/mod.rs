@@ -195,7 +195,7 @@ type FileStamp = (Option<std::time::SystemTime>, u64, u64);
 impl Stamp {
     fn of(dir: &Path) -> Stamp {
         let mut out = Vec::new();
-        if let Ok(entries) = std::fs::read_dir(dir.join("pindexes")) {
+        if let Ok(entries) = std::fs::read_dir(resolved_pindexes(dir)) {
             for e in entries.flatten() {
                 let set = e.path();
                 if !set.is_dir() {
@@ -217,6 +217,15 @@ impl Stamp {
         out.sort();
         Stamp(out)
     }
+}
+
+/// `DIR/pindexes` with its symbolic links resolved, once: in a collection made by
+/// `update` it is a link that moves from one generation to the next
+/// (src/collection/layout.rs), and reading every set through the one resolved path
+/// keeps a search from mixing two generations when the link moves while it opens them.
+fn resolved_pindexes(dir: &Path) -> PathBuf {
+    let p = dir.join("pindexes");
+    std::fs::canonicalize(&p).unwrap_or(p)
 }
 
 /// Every parallel set of a search directory, opened.
@@ -279,7 +288,7 @@ impl SearchIndex {
     pub fn open(dir: &Path) -> io::Result<SearchIndex> {
         // Taken first, so that a change made while opening is seen by the next check.
         let stamp = Stamp::of(dir);
-        let pindexes = dir.join("pindexes");
+        let pindexes = resolved_pindexes(dir);
         let entries = std::fs::read_dir(&pindexes).map_err(|e| {
             io::Error::new(
                 e.kind(),

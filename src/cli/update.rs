@@ -1,0 +1,170 @@
+//! `warcdex update COLLECTION [ARCHIVE...] [--from LIST] [--compact]`: adds archives to a
+//! collection as one batch ([`warcdex::collection::update`]), with a progress bar per
+//! stage and a summary on stderr.
+
+use std::io;
+use std::path::PathBuf;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use indicatif::ProgressBar;
+
+use warcdex::collection::{update, ArchiveArg, Stages, UpdateOptions};
+use warcdex::import::manifest::read_manifest;
+use warcdex::progress::{bytes_bar, spinner, Progress};
+
+/// Flags of `warcdex update`.
+#[derive(Debug, Args)]
+pub struct UpdateArgs {
+    /// The collection's directory (made on first use).
+    pub collection: PathBuf,
+    /// ARC or WARC files to add, plain or gzip.
+    pub archives: Vec<PathBuf>,
+    /// Also add the archives listed in this file, one `PATH [COLLECTION]` per line as in
+    /// an import manifest (`-` reads stdin).
+    #[arg(long, value_name = "LIST")]
+    pub from: Option<PathBuf>,
+    /// Then index every segment again into one set, with link analysis over the whole
+    /// collection (what a one-shot build of every archive gives), swapped in at once.
+    #[arg(long)]
+    pub compact: bool,
+    /// The `collection:` of documents whose archive names none (default: the collection
+    /// directory's name).
+    #[arg(long)]
+    pub collection_name: Option<String>,
+    /// Archives read at once (default: the number of CPUs).
+    #[arg(short = 'j', long, value_parser = super::at_least_one)]
+    pub jobs: Option<usize>,
+    /// Refuse the batch (adding nothing) when an archive is damaged or has anomalies.
+    #[arg(long)]
+    pub strict: bool,
+    /// Memory and temporary files of every stage.
+    #[command(flatten)]
+    pub memory: super::MemoryFlags,
+}
+
+/// Progress bars on stderr, one per stage, and messages above them.
+struct Bars {
+    current: std::sync::Mutex<Option<ProgressBar>>,
+}
+
+impl Stages for Bars {
+    fn stage(&self, name: &str, total: u64) -> Box<dyn Progress + '_> {
+        let bar = if total > 0 {
+            bytes_bar(total, name)
+        } else {
+            spinner(name)
+        };
+        *self.current.lock().unwrap_or_else(|e| e.into_inner()) = Some(bar.clone());
+        Box::new(bar)
+    }
+
+    fn message(&self, m: &str) {
+        let cur = self
+            .current
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        match cur {
+            Some(b) => b.suspend(|| eprintln!("warcdex: {m}")),
+            None => eprintln!("warcdex: {m}"),
+        }
+    }
+}
+
+/// Runs `update`; returns the exit code.
+pub fn run(args: UpdateArgs) -> Result<i32> {
+    args.memory.check()?;
+    let mut archives: Vec<ArchiveArg> = args
+        .archives
+        .iter()
+        .map(|p| ArchiveArg {
+            path: p.clone(),
+            collection: None,
+        })
+        .collect();
+    if let Some(list) = &args.from {
+        let entries = if list.as_os_str() == "-" {
+            read_manifest(io::stdin().lock(), None).context("--from -")?
+        } else {
+            let f = std::fs::File::open(list)
+                .with_context(|| format!("cannot open --from {}", list.display()))?;
+            read_manifest(io::BufReader::new(f), list.parent())
+                .with_context(|| format!("--from {}", list.display()))?
+        };
+        archives.extend(entries.into_iter().map(|e| ArchiveArg {
+            path: e.path,
+            collection: e.collection,
+        }));
+    }
+    if archives.is_empty() && !args.compact {
+        bail!("no archives given (name them, or list them with --from), and no --compact");
+    }
+    let name = args.collection_name.clone().unwrap_or_else(|| {
+        std::fs::canonicalize(&args.collection)
+            .unwrap_or_else(|_| args.collection.clone())
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "default".into())
+    });
+    let opts = UpdateOptions {
+        memory: args.memory.bytes(16),
+        tmp_dir: args.memory.tmp_dir.clone(),
+        jobs: args.jobs.unwrap_or_else(rayon::current_num_threads).max(1),
+        no_wait: super::no_wait(),
+        strict: args.strict,
+        compact: args.compact,
+        collection: name,
+    };
+    let bars = Bars {
+        current: std::sync::Mutex::new(None),
+    };
+    let r = update(&args.collection, &archives, &opts, &bars)
+        .with_context(|| format!("update {} failed", args.collection.display()))?;
+    if let Some(b) = bars
+        .current
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take()
+    {
+        b.finish_and_clear();
+    }
+    if let Some(name) = &r.finished_earlier {
+        eprintln!("warcdex update: published {name}, which an interrupted run had built");
+    }
+    match &r.batch {
+        Some(b) => eprintln!(
+            "warcdex update: {}: {} archives added, {} skipped; {} captures ({} revisits), {} new versions, {} dates added to earlier versions; {} anomalies",
+            b.name,
+            r.added.len(),
+            r.skipped.len(),
+            b.captures,
+            b.revisits,
+            b.new_versions,
+            b.dates_added_to_earlier,
+            b.anomalies
+        ),
+        None => eprintln!(
+            "warcdex update: nothing new: {} archives skipped (already in the collection)",
+            r.skipped.len()
+        ),
+    }
+    for (name, kinds, error) in &r.anomalies {
+        let kinds: Vec<String> = kinds.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        eprintln!(
+            "warcdex update:   {name}: {}{}",
+            kinds.join(", "),
+            error
+                .as_ref()
+                .map(|e| format!("; stopped early: {e}"))
+                .unwrap_or_default()
+        );
+    }
+    if let Some(c) = &r.compaction {
+        eprintln!(
+            "warcdex update: compacted {} batches into pindexes/{} ({} documents)",
+            c.batches, c.pindex, c.documents
+        );
+    }
+    Ok(0)
+}

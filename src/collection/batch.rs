@@ -1,0 +1,502 @@
+//! One batch of `update`, built under `.staging/` one stage at a time. Each stage writes
+//! its outputs under temporary names and is skipped when they are already there, so a
+//! run killed at any point and started again with the same archives goes on where it
+//! stopped and builds the same batch.
+//!
+//! 1. `cdx/<archive>.cdx`: each new archive's sorted CDX (archives in parallel).
+//! 2. `all.cdx`: the collection's CDX and the batch's, merged.
+//! 3. `all.dup`, `all.rev`: the collection's lists; `batch.dup`: the batch's captures that
+//!    are not new versions ([`super::identity`]); `batch.rev`: its revisits;
+//!    `batch.dates` (`batch.dup` + `batch.rev`: dates for the earlier sets) and
+//!    `new.dates` (`batch.dup` + `all.rev`: dates for the batch's own set).
+//! 4. `segment/`: `import -e batch.dup` of the new archives.
+//! 5. `generation/`: the next generation of parallel sets ([`build_generation`]).
+//! 6. `collection.json` and `READY`; then [`super::publish`].
+
+use std::collections::{BTreeMap, HashSet};
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use warcdex_cdx::dedup::{revisits, Input, ListOptions};
+use warcdex_cdx::plumbing::merge_cdx;
+use warcdex_cdx::sort::{merge_sorted, SortOptions};
+
+use super::error::{Error, Result};
+use super::files::{self, write_with};
+use super::layout::{Layout, Staging};
+use super::manifest::{ArchiveEntry, BatchEntry, CollectionManifest};
+use super::plan::GivenArchive;
+use super::{Stages, UpdateOptions};
+use crate::cdx_writer::run::{run_cdx, RunOptions};
+use crate::dates::add::{add_dates, AddDatesOptions, DatesInput};
+use crate::import::manifest::ManifestEntry;
+use crate::import::{import_versions, load_exclusions, segment_dir, ImportOptions};
+use crate::index::{build_index, IndexOptions};
+use crate::path_error::ResultAtPath;
+use crate::segment::layout::ExclusionsInfo;
+
+/// What is being built under `.staging/`: a resumed run goes on with it only if it is
+/// what the run would build anew.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StagedPlan {
+    /// `batch` or `compact`.
+    pub kind: String,
+    /// The batch's name, or the compacted set's.
+    pub name: String,
+    /// The generation current when it was planned (the next one is this + 1).
+    pub base_generation: u64,
+    /// The archives of a batch.
+    pub archives: Vec<GivenArchive>,
+    /// Each archive's `collection:` (by name).
+    pub collections: BTreeMap<String, String>,
+}
+
+/// Reads `.staging/plan.json`.
+pub fn read_plan(staging: &Staging) -> Result<StagedPlan> {
+    let p = staging.plan();
+    let text = std::fs::read_to_string(&p).at(&p)?;
+    Ok(serde_json::from_str(&text).at(&p)?)
+}
+
+/// Keeps `.staging/` when it holds `plan`'s work, else starts it anew for `plan`.
+pub fn prepare(staging: &Staging, plan: &StagedPlan) -> Result<bool> {
+    if staging.dir.exists() {
+        if read_plan(staging).ok().as_ref() == Some(plan) {
+            return Ok(true);
+        }
+        files::remove_any(&staging.dir)?;
+    }
+    std::fs::create_dir_all(&staging.dir).at(&staging.dir)?;
+    let json = serde_json::to_string_pretty(plan).at(&staging.plan())?;
+    files::write_file(&staging.plan(), (json + "\n").as_bytes())?;
+    Ok(false)
+}
+
+/// What a batch did.
+pub struct BatchOutcome {
+    /// Its record in `collection.json`.
+    pub entry: BatchEntry,
+    /// Archives with anomalies or damage: name, anomalies by kind, the error.
+    pub anomalies: Vec<(String, BTreeMap<String, u64>, Option<String>)>,
+}
+
+/// Counts of stage 5, kept beside the generation for a resumed run.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct GenerationCounts {
+    dates_added_to_earlier: u64,
+    new_versions: u64,
+}
+
+/// Builds and publishes one batch of `new` archives.
+pub fn run(
+    layout: &Layout,
+    m: &CollectionManifest,
+    new: &[GivenArchive],
+    collections: &BTreeMap<String, Option<String>>,
+    opts: &UpdateOptions,
+    stages: &dyn Stages,
+) -> Result<BatchOutcome> {
+    let staging = Staging {
+        dir: layout.staging(),
+    };
+    let plan = StagedPlan {
+        kind: "batch".into(),
+        name: m.next_batch_name(),
+        base_generation: m.generation,
+        archives: new.to_vec(),
+        collections: new
+            .iter()
+            .map(|a| {
+                let c = collections.get(&a.path).cloned().flatten();
+                (a.name.clone(), c.unwrap_or_else(|| opts.collection.clone()))
+            })
+            .collect(),
+    };
+    if prepare(&staging, &plan)? {
+        stages.message(&format!(
+            "resuming {}: the stages an earlier run finished are kept",
+            plan.name
+        ));
+    }
+    let sort = SortOptions {
+        memory: opts.memory / 2,
+        tmp_dir: opts.tmp_dir.clone(),
+        unique: false,
+    };
+    stage_cdx(&staging, new, opts, stages)?;
+    stage_merge(layout, &staging, new)?;
+    stage_lists(&staging, new, &sort)?;
+    let segment = stage_import(&staging, &plan, opts, stages)?;
+    let counts = stage_generation(layout, m, &staging, &plan, &sort, stages)?;
+    // Stage 6: the manifest after this batch, then READY.
+    let mut next = m.clone();
+    let mut anomalies = Vec::new();
+    let mut entry = BatchEntry {
+        name: plan.name.clone(),
+        archives: new.len() as u64,
+        captures: 0,
+        new_versions: counts.new_versions,
+        dates_added_to_earlier: counts.dates_added_to_earlier,
+        revisits: count_lines(&staging.file("batch.rev"))?,
+        anomalies: 0,
+    };
+    for (a, src) in new.iter().zip(&segment.sources) {
+        let captures = count_cdx_lines(&staging.cdx(&a.name))?;
+        entry.captures += captures;
+        let n: u64 = src.anomalies.values().sum();
+        entry.anomalies += n;
+        if n > 0 || src.error.is_some() {
+            anomalies.push((a.name.clone(), src.anomalies.clone(), src.error.clone()));
+        }
+        next.archives.push(ArchiveEntry {
+            name: a.name.clone(),
+            path: a.path.clone(),
+            size: a.size,
+            sha1: a.sha1.clone(),
+            collection: plan.collections.get(&a.name).cloned().unwrap_or_default(),
+            batch: plan.name.clone(),
+            records: src.records,
+            captures,
+            imported: src.imported,
+            excluded: src.excluded,
+            anomalies: src.anomalies.clone(),
+            error: src.error.clone(),
+        });
+    }
+    next.batches.push(entry.clone());
+    next.generation = plan.base_generation + 1;
+    next.pindexes = generation_sets(&staging.generation())?;
+    super::manifest::write_manifest(&staging.manifest(), &next)?;
+    files::write_file(&staging.ready(), b"ready\n")?;
+    super::publish::publish(layout, &staging, &plan)?;
+    Ok(BatchOutcome { entry, anomalies })
+}
+
+/// Stage 1: each archive's sorted CDX, several archives at once.
+fn stage_cdx(
+    staging: &Staging,
+    new: &[GivenArchive],
+    opts: &UpdateOptions,
+    stages: &dyn Stages,
+) -> Result<()> {
+    use rayon::prelude::*;
+    let todo: Vec<&GivenArchive> = new
+        .iter()
+        .filter(|a| !staging.cdx(&a.name).exists())
+        .collect();
+    let bar = stages.stage("cdx", todo.iter().map(|a| a.size).sum());
+    let jobs = opts.jobs.max(1);
+    let run_opts = RunOptions {
+        sort: true,
+        sort_memory: (opts.memory / 2 / jobs).max(1 << 20),
+        tmp_dir: opts.tmp_dir.clone(),
+        jobs: 1,
+        ..RunOptions::default()
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .build()
+        .map_err(std::io::Error::other)?;
+    pool.install(|| {
+        todo.par_iter().try_for_each(|a| -> Result<()> {
+            let dest = staging.cdx(&a.name);
+            write_with(&dest, |out| {
+                let mut log = |m: &str| stages.message(m);
+                let r = run_cdx(&[PathBuf::from(&a.path)], &run_opts, out, &*bar, &mut log)
+                    .at(Path::new(&a.path))?;
+                if r.unopened > 0 {
+                    return Err(Error::Io(std::io::Error::other(format!(
+                        "{}: cannot be read as an archive",
+                        a.path
+                    ))));
+                }
+                Ok(())
+            })
+        })
+    })?;
+    bar.finish();
+    Ok(())
+}
+
+/// Stage 2: `all.cdx`, the collection's sorted CDX with the batch's merged in.
+fn stage_merge(layout: &Layout, staging: &Staging, new: &[GivenArchive]) -> Result<()> {
+    let dest = staging.file("all.cdx");
+    if dest.exists() {
+        return Ok(());
+    }
+    let mut inputs: Vec<PathBuf> = Vec::new();
+    if layout.list("all.cdx").exists() {
+        inputs.push(layout.list("all.cdx"));
+    }
+    inputs.extend(new.iter().map(|a| staging.cdx(&a.name)));
+    write_with(&dest, |out| {
+        let readers = inputs
+            .iter()
+            .map(|p| -> Result<Box<dyn BufRead>> {
+                let f = std::fs::File::open(p).at(p)?;
+                Ok(Box::new(BufReader::with_capacity(1 << 16, f)))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        merge_cdx(readers, out).at(&dest)?;
+        Ok(())
+    })
+}
+
+/// Stage 3: the lists.
+fn stage_lists(staging: &Staging, new: &[GivenArchive], sort: &SortOptions) -> Result<()> {
+    if staging.file("new.dates").exists() {
+        return Ok(());
+    }
+    let all_cdx = staging.file("all.cdx");
+    let names: HashSet<String> = new.iter().map(|a| a.name.clone()).collect();
+    let (all_dup, batch_dup) = (staging.file("all.dup"), staging.file("batch.dup"));
+    write_with(&all_dup, |w_all| {
+        write_with(&batch_dup, |w_batch| {
+            let f = std::fs::File::open(&all_cdx).at(&all_cdx)?;
+            super::identity::exclusions(
+                BufReader::with_capacity(1 << 16, f),
+                &names,
+                sort.clone(),
+                w_all,
+                w_batch,
+            )
+            .at(&all_cdx)?;
+            Ok(())
+        })
+    })?;
+    let list_opts = ListOptions {
+        memory: sort.memory,
+        tmp_dir: sort.tmp_dir.clone(),
+        strict: false,
+    };
+    let all_rev = staging.file("all.rev");
+    write_with(&all_rev, |w| {
+        revisits(&[Input::File(all_cdx.clone())], w, &list_opts, &mut |_| {}).at(&all_rev)?;
+        Ok(())
+    })?;
+    let batch_rev = staging.file("batch.rev");
+    let batch_cdx: Vec<Input> = new
+        .iter()
+        .map(|a| Input::File(staging.cdx(&a.name)))
+        .collect();
+    write_with(&batch_rev, |w| {
+        revisits(&batch_cdx, w, &list_opts, &mut |_| {}).at(&batch_rev)?;
+        Ok(())
+    })?;
+    merge_lists(&[&batch_dup, &batch_rev], &staging.file("batch.dates"))?;
+    merge_lists(&[&batch_dup, &all_rev], &staging.file("new.dates"))?;
+    Ok(())
+}
+
+/// Merges sorted lists into one sorted list `dest`.
+fn merge_lists(inputs: &[&Path], dest: &Path) -> Result<()> {
+    write_with(dest, |out| {
+        let readers = inputs
+            .iter()
+            .map(|p| {
+                let f = std::fs::File::open(p).at(p)?;
+                Ok(BufReader::with_capacity(1 << 16, f))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        merge_sorted(readers, false, |line| {
+            out.write_all(line)?;
+            out.write_all(b"\n")
+        })
+        .at(dest)?;
+        Ok(())
+    })
+}
+
+/// Stage 4: the segment of the batch's new versions.
+fn stage_import(
+    staging: &Staging,
+    plan: &StagedPlan,
+    opts: &UpdateOptions,
+    stages: &dyn Stages,
+) -> Result<crate::segment::layout::SegmentManifest> {
+    let dest = staging.segment();
+    if dest.exists() {
+        return Ok(crate::segment::layout::read_manifest(&dest)?);
+    }
+    let iopts = ImportOptions {
+        memory: opts.memory / 4 * 3,
+        tmp_dir: opts.tmp_dir.clone(),
+        ..ImportOptions::default()
+    };
+    let batch_dup = staging.file("batch.dup");
+    let exclusions =
+        load_exclusions(&batch_dup, iopts.key, &mut |m| stages.message(m)).at(&batch_dup)?;
+    let entries: Vec<ManifestEntry> = plan
+        .archives
+        .iter()
+        .enumerate()
+        .map(|(i, a)| ManifestEntry {
+            path: PathBuf::from(&a.path),
+            collection: plan.collections.get(&a.name).cloned(),
+            line: i as u64 + 1,
+        })
+        .collect();
+    let bar = stages.stage("import", plan.archives.iter().map(|a| a.size).sum());
+    let jobs = opts.jobs.max(1);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .build()
+        .map_err(std::io::Error::other)?;
+    let sizes: BTreeMap<PathBuf, u64> = plan
+        .archives
+        .iter()
+        .map(|a| (PathBuf::from(&a.path), a.size))
+        .collect();
+    // The cdx stage showed each archive's problems already; their counts come from here.
+    let (versions, sources) = pool.install(|| {
+        import_versions(
+            &entries,
+            Some(&exclusions),
+            &iopts,
+            &|p| bar.advance(sizes.get(p).copied().unwrap_or(0)),
+            &|_| {},
+        )
+    });
+    bar.finish();
+    if opts.strict {
+        let bad: Vec<String> = sources
+            .iter()
+            .filter(|s| s.error.is_some() || s.anomalies.values().sum::<u64>() > 0)
+            .map(|s| s.path.clone())
+            .collect();
+        if !bad.is_empty() {
+            files::remove_any(&staging.dir)?;
+            return Err(Error::Strict(format!(
+                "damage or anomalies in {}",
+                bad.join(", ")
+            )));
+        }
+    }
+    let info = ExclusionsInfo {
+        path: "batch.dup".into(),
+        entries: exclusions.len() as u64,
+        malformed: exclusions.malformed,
+    };
+    Ok(segment_dir::write_imported(
+        &dest,
+        versions,
+        sources,
+        &iopts,
+        Some(info),
+    )?)
+}
+
+/// Stage 5: the next generation, built in `generation.tmp/` and renamed to
+/// `generation/`: the batch's set (its segment indexed, its dates from `new.dates`),
+/// and each set of the current generation, linked file by file, with a new dates index
+/// where `batch.dates` adds dates to it.
+fn stage_generation(
+    layout: &Layout,
+    m: &CollectionManifest,
+    staging: &Staging,
+    plan: &StagedPlan,
+    sort: &SortOptions,
+    stages: &dyn Stages,
+) -> Result<GenerationCounts> {
+    let counts_file = staging.file("generation.json");
+    if staging.generation().exists() {
+        let text = std::fs::read_to_string(&counts_file).at(&counts_file)?;
+        return Ok(serde_json::from_str(&text).at(&counts_file)?);
+    }
+    let tmp = staging.generation_tmp();
+    files::remove_any(&tmp)?;
+    std::fs::create_dir_all(&tmp).at(&tmp)?;
+    let mut counts = GenerationCounts::default();
+    let set = tmp.join(&plan.name);
+    let bar = stages.stage("index", 0);
+    let info = build_index(
+        &[staging.segment()],
+        &set.join("main"),
+        &IndexOptions {
+            sort: sort.clone(),
+            ..IndexOptions::default()
+        },
+    )?;
+    bar.finish();
+    counts.new_versions = info.documents;
+    let dopts = AddDatesOptions {
+        memory: sort.memory,
+        tmp_dir: sort.tmp_dir.clone(),
+        ..AddDatesOptions::default()
+    };
+    let bar = stages.stage("dates", 0);
+    add_dates(
+        &set.join("main"),
+        &[set.join("main")],
+        &set.join("dates"),
+        &DatesInput::File(staging.file("new.dates")),
+        &dopts,
+    )?;
+    let current = layout.generation(m.generation);
+    let batch_dates = staging.file("batch.dates");
+    let has_dates = std::fs::metadata(&batch_dates).at(&batch_dates)?.len() > 0;
+    for name in &m.pindexes {
+        let (from, to) = (current.join(name), tmp.join(name));
+        if has_dates {
+            let new_dates = staging.file(&format!("dates-{name}"));
+            files::remove_any(&new_dates)?;
+            let r = add_dates(
+                &from.join("main"),
+                &[from.join("dates")],
+                &new_dates,
+                &DatesInput::File(batch_dates.clone()),
+                &dopts,
+            )?;
+            if r.info.counts.dates_added > 0 {
+                counts.dates_added_to_earlier += r.info.counts.dates_added;
+                files::link_tree(&from.join("main"), &to.join("main"))?;
+                files::move_into_place(&new_dates, &to.join("dates"))?;
+                continue;
+            }
+            files::remove_any(&new_dates)?;
+        }
+        files::link_tree(&from, &to)?;
+    }
+    bar.finish();
+    let json = serde_json::to_string(&counts).at(&counts_file)?;
+    files::write_file(&counts_file, json.as_bytes())?;
+    crate::output::sync_tree(&tmp)?;
+    files::move_into_place(&tmp, &staging.generation())?;
+    Ok(counts)
+}
+
+/// The set names of a generation, in order.
+pub fn generation_sets(dir: &Path) -> Result<Vec<String>> {
+    let mut out: Vec<String> = std::fs::read_dir(dir)
+        .at(dir)?
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    out.sort();
+    Ok(out)
+}
+
+/// Lines of a file.
+fn count_lines(p: &Path) -> Result<u64> {
+    let f = std::fs::File::open(p).at(p)?;
+    let mut n = 0;
+    for l in BufReader::new(f).split(b'\n') {
+        l.at(p)?;
+        n += 1;
+    }
+    Ok(n)
+}
+
+/// CDX lines of a file, its legend not counted.
+fn count_cdx_lines(p: &Path) -> Result<u64> {
+    let f = std::fs::File::open(p).at(p)?;
+    let mut n = 0;
+    for l in BufReader::new(f).split(b'\n') {
+        if !l.at(p)?.starts_with(b" CDX") {
+            n += 1;
+        }
+    }
+    Ok(n)
+}

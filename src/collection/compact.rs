@@ -1,0 +1,106 @@
+//! `update --compact`: every batch's segment indexed again into one set, `compacted`,
+//! with anchors and link scores over the whole collection, and its dates from the
+//! collection's `all.dup` and `all.rev`: what a one-shot build of every archive gives
+//! (the steps of scripts/example.sh). It replaces every set in one generation swap.
+
+use std::path::PathBuf;
+
+use super::batch::{prepare, StagedPlan};
+use super::error::Result;
+use super::files;
+use super::layout::{Layout, Staging};
+use super::manifest::{write_manifest, CollectionManifest, CompactionEntry};
+use super::{Stages, UpdateOptions};
+use crate::dates::add::{add_dates, AddDatesOptions, DatesInput};
+use crate::index::{build_index, IndexOptions};
+use warcdex_cdx::sort::SortOptions;
+
+/// The compacted set's name.
+pub const COMPACTED: &str = "compacted";
+
+/// Compacts the collection `m` describes; returns its record (no documents and nothing
+/// changed when the collection has no batch yet).
+pub fn run(
+    layout: &Layout,
+    m: &CollectionManifest,
+    opts: &UpdateOptions,
+    stages: &dyn Stages,
+) -> Result<CompactionEntry> {
+    let mut entry = CompactionEntry {
+        pindex: COMPACTED.into(),
+        batches: m.batches.len() as u64,
+        documents: 0,
+    };
+    if m.batches.is_empty() {
+        stages.message("nothing to compact: the collection has no batch yet");
+        return Ok(entry);
+    }
+    let staging = Staging {
+        dir: layout.staging(),
+    };
+    let plan = StagedPlan {
+        kind: "compact".into(),
+        name: COMPACTED.into(),
+        base_generation: m.generation,
+        archives: Vec::new(),
+        collections: Default::default(),
+    };
+    prepare(&staging, &plan)?;
+    let sort = SortOptions {
+        memory: opts.memory / 2,
+        tmp_dir: opts.tmp_dir.clone(),
+        unique: false,
+    };
+    if !staging.generation().exists() {
+        let tmp = staging.generation_tmp();
+        files::remove_any(&tmp)?;
+        let set = tmp.join(COMPACTED);
+        let segments: Vec<PathBuf> = m.batches.iter().map(|b| layout.segment(&b.name)).collect();
+        let bar = stages.stage("index", 0);
+        build_index(
+            &segments,
+            &set.join("main"),
+            &IndexOptions {
+                sort: sort.clone(),
+                ..IndexOptions::default()
+            },
+        )?;
+        bar.finish();
+        let bar = stages.stage("dates", 0);
+        let dopts = AddDatesOptions {
+            memory: sort.memory,
+            tmp_dir: sort.tmp_dir.clone(),
+            ..AddDatesOptions::default()
+        };
+        let first = staging.file("dates-dup");
+        files::remove_any(&first)?;
+        add_dates(
+            &set.join("main"),
+            &[set.join("main")],
+            &first,
+            &DatesInput::File(layout.list("all.dup")),
+            &dopts,
+        )?;
+        add_dates(
+            &set.join("main"),
+            std::slice::from_ref(&first),
+            &set.join("dates"),
+            &DatesInput::File(layout.list("all.rev")),
+            &dopts,
+        )?;
+        files::remove_any(&first)?;
+        bar.finish();
+        crate::output::sync_tree(&tmp)?;
+        files::move_into_place(&tmp, &staging.generation())?;
+    }
+    let main = staging.generation().join(COMPACTED).join("main");
+    entry.documents = crate::pindex::info::read_main_info(&main)?.documents;
+    let mut next = m.clone();
+    next.generation = plan.base_generation + 1;
+    next.pindexes = vec![COMPACTED.into()];
+    next.compactions.push(entry.clone());
+    write_manifest(&staging.manifest(), &next)?;
+    files::write_file(&staging.ready(), b"ready\n")?;
+    super::publish::publish(layout, &staging, &plan)?;
+    Ok(entry)
+}

@@ -1,0 +1,167 @@
+//! Identity across a whole collection (docs/design.md §2: a version is a URL key + payload
+//! digest, never a URL): from the collection's sorted CDX, the exclusion list of the whole
+//! collection (`all.dup`, exactly what `dedup-cdx` writes) and the batch's own exclusions:
+//! the captures of the batch's archives that are not new versions.
+//!
+//! A capture of the batch is excluded when its URL key + digest already has a capture in
+//! an earlier batch (the version exists there and keeps it; the capture only adds its
+//! date), or when an earlier capture of the batch has them (as `dedup-cdx` would). So a
+//! crawl added after a later one never makes a second document of a version; when batches
+//! come in date order this is exactly `dedup-cdx`'s list restricted to the batch.
+
+use std::collections::HashSet;
+use std::io::{self, BufRead, Write};
+
+use warcdex_cdx::dedup::parse_capture;
+use warcdex_cdx::sort::{ExternalSorter, SortOptions};
+
+/// What [`exclusions`] wrote.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct IdentityCounts {
+    /// Lines of `all.dup`.
+    pub collection_exclusions: u64,
+    /// Lines of the batch's exclusion list.
+    pub batch_exclusions: u64,
+    /// Of those, captures of versions that an earlier batch holds.
+    pub of_earlier_versions: u64,
+    /// CDX lines that could not be parsed (each is also reported by `cdx`).
+    pub broken: u64,
+}
+
+/// Reads the collection's sorted CDX `all_cdx` and writes `all.dup` to `collection_dup`
+/// and the batch's exclusions (`URLKEY sha1:DIGEST DATE14 FILE`, sorted) to
+/// `batch_dup`. `batch` holds the file names of the batch's archives.
+pub fn exclusions(
+    all_cdx: impl BufRead,
+    batch: &HashSet<String>,
+    sort: SortOptions,
+    collection_dup: &mut dyn Write,
+    batch_dup: &mut dyn Write,
+) -> io::Result<IdentityCounts> {
+    let mut sorter = ExternalSorter::new(SortOptions {
+        unique: true,
+        ..sort
+    });
+    let mut counts = IdentityCounts::default();
+    let mut buf = Vec::with_capacity(512);
+    for line in all_cdx.split(b'\n') {
+        let line = line?;
+        let text = String::from_utf8_lossy(&line);
+        match parse_capture(&text) {
+            Ok(Some(c)) => {
+                buf.clear();
+                for part in [
+                    &*c.urlkey,
+                    " sha1:",
+                    &*c.digest,
+                    " ",
+                    &*c.date,
+                    " ",
+                    &*c.filename,
+                ] {
+                    buf.extend_from_slice(part.as_bytes());
+                }
+                sorter.push(&buf)?;
+            }
+            Ok(None) => {}
+            Err(_) if text.trim().is_empty() => {}
+            Err(_) => counts.broken += 1,
+        }
+    }
+    let in_batch = |line: &[u8]| {
+        let file = line.rsplit(|&b| b == b' ').next().unwrap_or_default();
+        batch.contains(String::from_utf8_lossy(file).as_ref())
+    };
+    let mut w = GroupWalk {
+        group: Vec::new(),
+        first: Vec::new(),
+        first_in_batch: false,
+        earlier: false,
+        pending: Vec::new(),
+        in_batch,
+        collection_dup,
+        batch_dup,
+        counts,
+    };
+    sorter.finish_with(|line| w.line(line))?;
+    w.end_group()?;
+    Ok(w.counts)
+}
+
+/// The walk over the sorted, projected lines, one group (URL key + digest) at a time.
+struct GroupWalk<'a, F: Fn(&[u8]) -> bool> {
+    group: Vec<u8>,
+    /// The group's first (earliest) line.
+    first: Vec<u8>,
+    first_in_batch: bool,
+    /// A line of the group comes from an earlier batch.
+    earlier: bool,
+    /// Later lines of the batch held (in order) while the first is the batch's and no
+    /// earlier batch's line has been seen: written at the group's end either way, after
+    /// the first if it turns out to be excluded too, so the list stays sorted.
+    pending: Vec<Vec<u8>>,
+    in_batch: F,
+    collection_dup: &'a mut dyn Write,
+    batch_dup: &'a mut dyn Write,
+    counts: IdentityCounts,
+}
+
+impl<F: Fn(&[u8]) -> bool> GroupWalk<'_, F> {
+    fn line(&mut self, line: &[u8]) -> io::Result<()> {
+        if group_prefix(line) != self.group.as_slice() {
+            self.end_group()?;
+            self.group.clear();
+            self.group.extend_from_slice(group_prefix(line));
+            self.first.clear();
+            self.first.extend_from_slice(line);
+            self.first_in_batch = (self.in_batch)(line);
+            self.earlier = !self.first_in_batch;
+            return Ok(());
+        }
+        write_line(self.collection_dup, line)?;
+        self.counts.collection_exclusions += 1;
+        if !(self.in_batch)(line) {
+            if !self.earlier {
+                // The version is an earlier batch's after all: the batch's captures of
+                // it, its first included, only add dates.
+                self.earlier = true;
+                write_line(self.batch_dup, &self.first)?;
+                self.counts.batch_exclusions += 1;
+                self.counts.of_earlier_versions += 1;
+                for p in std::mem::take(&mut self.pending) {
+                    write_line(self.batch_dup, &p)?;
+                    self.counts.batch_exclusions += 1;
+                    self.counts.of_earlier_versions += 1;
+                }
+            }
+        } else if self.earlier {
+            write_line(self.batch_dup, line)?;
+            self.counts.batch_exclusions += 1;
+            self.counts.of_earlier_versions += 1;
+        } else {
+            self.pending.push(line.to_vec());
+        }
+        Ok(())
+    }
+
+    fn end_group(&mut self) -> io::Result<()> {
+        for p in std::mem::take(&mut self.pending) {
+            write_line(self.batch_dup, &p)?;
+            self.counts.batch_exclusions += 1;
+        }
+        Ok(())
+    }
+}
+
+fn write_line(out: &mut dyn Write, line: &[u8]) -> io::Result<()> {
+    out.write_all(line)?;
+    out.write_all(b"\n")
+}
+
+/// `URLKEY sha1:DIGEST`: everything before the second space.
+fn group_prefix(line: &[u8]) -> &[u8] {
+    match memchr::memchr_iter(b' ', line).nth(1) {
+        Some(i) => &line[..i],
+        None => line,
+    }
+}

@@ -1,0 +1,112 @@
+//! Where things are in a collection directory (README.md, "On-disk layout"):
+//!
+//! ```text
+//! collection.json                 every archive and batch (collection/manifest.rs)
+//! cdx/<archive>.cdx               each archive's sorted CDX
+//! all.cdx, all.dup, all.rev       the collection's sorted CDX and NutchWAX lists
+//! segments/<batch>/               each batch's parsed versions
+//! pindexes -> .generations/<n>    the parallel sets search reads: a symbolic link
+//! .generations/<n>/<set>/{main,dates}
+//! .staging/                       the batch or compaction under way (plan.json first,
+//!                                 READY once everything is built)
+//! ```
+//!
+//! `search` and `serve` see a batch all at once or not at all: everything they read is
+//! under `pindexes`, which moves from one complete generation to the next in one rename.
+
+use std::path::{Path, PathBuf};
+
+/// The paths of one collection.
+#[derive(Debug, Clone)]
+pub struct Layout {
+    /// The collection's directory.
+    pub dir: PathBuf,
+}
+
+impl Layout {
+    /// The layout of `dir`.
+    pub fn new(dir: &Path) -> Layout {
+        Layout {
+            dir: dir.to_path_buf(),
+        }
+    }
+    /// `collection.json`.
+    pub fn manifest(&self) -> PathBuf {
+        self.dir.join(super::manifest::MANIFEST_FILE)
+    }
+    /// `cdx/`.
+    pub fn cdx_dir(&self) -> PathBuf {
+        self.dir.join("cdx")
+    }
+    /// `all.cdx`, `all.dup` or `all.rev`.
+    pub fn list(&self, name: &str) -> PathBuf {
+        self.dir.join(name)
+    }
+    /// `segments/<batch>`.
+    pub fn segment(&self, batch: &str) -> PathBuf {
+        self.dir.join("segments").join(batch)
+    }
+    /// `pindexes`, the link search follows.
+    pub fn pindexes(&self) -> PathBuf {
+        self.dir.join("pindexes")
+    }
+    /// `.generations/`.
+    pub fn generations(&self) -> PathBuf {
+        self.dir.join(".generations")
+    }
+    /// `.generations/<n>`, named with six digits so they sort.
+    pub fn generation(&self, n: u64) -> PathBuf {
+        self.generations().join(generation_name(n))
+    }
+    /// `.staging/`.
+    pub fn staging(&self) -> PathBuf {
+        self.dir.join(".staging")
+    }
+}
+
+/// `000042` for generation 42.
+pub fn generation_name(n: u64) -> String {
+    format!("{n:06}")
+}
+
+/// The staged work of one batch or compaction, under `.staging/`.
+#[derive(Debug, Clone)]
+pub struct Staging {
+    /// `.staging/`.
+    pub dir: PathBuf,
+}
+
+impl Staging {
+    /// `plan.json`: what is being built (a resumed run goes on only if it matches).
+    pub fn plan(&self) -> PathBuf {
+        self.dir.join("plan.json")
+    }
+    /// `READY`: everything is built; from here on the run only publishes.
+    pub fn ready(&self) -> PathBuf {
+        self.dir.join("READY")
+    }
+    /// `cdx/<archive>.cdx`.
+    pub fn cdx(&self, archive: &str) -> PathBuf {
+        self.dir.join("cdx").join(format!("{archive}.cdx"))
+    }
+    /// A list or merged CDX: `all.cdx`, `all.dup`, `all.rev`, `batch.dup`, …
+    pub fn file(&self, name: &str) -> PathBuf {
+        self.dir.join(name)
+    }
+    /// `segment/`.
+    pub fn segment(&self) -> PathBuf {
+        self.dir.join("segment")
+    }
+    /// `generation/`: the complete next generation of parallel sets.
+    pub fn generation(&self) -> PathBuf {
+        self.dir.join("generation")
+    }
+    /// `generation.tmp/`: the next generation while it is built.
+    pub fn generation_tmp(&self) -> PathBuf {
+        self.dir.join("generation.tmp")
+    }
+    /// `collection.json`: the manifest after this batch.
+    pub fn manifest(&self) -> PathBuf {
+        self.dir.join(super::manifest::MANIFEST_FILE)
+    }
+}

@@ -1,0 +1,187 @@
+//! `warcdex update`: a collection that grows one batch of archives at a time, as Nutch's
+//! `update` grew a crawl and pywb's `wb-manager add` grows a replay collection.
+//!
+//! One run is one batch: the new archives' CDX is merged into the collection's, identity
+//! is decided across the whole collection ([`identity`]), only versions new to the
+//! collection are imported and indexed into a new parallel set, and the dates of the
+//! batch's other captures and revisits are added to the sets of earlier batches. Every
+//! step writes under `.staging/` ([`layout`]); the batch becomes visible when the
+//! `pindexes` link moves to the new generation ([`publish`]). The run is locked, skips
+//! archives it already holds, and after a crash at any point the same command finishes
+//! the same batch. [`compact`] indexes every segment again into one set, with link
+//! analysis over the whole collection.
+
+pub mod batch;
+pub mod compact;
+pub mod error;
+pub mod files;
+pub mod identity;
+pub mod layout;
+pub mod manifest;
+pub mod plan;
+pub mod publish;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+pub use error::{Error, Result};
+use layout::{Layout, Staging};
+use manifest::{read_manifest, write_manifest, CollectionManifest, CompactionEntry};
+
+use crate::output::OutputLock;
+use crate::progress::Progress;
+
+/// How to update.
+#[derive(Debug, Clone)]
+pub struct UpdateOptions {
+    /// Memory budget in bytes for every step (each step runs alone, within it).
+    pub memory: usize,
+    /// Where sorts spill (default: the system's temporary directory).
+    pub tmp_dir: Option<PathBuf>,
+    /// Archives read at once.
+    pub jobs: usize,
+    /// Fail at once when another `update` holds the collection, instead of waiting.
+    pub no_wait: bool,
+    /// Refuse the batch when an archive is damaged or has anomalies.
+    pub strict: bool,
+    /// After the batch (if any), index every segment again into one set.
+    pub compact: bool,
+    /// The `collection:` of documents whose archive names none.
+    pub collection: String,
+}
+
+/// One archive to add, as given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArchiveArg {
+    /// The path.
+    pub path: PathBuf,
+    /// Its `collection:` when it names one (a `--from` line `PATH COLLECTION`).
+    pub collection: Option<String>,
+}
+
+/// Where `update` shows its progress and messages.
+pub trait Stages: Sync {
+    /// A progress display for a stage of `total` units (bytes, or documents).
+    fn stage(&self, name: &str, total: u64) -> Box<dyn Progress + '_>;
+    /// A message (a problem with an archive, a skipped archive).
+    fn message(&self, m: &str);
+}
+
+/// Stages shown nowhere.
+impl Stages for () {
+    fn stage(&self, _: &str, _: u64) -> Box<dyn Progress + '_> {
+        Box::new(())
+    }
+    fn message(&self, _: &str) {}
+}
+
+/// What a run did.
+#[derive(Debug, Clone, Default)]
+pub struct UpdateReport {
+    /// The batch added, if any archive was new.
+    pub batch: Option<manifest::BatchEntry>,
+    /// A batch that an earlier, interrupted run had built and this run published first.
+    pub finished_earlier: Option<String>,
+    /// Archives added (file names).
+    pub added: Vec<String>,
+    /// Archives already in the collection (paths as given).
+    pub skipped: Vec<String>,
+    /// Archives added with anomalies or damage: name, anomalies by kind, the error.
+    pub anomalies: Vec<(String, BTreeMap<String, u64>, Option<String>)>,
+    /// The compaction, if one ran.
+    pub compaction: Option<CompactionEntry>,
+}
+
+/// The collection's lock file, held for the whole run.
+fn lock(layout: &Layout, no_wait: bool) -> Result<OutputLock> {
+    Ok(OutputLock::acquire(&layout.manifest(), no_wait)?)
+}
+
+/// Opens the collection (making it on first use): its manifest, with any batch that an
+/// interrupted run had finished building published first.
+fn open(
+    layout: &Layout,
+    stages: &dyn Stages,
+    report: &mut UpdateReport,
+) -> Result<CollectionManifest> {
+    let dir = &layout.dir;
+    std::fs::create_dir_all(dir).map_err(|e| files::at(e, dir))?;
+    let m = match read_manifest(dir)? {
+        Some(m) => m,
+        None => {
+            let lock_name = crate::output::lock_path(&layout.manifest());
+            let foreign = std::fs::read_dir(dir)
+                .map_err(|e| files::at(e, dir))?
+                .flatten()
+                .any(|e| e.path() != lock_name);
+            if foreign {
+                return Err(Error::NotACollection(dir.clone()));
+            }
+            let m = CollectionManifest::new();
+            write_manifest(&layout.manifest(), &m)?;
+            m
+        }
+    };
+    let staging = Staging {
+        dir: layout.staging(),
+    };
+    if staging.ready().exists() {
+        let plan = batch::read_plan(&staging)?;
+        stages.message(&format!(
+            "finishing {}, built by an earlier run that stopped while publishing it",
+            plan.name
+        ));
+        publish::publish(layout, &staging, &plan)?;
+        report.finished_earlier = Some(plan.name);
+        return Ok(read_manifest(dir)?.unwrap_or(m));
+    }
+    Ok(m)
+}
+
+/// Adds `archives` to the collection at `dir` as one batch (see the module's text), then
+/// compacts it with `opts.compact`.
+pub fn update(
+    dir: &Path,
+    archives: &[ArchiveArg],
+    opts: &UpdateOptions,
+    stages: &dyn Stages,
+) -> Result<UpdateReport> {
+    let layout = Layout::new(dir);
+    let _lock = lock(&layout, opts.no_wait)?;
+    let mut report = UpdateReport::default();
+    let mut m = open(&layout, stages, &mut report)?;
+    let paths: Vec<PathBuf> = archives.iter().map(|a| a.path.clone()).collect();
+    let total = files::total_size(&paths);
+    let plan = {
+        let bar = stages.stage("identify", total);
+        let p = plan::plan(&m, &paths, &*bar)?;
+        bar.finish();
+        p
+    };
+    for s in &plan.skipped {
+        stages.message(&format!(
+            "{}: already in the collection (same name, size and SHA-1); skipped",
+            s.path
+        ));
+        report.skipped.push(s.path.clone());
+    }
+    if !plan.new.is_empty() {
+        let collections: BTreeMap<String, Option<String>> = archives
+            .iter()
+            .map(|a| (a.path.display().to_string(), a.collection.clone()))
+            .collect();
+        let b = batch::run(&layout, &m, &plan.new, &collections, opts, stages)?;
+        report.added = plan.new.iter().map(|a| a.name.clone()).collect();
+        report.anomalies = b.anomalies;
+        report.batch = Some(b.entry);
+        m = read_manifest(dir)?.unwrap_or(m);
+    } else {
+        // A staged batch of other archives (an interrupted run given other files) is
+        // not this run's: it is dropped, and its archives are added when given again.
+        files::remove_any(&layout.staging())?;
+    }
+    if opts.compact {
+        report.compaction = Some(compact::run(&layout, &m, opts, stages)?);
+    }
+    Ok(report)
+}
