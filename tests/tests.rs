@@ -16,3 +16,4 @@ mod reader_damage;
 mod reader_fixtures;
 mod search;
 mod segment_rows;
+mod update;

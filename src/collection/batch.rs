@@ -124,11 +124,17 @@ pub fn run(
         tmp_dir: opts.tmp_dir.clone(),
         unique: false,
     };
+    super::crash_point("planned");
     stage_cdx(&staging, new, opts, stages)?;
+    super::crash_point("cdx");
     stage_merge(layout, &staging, new)?;
+    super::crash_point("merge");
     stage_lists(&staging, new, &sort)?;
+    super::crash_point("lists");
     let segment = stage_import(&staging, &plan, opts, stages)?;
+    super::crash_point("import");
     let counts = stage_generation(layout, m, &staging, &plan, &sort, stages)?;
+    super::crash_point("generation");
     // Stage 6: the manifest after this batch, then READY.
     let mut next = m.clone();
     let mut anomalies = Vec::new();
@@ -168,7 +174,9 @@ pub fn run(
     next.generation = plan.base_generation + 1;
     next.pindexes = generation_sets(&staging.generation())?;
     super::manifest::write_manifest(&staging.manifest(), &next)?;
+    super::crash_point("manifest");
     files::write_file(&staging.ready(), b"ready\n")?;
+    super::crash_point("ready");
     super::publish::publish(layout, &staging, &plan)?;
     Ok(BatchOutcome { entry, anomalies })
 }
@@ -212,7 +220,9 @@ fn stage_cdx(
                     ))));
                 }
                 Ok(())
-            })
+            })?;
+            super::crash_point("cdx-archive");
+            Ok(())
         })
     })?;
     bar.finish();
@@ -419,6 +429,7 @@ fn stage_generation(
         },
     )?;
     bar.finish();
+    super::crash_point("index");
     counts.new_versions = info.documents;
     let dopts = AddDatesOptions {
         memory: sort.memory,

@@ -135,6 +135,8 @@ fn open(
         report.finished_earlier = Some(plan.name);
         return Ok(read_manifest(dir)?.unwrap_or(m));
     }
+    // A run killed after publishing, before this cleanup, left one generation too many.
+    publish::remove_old_generations(layout, m.generation)?;
     Ok(m)
 }
 
@@ -185,3 +187,40 @@ pub fn update(
     }
     Ok(report)
 }
+
+/// Fault injection for the crash tests (tests/update.rs): when the environment variable
+/// `WARCDEX_CRASH_AT` names this point, the process kills itself with SIGKILL here, as
+/// `kill -9` would, so no destructor, flush or cleanup runs.
+#[doc(hidden)]
+pub fn crash_point(point: &str) {
+    if std::env::var_os("WARCDEX_CRASH_AT").is_some_and(|v| v == point) {
+        #[cfg(target_os = "linux")]
+        // SAFETY: kill(2) on our own pid has no memory effects.
+        unsafe {
+            libc::kill(libc::getpid(), libc::SIGKILL);
+        }
+        std::process::abort();
+    }
+}
+
+/// Every point [`crash_point`] is called at, in the order a batch passes them.
+#[doc(hidden)]
+pub const CRASH_POINTS: &[&str] = &[
+    "planned",
+    "cdx-archive",
+    "cdx",
+    "merge",
+    "lists",
+    "import",
+    "index",
+    "generation",
+    "manifest",
+    "ready",
+    "publish-generation",
+    "publish-link",
+    "publish-cdx",
+    "publish-segment",
+    "publish-lists",
+    "publish-manifest",
+    "published",
+];

@@ -15,27 +15,43 @@ pub fn publish(layout: &Layout, staging: &Staging, plan: &StagedPlan) -> Result<
     let next = plan.base_generation + 1;
     let generation = layout.generation(next);
     move_into_place(&staging.generation(), &generation)?;
+    super::crash_point("publish-generation");
     let target = std::path::Path::new(".generations").join(generation_name(next));
     files::swap_symlink(&layout.pindexes(), &target)?;
+    super::crash_point("publish-link");
     for a in &plan.archives {
         move_into_place(
             &staging.cdx(&a.name),
             &layout.cdx_dir().join(format!("{}.cdx", a.name)),
         )?;
+        super::crash_point("publish-cdx");
     }
     if plan.kind == "batch" {
         move_into_place(&staging.segment(), &layout.segment(&plan.name))?;
+        super::crash_point("publish-segment");
     }
     for list in ["all.cdx", "all.dup", "all.rev"] {
         if staging.file(list).exists() {
             move_into_place(&staging.file(list), &layout.list(list))?;
+            super::crash_point("publish-lists");
         }
     }
     move_into_place(&staging.manifest(), &layout.manifest())?;
+    super::crash_point("publish-manifest");
     files::remove_any(&staging.dir)?;
+    super::crash_point("published");
+    remove_old_generations(layout, next)
+}
+
+/// Removes every generation but `current` and the one before it (a `search` that
+/// resolved the `pindexes` link just before it moved may still be opening that one).
+pub fn remove_old_generations(layout: &Layout, current: u64) -> Result<()> {
+    let keep = [
+        generation_name(current),
+        generation_name(current.saturating_sub(1)),
+    ];
     if let Ok(entries) = std::fs::read_dir(layout.generations()) {
         for e in entries.flatten() {
-            let keep = [generation_name(next), generation_name(plan.base_generation)];
             if !keep.iter().any(|k| e.file_name().to_string_lossy() == *k) {
                 files::remove_any(&e.path())?;
             }

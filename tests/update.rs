@@ -1,0 +1,431 @@
+//! `warcdex update` (issue 17): a collection built one batch at a time holds the same
+//! documents, dates and hits as one batch of everything, and after `--compact` the same
+//! bytes as the step-by-step build of scripts/example.sh; archives already held are
+//! skipped and a changed one is refused; a run killed at any stage or moment, then run
+//! again, gives the collection an uninterrupted run gives, and no reader ever sees half
+//! of a batch.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use warcdex::collection::CRASH_POINTS;
+
+fn warcdex(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_warcdex"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = warcdex(args);
+    assert!(
+        out.status.success(),
+        "warcdex {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// fixtures/example's five crawls in three batches: crawls 1–2, 3, 4–5 (crawl 4 repeats
+/// versions of crawls 1–2, crawl 5 is revisits of them).
+fn example_batches() -> Vec<Vec<PathBuf>> {
+    let ex = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/example");
+    let f = |n: &str| ex.join(n);
+    vec![
+        vec![f("crawl1-20071001.arc"), f("crawl2-20071002.arc")],
+        vec![f("crawl3-20071003.arc")],
+        vec![f("crawl4-20071004.warc.gz"), f("crawl5-20071005.warc")],
+    ]
+}
+
+/// Real archives of the corpus in three batches: two Heritrix crawls of gov.uk whose
+/// second is mostly revisits of the first, three wget crawls of one site, and others.
+fn corpus_batches() -> Vec<Vec<PathBuf>> {
+    let c = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/corpus/real");
+    let f = |n: &str| c.join(n);
+    vec![
+        vec![
+            f("webarchive-discovery/gov.uk-revisit-warcs/BL-20140325121225068-00000-32090~opera~8443.warc.gz"),
+            f("wget-1.21.3-local/wget-1.21.3-uncompressed-00000.warc"),
+            f("pywb-2.10.0/warcs/iana.warc.gz"),
+        ],
+        vec![
+            f("webarchive-discovery/gov.uk-revisit-warcs/BL-20140325122341434-00000-32090~opera~8443.warc.gz"),
+            f("wget-1.21.3-local/wget-1.21.3-uncompressed-00001.warc"),
+            f("node-warc/books.toscrape.warc"),
+        ],
+        vec![
+            f("wget-1.21.3-local/wget-1.21.3-uncompressed-00002.warc"),
+            f("netarchivesuite/warc/data/input/fyensdk.warc"),
+        ],
+    ]
+}
+
+fn update(dir: &Path, archives: &[PathBuf], extra: &[&str]) -> Output {
+    let mut args = vec!["update", s(dir), "--collection-name", "c"];
+    args.extend_from_slice(extra);
+    args.extend(archives.iter().map(|p| s(p)));
+    warcdex(&args)
+}
+
+fn update_ok(dir: &Path, archives: &[PathBuf]) -> String {
+    let out = update(dir, archives, &[]);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "update {}: {err}", dir.display());
+    err
+}
+
+/// The parallel sets search reads, by name.
+fn sets(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir.join("pindexes"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    v.sort();
+    v
+}
+
+/// Every document of the collection (`URL sha1:DIGEST`) with its dates.
+fn documents(dir: &Path) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for set in sets(dir) {
+        let keys = ok(&["dumpindex", "-f", "key", s(&set.join("main"))]);
+        let dates = ok(&["dumpindex", "-f", "date", s(&set.join("dates"))]);
+        assert_eq!(keys.lines().count(), dates.lines().count());
+        for (k, d) in keys.lines().zip(dates.lines()) {
+            assert!(
+                out.insert(k.to_string(), d.to_string()).is_none(),
+                "{k} is a document of two sets of {}",
+                dir.display()
+            );
+        }
+    }
+    out
+}
+
+/// The hits of a query (URL, digest, dates, title), as a set: ranks differ between
+/// builds because link analysis runs within each batch.
+fn hits(dir: &Path, q: &str) -> BTreeSet<String> {
+    ok(&[
+        "search",
+        "-d",
+        s(dir),
+        "--hits-per-site",
+        "0",
+        "-n",
+        "1000",
+        q,
+    ])
+    .lines()
+    .filter(|l| l.contains("[sha1:"))
+    .map(|l| l[l.find('[').unwrap()..].to_string())
+    .collect()
+}
+
+/// What search and serve see: every set's dump.
+fn visible(dir: &Path) -> String {
+    let mut out = String::new();
+    for set in sets(dir) {
+        out.push_str(&format!(
+            "== {}\n",
+            set.file_name().unwrap().to_string_lossy()
+        ));
+        out.push_str(&ok(&[
+            "dumpindex",
+            s(&set.join("main")),
+            s(&set.join("dates")),
+        ]));
+    }
+    out
+}
+
+/// Everything the collection holds, but the segments' creation times.
+fn state(dir: &Path) -> String {
+    let mut out = visible(dir);
+    for f in ["collection.json", "all.cdx", "all.dup", "all.rev"] {
+        out.push_str(&std::fs::read_to_string(dir.join(f)).unwrap());
+    }
+    let mut cdx: Vec<PathBuf> = std::fs::read_dir(dir.join("cdx"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    cdx.sort();
+    for f in cdx {
+        out.push_str(&std::fs::read_to_string(f).unwrap());
+    }
+    let mut segs: Vec<PathBuf> = std::fs::read_dir(dir.join("segments"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    segs.sort();
+    for seg in segs {
+        out.push_str(&ok(&["segment-info", "--rows", s(&seg)]));
+    }
+    out
+}
+
+/// The step-by-step build of scripts/example.sh over `archives` in `dir`: cdx per
+/// archive, sort-cdx, dedup-cdx, revisits, import -e, index, add-dates twice.
+fn one_shot(dir: &Path, archives: &[PathBuf]) -> PathBuf {
+    std::fs::create_dir_all(dir.join("cdx")).unwrap();
+    let mut cdx = Vec::new();
+    let mut manifest = String::new();
+    for a in archives {
+        let out = dir
+            .join("cdx")
+            .join(format!("{}.cdx", a.file_name().unwrap().to_string_lossy()));
+        ok(&["cdx", s(a), "-o", s(&out)]);
+        cdx.push(out);
+        manifest.push_str(&format!("{} c\n", s(a)));
+    }
+    std::fs::write(dir.join("manifest.txt"), manifest).unwrap();
+    let all = dir.join("all.cdx");
+    let mut args = vec!["sort-cdx", "-o", s(&all)];
+    args.extend(cdx.iter().map(|p| s(p)));
+    ok(&args);
+    let (dup, rev) = (dir.join("all.dup"), dir.join("all.rev"));
+    ok(&["dedup-cdx", s(&all), "-o", s(&dup)]);
+    ok(&["revisits", s(&all), "-o", s(&rev)]);
+    let seg = dir.join("segments/one");
+    ok(&[
+        "import",
+        "-e",
+        s(&dup),
+        s(&dir.join("manifest.txt")),
+        s(&seg),
+    ]);
+    let set = dir.join("pindexes/one");
+    let (main, dates) = (set.join("main"), set.join("dates"));
+    ok(&["index", "--out", s(&main), s(&seg)]);
+    ok(&["add-dates", s(&main), s(&main), s(&dates), s(&dup)]);
+    ok(&[
+        "add-dates",
+        "--in-place",
+        s(&main),
+        s(&dates),
+        s(&dates),
+        s(&rev),
+    ]);
+    set
+}
+
+fn same_as_one_batch_then_compacted_as_one_shot(batches: Vec<Vec<PathBuf>>, queries: &[&str]) {
+    let tmp = tempfile::tempdir().unwrap();
+    let (by_batch, at_once) = (tmp.path().join("by-batch"), tmp.path().join("at-once"));
+    for b in &batches {
+        update_ok(&by_batch, b);
+    }
+    let all: Vec<PathBuf> = batches.concat();
+    update_ok(&at_once, &all);
+    assert_eq!(sets(&by_batch).len(), batches.len());
+    let docs = documents(&by_batch);
+    assert!(docs.len() > 3, "{docs:?}");
+    assert_eq!(docs, documents(&at_once));
+    for q in queries {
+        let h = hits(&by_batch, q);
+        assert!(!h.is_empty(), "no hit for {q:?}");
+        assert_eq!(h, hits(&at_once, q), "hits for {q:?}");
+    }
+    let reference = one_shot(&tmp.path().join("one-shot"), &all);
+    let ref_dir = reference.parent().unwrap().parent().unwrap();
+    for f in ["all.cdx", "all.dup", "all.rev"] {
+        assert_eq!(
+            std::fs::read(by_batch.join(f)).unwrap(),
+            std::fs::read(ref_dir.join(f)).unwrap(),
+            "{f}"
+        );
+    }
+    ok(&["update", "--compact", s(&by_batch)]);
+    let compacted = sets(&by_batch);
+    assert_eq!(compacted.len(), 1);
+    for part in ["main", "dates"] {
+        assert_eq!(
+            ok(&["dumpindex", s(&compacted[0].join(part))]),
+            ok(&["dumpindex", s(&reference.join(part))]),
+            "dumpindex {part} after --compact"
+        );
+    }
+}
+
+#[test]
+fn example_in_three_batches_is_one_batch_and_compacts_to_the_one_shot_build() {
+    same_as_one_batch_then_compacted_as_one_shot(
+        example_batches(),
+        &[
+            "examples",
+            "example date:20071004",
+            "news",
+            "lisbon",
+            "organisation",
+        ],
+    );
+}
+
+#[test]
+fn corpus_crawls_in_three_batches_are_one_batch_and_compact_to_the_one_shot_build() {
+    same_as_one_batch_then_compacted_as_one_shot(
+        corpus_batches(),
+        &[
+            "government",
+            "books",
+            "python tutorial",
+            "iana",
+            "denmark",
+            "blogs",
+            "the",
+        ],
+    );
+}
+
+#[test]
+fn an_archive_added_again_adds_nothing_and_a_changed_one_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("c");
+    let batches = example_batches();
+    update_ok(&dir, &batches[0]);
+    let before = state(&dir);
+    let err = update_ok(&dir, &batches[0]);
+    assert!(err.contains("already in the collection"), "{err}");
+    assert!(err.contains("nothing new: 2 archives skipped"), "{err}");
+    assert_eq!(state(&dir), before);
+
+    // The same name for other bytes: refused, naming both files, and nothing changes.
+    let changed = tmp.path().join("crawl1-20071001.arc");
+    let mut bytes = std::fs::read(&batches[0][0]).unwrap();
+    bytes.extend_from_slice(b"\n");
+    std::fs::write(&changed, bytes).unwrap();
+    let out = update(&dir, &[changed.clone(), batches[1][0].clone()], &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains(s(&changed)) && err.contains(s(&batches[0][0])),
+        "{err}"
+    );
+    assert!(err.contains("crawl1-20071001.arc"), "{err}");
+    assert_eq!(state(&dir), before);
+
+    // Another directory's files are not a collection to write into.
+    let foreign = tmp.path().join("foreign");
+    std::fs::create_dir_all(&foreign).unwrap();
+    std::fs::write(foreign.join("notes.txt"), "mine").unwrap();
+    let out = update(&foreign, &batches[0], &[]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a warcdex collection"));
+}
+
+#[test]
+fn a_second_update_waits_or_fails_with_no_wait() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("c");
+    let batches = example_batches();
+    update_ok(&dir, &batches[0]);
+    let lock = warcdex::output::OutputLock::acquire(&dir.join("collection.json"), true).unwrap();
+    let mut args = vec!["--no-wait", "update", s(&dir)];
+    args.extend(batches[1].iter().map(|p| s(p)));
+    let out = warcdex(&args);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("collection.json"), "{err}");
+    drop(lock);
+    update_ok(&dir, &batches[1]);
+    assert_eq!(sets(&dir).len(), 2);
+}
+
+/// Runs `update` of batch 2 killed by `kill`, checks that readers see batch 1 or both
+/// batches, never something else, then runs it again and compares with `want`.
+fn killed_then_resumed(
+    batches: &[Vec<PathBuf>],
+    before: &str,
+    after: &str,
+    want: &str,
+    kill: impl FnOnce(&Path, &[PathBuf]),
+) -> bool {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("c");
+    update_ok(&dir, &batches[0]);
+    kill(&dir, &batches[1]);
+    let seen = visible(&dir);
+    assert!(
+        seen == before || seen == after,
+        "a reader saw half a batch:\n{seen}"
+    );
+    update_ok(&dir, &batches[1]);
+    assert_eq!(state(&dir), want);
+    seen == after
+}
+
+#[test]
+fn update_killed_at_every_stage_then_run_again_gives_the_same_collection() {
+    let batches = example_batches();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("c");
+    update_ok(&dir, &batches[0]);
+    let before = visible(&dir);
+    update_ok(&dir, &batches[1]);
+    let (after, want) = (visible(&dir), state(&dir));
+    let mut published = 0;
+    for point in CRASH_POINTS {
+        let killed = |dir: &Path, archives: &[PathBuf]| {
+            let mut args = vec!["update", s(dir), "--collection-name", "c"];
+            args.extend(archives.iter().map(|p| s(p)));
+            let out = Command::new(env!("CARGO_BIN_EXE_warcdex"))
+                .args(&args)
+                .env("WARCDEX_CRASH_AT", point)
+                .output()
+                .unwrap();
+            use std::os::unix::process::ExitStatusExt;
+            assert_eq!(out.status.signal(), Some(9), "not killed at {point}");
+        };
+        if killed_then_resumed(&batches, &before, &after, &want, killed) {
+            published += 1;
+        }
+    }
+    // The batch becomes visible when the pindexes link moves, and only then.
+    let at = CRASH_POINTS
+        .iter()
+        .position(|p| *p == "publish-link")
+        .unwrap();
+    assert_eq!(published, CRASH_POINTS.len() - at);
+}
+
+#[test]
+fn update_killed_at_random_moments_then_run_again_gives_the_same_collection() {
+    let batches = corpus_batches();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("c");
+    update_ok(&dir, &batches[0]);
+    let before = visible(&dir);
+    let started = std::time::Instant::now();
+    update_ok(&dir, &batches[1]);
+    let took = started.elapsed().as_millis() as u64;
+    let (after, want) = (visible(&dir), state(&dir));
+    // A fixed sequence of moments spread over the run (a linear congruential generator,
+    // so a failure can be replayed).
+    let mut x: u64 = 17;
+    for _ in 0..6 {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let at = (x >> 33) % took.max(1);
+        let killed = |dir: &Path, archives: &[PathBuf]| {
+            let mut args = vec!["update", s(dir), "--collection-name", "c"];
+            args.extend(archives.iter().map(|p| s(p)));
+            let mut child = Command::new(env!("CARGO_BIN_EXE_warcdex"))
+                .args(&args)
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap();
+            std::thread::sleep(std::time::Duration::from_millis(at));
+            let _ = child.kill(); // SIGKILL
+            let _ = child.wait();
+        };
+        killed_then_resumed(&batches, &before, &after, &want, killed);
+    }
+}
