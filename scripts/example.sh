@@ -5,6 +5,9 @@
 #
 #   cdx → sort-cdx → dedup-cdx + revisits → import -e → index → add-dates → search
 #
+# then keeps the same archives as a collection with `warcdex update` (two batches, and
+# `--compact`, whose dump must equal the step-by-step build's).
+#
 # Usage: scripts/example.sh [WORKDIR]   (default target/example; it is replaced)
 # Needs only cargo: it builds the release binary first (WARCDEX_BIN=path uses that
 # binary instead; the integration test passes its own).
@@ -65,6 +68,26 @@ for q in "examples" "example date:20071004" "news" "site:example.org lisbon" "or
     echo "-- warcdex search -d $work --hits-per-site 0 '$q'"
     "$bin" search -d "$work" --hits-per-site 0 "$q"
 done
+
+step "8. update: the same collection kept by one command, in two batches"
+col="$work/collection"
+echo "-- warcdex update $col crawl1 crawl2 crawl3   (batch 1: three crawls)"
+"$bin" update "$col" --collection-name example "$ex"/crawl1-*.arc "$ex"/crawl2-*.arc "$ex"/crawl3-*.arc 2>&1 | sed 's/^/   /'
+echo "-- warcdex update $col crawl4 crawl5   (batch 2: a crawl that repeats versions, one of revisits)"
+"$bin" update "$col" --collection-name example "$ex"/crawl4-*.warc.gz "$ex"/crawl5-*.warc 2>&1 | sed 's/^/   /'
+echo "-- the same command again adds nothing"
+"$bin" update "$col" --collection-name example "$ex"/crawl4-*.warc.gz "$ex"/crawl5-*.warc 2>&1 | sed 's/^/   /'
+echo "-- warcdex search -d $col --hits-per-site 0 'example date:20071004'"
+"$bin" search -d "$col" --hits-per-site 0 "example date:20071004"
+echo "-- warcdex update --compact $col   (one set, link analysis over the whole collection)"
+"$bin" update --compact "$col" 2>&1 | sed 's/^/   /'
+if cmp -s <("$bin" dumpindex "$col/pindexes/compacted/main" "$col/pindexes/compacted/dates") \
+          <("$bin" dumpindex "$work/pindexes/example/main" "$work/pindexes/example/dates"); then
+    echo "   dumpindex of the compacted collection = dumpindex of steps 1-6: identical"
+else
+    echo "   dumpindex of the compacted collection differs from steps 1-6" >&2
+    exit 1
+fi
 
 printf '\nTo browse it: %s serve -d %s   (then open http://127.0.0.1:8080/)\n' \
     "$bin" "$work"

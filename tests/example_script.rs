@@ -36,10 +36,17 @@ fn example_script_runs_the_whole_workflow() {
         "all.rev: 2 revisit records",
         "segment: 5 versions (URL + digest)",
         "main: 5 documents",
+        // Step 8: the same archives kept by `update` in two batches, then compacted.
+        "batch-0001: 3 archives added, 0 skipped; 7 captures (0 revisits), 5 new versions, 0 dates added to earlier versions",
+        "batch-0002: 2 archives added, 0 skipped; 3 captures (2 revisits), 0 new versions, 3 dates added to earlier versions",
+        "nothing new: 2 archives skipped",
+        "compacted 2 batches into pindexes/compacted (5 documents)",
+        "dumpindex of the compacted collection = dumpindex of steps 1-6: identical",
     ] {
         assert!(stdout.contains(want), "missing {want:?} in\n{stdout}");
     }
-    let queries: Vec<&str> = stdout.split("-- warcdex search").skip(1).collect();
+    let steps_1_to_7 = stdout.split("== 8.").next().unwrap();
+    let queries: Vec<&str> = steps_1_to_7.split("-- warcdex search").skip(1).collect();
     assert_eq!(queries.len(), 5, "{stdout}");
     let hits = |q: &str| -> Vec<String> {
         q.lines()

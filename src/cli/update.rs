@@ -144,6 +144,8 @@ pub fn run(args: UpdateArgs) -> Result<i32> {
             b.dates_added_to_earlier,
             b.anomalies
         ),
+        None if archives.is_empty() => {}
+        None if archives.is_empty() => {}
         None => eprintln!(
             "warcdex update: nothing new: {} archives skipped (already in the collection)",
             r.skipped.len()
