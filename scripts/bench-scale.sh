@@ -2,7 +2,9 @@
 # How the pipeline scales with the collection (issue 17): synthetic collections of about
 # 10,000, 100,000 and 1,000,000 versions (scripts/make_scale.py: the bench pages under many
 # hosts, three crawls, 10% of the pages revised per crawl), each run through cdx → sort-cdx →
-# dedup-cdx → import -e → index → add-dates. Per step and size: wall seconds, versions per
+# dedup-cdx → import -e → index → add-dates, then kept by `warcdex update`, one batch per
+# crawl (update-N: the run that adds crawl N; its versions/s are the collection's versions
+# over that run's seconds). Per step and size: wall seconds, versions per
 # second and peak RSS, in one Markdown table on stdout (and $OUT, default
 # target/bench-scale.md). Time per version should stay flat from 100,000 to 1,000,000, and
 # peak RSS should not grow with the size.
@@ -42,8 +44,14 @@ for n in "${sizes[@]}"; do
     res[import]=$(measure "$bin" import -j 2 -e "$w/all.dup" "$src/manifest.txt" "$w/seg")
     res[index]=$(measure "$bin" index --out "$w/p/main" "$w/seg")
     res[add-dates]=$(measure "$bin" add-dates "$w/p/main" "$w/p/main" "$w/p/dates" "$w/all.dup")
+    # The same collection kept by `update`, one batch per crawl (default settings).
+    for i in "${!files[@]}"; do
+        res[update-$((i + 1))]=$(measure "$bin" update "$w/coll" "${files[$i]}")
+    done
     versions=$("$bin" segment-info "$w/seg" | sed -n 's/.*"documents": *\([0-9]*\).*/\1/p' | head -1)
-    for step in cdx sort-cdx dedup-cdx import index add-dates; do
+    steps=(cdx sort-cdx dedup-cdx import index add-dates)
+    for i in "${!files[@]}"; do steps+=("update-$((i + 1))"); done
+    for step in "${steps[@]}"; do
         read -r s rss <<< "${res[$step]}"
         awk -v n="$n" -v v="$versions" -v step="$step" -v s="$s" -v r="$rss" 'BEGIN {
             printf "| %d (%d) | %s | %.2f | %.0f | %.1f | %.0f |\n", n, v, step, s, v/s, s*1e6/v, r/1024 }'

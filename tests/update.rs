@@ -429,3 +429,21 @@ fn update_killed_at_random_moments_then_run_again_gives_the_same_collection() {
         killed_then_resumed(&batches, &before, &after, &want, killed);
     }
 }
+
+#[test]
+fn crawls_added_in_reverse_order_make_no_second_document_of_a_version() {
+    // Crawls 4–5 (repeats and revisits of versions first seen in crawls 1–2) first: when
+    // crawls 1–2 come later, their earlier captures of those versions only add dates.
+    let mut batches = example_batches();
+    batches.reverse();
+    let tmp = tempfile::tempdir().unwrap();
+    let (reversed, at_once) = (tmp.path().join("reversed"), tmp.path().join("at-once"));
+    for b in &batches {
+        update_ok(&reversed, b);
+    }
+    update_ok(&at_once, &batches.concat());
+    assert_eq!(documents(&reversed), documents(&at_once));
+    for q in ["examples", "example date:20071001", "news", "lisbon"] {
+        assert_eq!(hits(&reversed, q), hits(&at_once, q), "hits for {q:?}");
+    }
+}

@@ -4,8 +4,9 @@
 //! the captures of the batch's archives that are not new versions.
 //!
 //! A capture of the batch is excluded when its URL key + digest already has a capture in
-//! an earlier batch (the version exists there and keeps it; the capture only adds its
-//! date), or when an earlier capture of the batch has them (as `dedup-cdx` would). So a
+//! an earlier batch that is not a revisit record (the version exists there and keeps it;
+//! the capture only adds its date), or when an earlier capture of the batch has them (as
+//! `dedup-cdx` would). So a
 //! crawl added after a later one never makes a second document of a version; when batches
 //! come in date order this is exactly `dedup-cdx`'s list restricted to the batch.
 
@@ -61,6 +62,11 @@ pub fn exclusions(
                 ] {
                     buf.extend_from_slice(part.as_bytes());
                 }
+                if c.revisit {
+                    // A tab sorts before every character of a file name, so the tagged
+                    // line stays where the untagged one would be (next to it if both).
+                    buf.extend_from_slice(REVISIT_TAG);
+                }
                 sorter.push(&buf)?;
             }
             Ok(None) => {}
@@ -73,6 +79,7 @@ pub fn exclusions(
         batch.contains(String::from_utf8_lossy(file).as_ref())
     };
     let mut w = GroupWalk {
+        last: Vec::new(),
         group: Vec::new(),
         first: Vec::new(),
         first_in_batch: false,
@@ -90,11 +97,15 @@ pub fn exclusions(
 
 /// The walk over the sorted, projected lines, one group (URL key + digest) at a time.
 struct GroupWalk<'a, F: Fn(&[u8]) -> bool> {
+    /// The previous line, untagged: a revisit and a response projected alike are one
+    /// line of the lists, as `sort -u` makes them.
+    last: Vec<u8>,
     group: Vec<u8>,
     /// The group's first (earliest) line.
     first: Vec<u8>,
     first_in_batch: bool,
-    /// A line of the group comes from an earlier batch.
+    /// A capture of the group that is not a revisit comes from an earlier batch: the
+    /// version is held there (a revisit alone holds no version).
     earlier: bool,
     /// Later lines of the batch held (in order) while the first is the batch's and no
     /// earlier batch's line has been seen: written at the group's end either way, after
@@ -107,39 +118,64 @@ struct GroupWalk<'a, F: Fn(&[u8]) -> bool> {
 }
 
 impl<F: Fn(&[u8]) -> bool> GroupWalk<'_, F> {
-    fn line(&mut self, line: &[u8]) -> io::Result<()> {
+    fn line(&mut self, tagged: &[u8]) -> io::Result<()> {
+        let (line, revisit) = match tagged.strip_suffix(REVISIT_TAG) {
+            Some(l) => (l, true),
+            None => (tagged, false),
+        };
+        let in_batch = (self.in_batch)(line);
+        let holds = !in_batch && !revisit;
+        if line == self.last.as_slice() {
+            if holds {
+                self.held_earlier()?;
+            }
+            return Ok(());
+        }
+        self.last.clear();
+        self.last.extend_from_slice(line);
         if group_prefix(line) != self.group.as_slice() {
             self.end_group()?;
             self.group.clear();
             self.group.extend_from_slice(group_prefix(line));
             self.first.clear();
             self.first.extend_from_slice(line);
-            self.first_in_batch = (self.in_batch)(line);
-            self.earlier = !self.first_in_batch;
+            self.first_in_batch = in_batch;
+            self.earlier = holds;
             return Ok(());
         }
         write_line(self.collection_dup, line)?;
         self.counts.collection_exclusions += 1;
-        if !(self.in_batch)(line) {
-            if !self.earlier {
-                // The version is an earlier batch's after all: the batch's captures of
-                // it, its first included, only add dates.
-                self.earlier = true;
-                write_line(self.batch_dup, &self.first)?;
+        if holds {
+            self.held_earlier()?;
+        }
+        if in_batch {
+            if self.earlier {
+                write_line(self.batch_dup, line)?;
                 self.counts.batch_exclusions += 1;
                 self.counts.of_earlier_versions += 1;
-                for p in std::mem::take(&mut self.pending) {
-                    write_line(self.batch_dup, &p)?;
-                    self.counts.batch_exclusions += 1;
-                    self.counts.of_earlier_versions += 1;
-                }
+            } else {
+                self.pending.push(line.to_vec());
             }
-        } else if self.earlier {
-            write_line(self.batch_dup, line)?;
+        }
+        Ok(())
+    }
+
+    /// The group's version turns out to be an earlier batch's: the batch's captures of
+    /// it, its first included, only add dates.
+    fn held_earlier(&mut self) -> io::Result<()> {
+        if self.earlier {
+            return Ok(());
+        }
+        self.earlier = true;
+        if self.first_in_batch {
+            write_line(self.batch_dup, &self.first)?;
             self.counts.batch_exclusions += 1;
             self.counts.of_earlier_versions += 1;
-        } else {
-            self.pending.push(line.to_vec());
+        }
+        for p in std::mem::take(&mut self.pending) {
+            write_line(self.batch_dup, &p)?;
+            self.counts.batch_exclusions += 1;
+            self.counts.of_earlier_versions += 1;
         }
         Ok(())
     }
@@ -158,10 +194,107 @@ fn write_line(out: &mut dyn Write, line: &[u8]) -> io::Result<()> {
     out.write_all(b"\n")
 }
 
+/// Appended to the projected line of a revisit record.
+const REVISIT_TAG: &[u8] = b"\tR";
+
 /// `URLKEY sha1:DIGEST`: everything before the second space.
 fn group_prefix(line: &[u8]) -> &[u8] {
     match memchr::memchr_iter(b' ', line).nth(1) {
         Some(i) => &line[..i],
         None => line,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LEGEND: &str = " CDX N b a m s k r M S V g";
+
+    fn line(key: &str, date: &str, digest: &str, file: &str) -> String {
+        format!("{key} {date} http://x/ text/html 200 {digest} - - 100 0 {file}")
+    }
+
+    fn run(lines: &[String], batch: &[&str]) -> (String, String, IdentityCounts) {
+        let mut cdx = format!("{LEGEND}\n");
+        for l in lines {
+            cdx.push_str(l);
+            cdx.push('\n');
+        }
+        let names = batch.iter().map(|s| s.to_string()).collect();
+        let (mut all, mut mine) = (Vec::new(), Vec::new());
+        let c = exclusions(
+            cdx.as_bytes(),
+            &names,
+            SortOptions::default(),
+            &mut all,
+            &mut mine,
+        )
+        .unwrap();
+        (
+            String::from_utf8(all).unwrap(),
+            String::from_utf8(mine).unwrap(),
+            c,
+        )
+    }
+
+    #[test]
+    fn a_later_batch_capture_of_a_held_version_is_excluded() {
+        let lines = [
+            line("a)/", "20200101000000", "AAAA", "old.warc"),
+            line("a)/", "20210101000000", "AAAA", "new.warc"),
+            line("a)/", "20210101000000", "BBBB", "new.warc"),
+            line("a)/", "20210201000000", "BBBB", "new.warc"),
+        ];
+        let (all, mine, c) = run(&lines, &["new.warc"]);
+        assert_eq!(
+            all,
+            "a)/ sha1:AAAA 20210101000000 new.warc\na)/ sha1:BBBB 20210201000000 new.warc\n"
+        );
+        assert_eq!(all, mine);
+        assert_eq!((c.batch_exclusions, c.of_earlier_versions), (2, 1));
+    }
+
+    #[test]
+    fn an_earlier_capture_in_a_later_batch_only_adds_its_date() {
+        // The batch brings a capture older than the one an earlier batch holds: the
+        // collection's list names the held one (it is not the first any more), and the
+        // batch excludes its own captures of that version, first included, in order.
+        let lines = [
+            line("a)/", "20190101000000", "AAAA", "new.warc"),
+            line("a)/", "20190601000000", "AAAA", "new.warc"),
+            line("a)/", "20200101000000", "AAAA", "old.warc"),
+            line("b)/", "20190101000000", "CCCC", "new.warc"),
+        ];
+        let (all, mine, c) = run(&lines, &["new.warc"]);
+        assert_eq!(
+            all,
+            "a)/ sha1:AAAA 20190601000000 new.warc\na)/ sha1:AAAA 20200101000000 old.warc\n"
+        );
+        assert_eq!(
+            mine,
+            "a)/ sha1:AAAA 20190101000000 new.warc\na)/ sha1:AAAA 20190601000000 new.warc\n"
+        );
+        assert_eq!((c.batch_exclusions, c.of_earlier_versions), (2, 2));
+    }
+
+    #[test]
+    fn an_earlier_revisit_holds_no_version() {
+        // Only a revisit of the version came first (a crawl of revisits added before the
+        // crawl of the original): the batch's first capture is the version.
+        let mut revisit = line("a)/", "20200101000000", "AAAA", "old.warc");
+        revisit = revisit.replace("text/html", "warc/revisit");
+        let lines = [
+            line("a)/", "20190101000000", "AAAA", "new.warc"),
+            line("a)/", "20190601000000", "AAAA", "new.warc"),
+            revisit,
+        ];
+        let (all, mine, c) = run(&lines, &["new.warc"]);
+        assert_eq!(
+            all,
+            "a)/ sha1:AAAA 20190601000000 new.warc\na)/ sha1:AAAA 20200101000000 old.warc\n"
+        );
+        assert_eq!(mine, "a)/ sha1:AAAA 20190601000000 new.warc\n");
+        assert_eq!((c.batch_exclusions, c.of_earlier_versions), (1, 0));
     }
 }
