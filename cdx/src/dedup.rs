@@ -299,7 +299,9 @@ struct Dedup {
     group: Vec<u8>,
 }
 
-fn project_dedup(c: &Capture<'_>, buf: &mut Vec<u8>) -> bool {
+/// Appends the line `dedup-cdx` sorts for a capture, `URLKEY sha1:DIGEST DATE14 FILE`, to
+/// `buf` (also used by `warcdex update`'s identity walk, src/collection/identity.rs).
+pub fn project_dedup(c: &Capture<'_>, buf: &mut Vec<u8>) -> bool {
     for part in [
         &*c.urlkey,
         " sha1:",

@@ -97,9 +97,7 @@ pub fn run(
     opts: &UpdateOptions,
     stages: &dyn Stages,
 ) -> Result<BatchOutcome> {
-    let staging = Staging {
-        dir: layout.staging(),
-    };
+    let staging = layout.staging_area();
     let plan = StagedPlan {
         kind: "batch".into(),
         name: m.next_batch_name(),
@@ -119,11 +117,7 @@ pub fn run(
             plan.name
         ));
     }
-    let sort = SortOptions {
-        memory: opts.memory / 2,
-        tmp_dir: opts.tmp_dir.clone(),
-        unique: false,
-    };
+    let sort = opts.sort_options();
     super::crash_point("planned");
     stage_cdx(&staging, new, opts, stages)?;
     super::crash_point("cdx");

@@ -8,12 +8,11 @@ use std::path::PathBuf;
 use super::batch::{prepare, StagedPlan};
 use super::error::Result;
 use super::files;
-use super::layout::{Layout, Staging};
+use super::layout::Layout;
 use super::manifest::{write_manifest, CollectionManifest, CompactionEntry};
 use super::{Stages, UpdateOptions};
 use crate::dates::add::{add_dates, AddDatesOptions, DatesInput};
 use crate::index::{build_index, IndexOptions};
-use warcdex_cdx::sort::SortOptions;
 
 /// The compacted set's name.
 pub const COMPACTED: &str = "compacted";
@@ -35,9 +34,7 @@ pub fn run(
         stages.message("nothing to compact: the collection has no batch yet");
         return Ok(entry);
     }
-    let staging = Staging {
-        dir: layout.staging(),
-    };
+    let staging = layout.staging_area();
     let plan = StagedPlan {
         kind: "compact".into(),
         name: COMPACTED.into(),
@@ -46,11 +43,7 @@ pub fn run(
         collections: Default::default(),
     };
     prepare(&staging, &plan)?;
-    let sort = SortOptions {
-        memory: opts.memory / 2,
-        tmp_dir: opts.tmp_dir.clone(),
-        unique: false,
-    };
+    let sort = opts.sort_options();
     if !staging.generation().exists() {
         let tmp = staging.generation_tmp();
         files::remove_any(&tmp)?;

@@ -13,7 +13,7 @@
 use std::collections::HashSet;
 use std::io::{self, BufRead, Write};
 
-use warcdex_cdx::dedup::parse_capture;
+use warcdex_cdx::dedup::{parse_capture, project_dedup};
 use warcdex_cdx::sort::{ExternalSorter, SortOptions};
 
 /// What [`exclusions`] wrote.
@@ -51,17 +51,7 @@ pub fn exclusions(
         match parse_capture(&text) {
             Ok(Some(c)) => {
                 buf.clear();
-                for part in [
-                    &*c.urlkey,
-                    " sha1:",
-                    &*c.digest,
-                    " ",
-                    &*c.date,
-                    " ",
-                    &*c.filename,
-                ] {
-                    buf.extend_from_slice(part.as_bytes());
-                }
+                project_dedup(&c, &mut buf);
                 if c.revisit {
                     // A tab sorts before every character of a file name, so the tagged
                     // line stays where the untagged one would be (next to it if both).

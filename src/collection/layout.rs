@@ -62,6 +62,12 @@ impl Layout {
     pub fn staging(&self) -> PathBuf {
         self.dir.join(".staging")
     }
+    /// `.staging/`, with the paths of what it holds.
+    pub fn staging_area(&self) -> Staging {
+        Staging {
+            dir: self.staging(),
+        }
+    }
 }
 
 /// `000042` for generation 42.

@@ -25,7 +25,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 pub use error::{Error, Result};
-use layout::{Layout, Staging};
+use layout::Layout;
 use manifest::{read_manifest, write_manifest, CollectionManifest, CompactionEntry};
 
 use crate::output::OutputLock;
@@ -48,6 +48,18 @@ pub struct UpdateOptions {
     pub compact: bool,
     /// The `collection:` of documents whose archive names none.
     pub collection: String,
+}
+
+impl UpdateOptions {
+    /// The sorts' share of the budget: half (the other half is the reading, parsing and
+    /// index-writing of the stage the sort belongs to).
+    pub fn sort_options(&self) -> warcdex_cdx::sort::SortOptions {
+        warcdex_cdx::sort::SortOptions {
+            memory: self.memory / 2,
+            tmp_dir: self.tmp_dir.clone(),
+            unique: false,
+        }
+    }
 }
 
 /// One archive to add, as given.
@@ -122,9 +134,7 @@ fn open(
             m
         }
     };
-    let staging = Staging {
-        dir: layout.staging(),
-    };
+    let staging = layout.staging_area();
     if staging.ready().exists() {
         let plan = batch::read_plan(&staging)?;
         stages.message(&format!(
