@@ -295,6 +295,17 @@ fn an_archive_added_again_adds_nothing_and_a_changed_one_is_refused() {
     assert!(err.contains("already in the collection"), "{err}");
     assert!(err.contains("nothing new: 2 archives skipped"), "{err}");
     assert_eq!(state(&dir), before);
+    // The same archives listed in a --from file (the import manifest's format).
+    let list = tmp.path().join("list.txt");
+    let lines: Vec<String> = batches[0].iter().map(|p| format!("{} c", s(p))).collect();
+    std::fs::write(&list, lines.join("\n") + "\n").unwrap();
+    let out = warcdex(&["update", s(&dir), "--from", s(&list)]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && err.contains("nothing new: 2 archives skipped"),
+        "{err}"
+    );
+    assert_eq!(state(&dir), before);
 
     // The same name for other bytes: refused, naming both files, and nothing changes.
     let changed = tmp.path().join("crawl1-20071001.arc");
