@@ -4,8 +4,11 @@
 # hosts, three crawls, 10% of the pages revised per crawl), each run through cdx → sort-cdx →
 # dedup-cdx → import -e → index → add-dates, then kept by `warcdex update`, one batch per
 # crawl (update-N: the run that adds crawl N; its versions/s are the collection's versions
-# over that run's seconds). Per step and size: wall seconds, versions per
-# second and peak RSS, in one Markdown table on stdout (and $OUT, default
+# over that run's seconds). Each step's inputs are read once before it is timed, so every
+# size is timed with its inputs in the page cache (the 1M collection's 8 GB fit in this
+# machine's 24 GiB; read cold, they timed the disk: cdx read 103 MB/s at 1M, 146 at 100k).
+# Per step and size: wall and CPU (user + system) seconds, versions per second and peak
+# RSS, in one Markdown table on stdout (and $OUT, default
 # target/bench-scale.md). Time per version should stay flat from 100,000 to 1,000,000, and
 # peak RSS should not grow with the size.
 #
@@ -28,9 +31,19 @@ bin=$(realpath target/release/warcdex)
 work=$(mktemp -d "${TMPDIR:-/tmp}/warcdex-scale-XXXX")
 trap 'rm -rf "$work" "$bench_tmp"' EXIT
 
+# step NAME CMD...: reads the step's inputs into the page cache first (warm FILE... in
+# $warm), so that a collection that fits in memory is timed as one that is cached, at every
+# size; then wall seconds, peak RSS (KiB) and CPU seconds (user + system) of one run.
+step() {
+    local name=$1; shift
+    [ ${#warm[@]} -gt 0 ] && cat "${warm[@]}" > /dev/null
+    /usr/bin/time -o "$bench_tmp" -f "%e %M %U %S" "$@" > /dev/null 2>/dev/null
+    res[$name]=$(tail -1 "$bench_tmp")
+}
+
 {
-echo "| versions (asked) | step | seconds | versions/s | µs/version | peak RSS MiB |"
-echo "|---:|---|---:|---:|---:|---:|"
+echo "| versions (asked) | step | seconds | CPU seconds | versions/s | µs/version | CPU µs/version | peak RSS MiB |"
+echo "|---:|---|---:|---:|---:|---:|---:|---:|"
 for n in "${sizes[@]}"; do
     src="$data/scale-$n"
     [ -f "$src/manifest.txt" ] || python3 scripts/make_scale.py --versions "$n" --out "$src" >&2
@@ -38,23 +51,31 @@ for n in "${sizes[@]}"; do
     mkdir -p "$w"
     mapfile -t files < "$src/manifest.txt"
     declare -A res=()
-    res[cdx]=$(measure "$bin" cdx -j 2 "${files[@]}" -o "$w/all.cdx")
-    res[sort-cdx]=$(measure "$bin" sort-cdx "$w/all.cdx" -o "$w/sorted.cdx")
-    res[dedup-cdx]=$(measure "$bin" dedup-cdx "$w/sorted.cdx" -o "$w/all.dup")
-    res[import]=$(measure "$bin" import -j 2 -e "$w/all.dup" "$src/manifest.txt" "$w/seg")
-    res[index]=$(measure "$bin" index --out "$w/p/main" "$w/seg")
-    res[add-dates]=$(measure "$bin" add-dates "$w/p/main" "$w/p/main" "$w/p/dates" "$w/all.dup")
+    warm=("${files[@]}")
+    step cdx "$bin" cdx -j 2 "${files[@]}" -o "$w/all.cdx"
+    warm=("$w/all.cdx")
+    step sort-cdx "$bin" sort-cdx "$w/all.cdx" -o "$w/sorted.cdx"
+    warm=("$w/sorted.cdx")
+    step dedup-cdx "$bin" dedup-cdx "$w/sorted.cdx" -o "$w/all.dup"
+    warm=("${files[@]}" "$w/all.dup")
+    step import "$bin" import -j 2 -e "$w/all.dup" "$src/manifest.txt" "$w/seg"
+    warm=("$w"/seg/*)
+    step index "$bin" index --out "$w/p/main" "$w/seg"
+    warm=("$w"/p/main/*)
+    step add-dates "$bin" add-dates "$w/p/main" "$w/p/main" "$w/p/dates" "$w/all.dup"
+    rm -rf "$w/seg" "$w/p" "$w"/*.cdx
     # The same collection kept by `update`, one batch per crawl (default settings).
     for i in "${!files[@]}"; do
-        res[update-$((i + 1))]=$(measure "$bin" update "$w/coll" "${files[$i]}")
+        warm=("${files[$i]}")
+        step "update-$((i + 1))" "$bin" update "$w/coll" "${files[$i]}"
     done
-    versions=$("$bin" segment-info "$w/seg" | sed -n 's/.*"documents": *\([0-9]*\).*/\1/p' | head -1)
+    versions=$(sed -n 's/.*"new_versions": *\([0-9]*\).*/\1/p' "$w/coll/collection.json" | paste -sd+ | bc)
     steps=(cdx sort-cdx dedup-cdx import index add-dates)
     for i in "${!files[@]}"; do steps+=("update-$((i + 1))"); done
     for step in "${steps[@]}"; do
-        read -r s rss <<< "${res[$step]}"
-        awk -v n="$n" -v v="$versions" -v step="$step" -v s="$s" -v r="$rss" 'BEGIN {
-            printf "| %d (%d) | %s | %.2f | %.0f | %.1f | %.0f |\n", n, v, step, s, v/s, s*1e6/v, r/1024 }'
+        read -r s rss u sy <<< "${res[$step]}"
+        awk -v n="$n" -v v="$versions" -v step="$step" -v s="$s" -v r="$rss" -v c="$(echo "$u + $sy" | bc)" 'BEGIN {
+            printf "| %d (%d) | %s | %.2f | %.2f | %.0f | %.1f | %.1f | %.0f |\n", n, v, step, s, c, v/s, s*1e6/v, c*1e6/v, r/1024 }'
     done
     unset res
     rm -rf "$w"
