@@ -458,3 +458,35 @@ fn crawls_added_in_reverse_order_make_no_second_document_of_a_version() {
         assert_eq!(hits(&reversed, q), hits(&at_once, q), "hits for {q:?}");
     }
 }
+
+#[test]
+fn serve_sees_each_new_batch_and_not_an_archive_added_again() {
+    // `serve` reopens when `SearchIndex::changed` says so: a batch moves the pindexes
+    // link, an archive added again moves nothing; two generations stay on disk.
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("c");
+    let batches = example_batches();
+    update_ok(&dir, &batches[0]);
+    let first = warcdex::search::SearchIndex::open(&dir).unwrap();
+    assert_eq!(first.sets().len(), 1);
+    update_ok(&dir, &batches[0]);
+    assert!(!first.changed());
+    update_ok(&dir, &batches[1]);
+    assert!(first.changed());
+    let second = warcdex::search::SearchIndex::open(&dir).unwrap();
+    assert_eq!(second.sets().len(), 2);
+    update_ok(&dir, &batches[2]);
+    assert!(second.changed());
+    assert_eq!(
+        warcdex::search::SearchIndex::open(&dir)
+            .unwrap()
+            .sets()
+            .len(),
+        3
+    );
+    assert_eq!(
+        std::fs::read_dir(dir.join(".generations")).unwrap().count(),
+        2,
+        "the current generation and the one before"
+    );
+}
