@@ -490,3 +490,34 @@ fn serve_sees_each_new_batch_and_not_an_archive_added_again() {
         "the current generation and the one before"
     );
 }
+
+#[test]
+fn damage_is_reported_per_archive_and_strict_adds_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("c");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let archives = [
+        root.join("fixtures/bad/garbage-between-records.warc.gz"),
+        example_batches()[0][0].clone(),
+    ];
+    let out = update(&dir, &archives, &["--strict"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("--strict: damage or anomalies in") && err.contains("garbage-between"),
+        "{err}"
+    );
+    assert!(!dir.join("pindexes").exists() && !dir.join(".staging").exists());
+    let err = update_ok(&dir, &archives);
+    assert!(err.contains("batch-0001: 2 archives added"), "{err}");
+    assert!(
+        err.contains("offset 233: garbage-between-records: skipped 29 bytes"),
+        "{err}"
+    );
+    assert!(
+        err.contains("garbage-between-records.warc.gz: garbage-between-records 1"),
+        "{err}"
+    );
+    let m = std::fs::read_to_string(dir.join("collection.json")).unwrap();
+    assert!(m.contains("\"garbage-between-records\": 1"), "{m}");
+}
