@@ -20,9 +20,10 @@ use super::source::Source;
 use super::{dates_schema, DatesFields, Error, Result, SEQ_FIELD};
 use crate::path_error::ResultAtPath;
 use crate::pindex::align::{check_dates_alignment, misaligned};
+use crate::pindex::directory::ReleasingDirectory;
 use crate::pindex::info::{read_info, read_main_info, write_info};
 use crate::pindex::keys::{keyhash, MainKeys};
-use crate::pindex::open::{doc_count, open_parallel_index, searcher_without_reload};
+use crate::pindex::open::{doc_count, open_parallel_index_released, searcher_without_reload};
 use crate::pindex::{DatesCounts, DatesInfo, PindexInfo};
 use crate::progress::Progress;
 
@@ -100,13 +101,13 @@ pub fn add_dates_with_progress(
     progress: &dyn Progress,
 ) -> Result<AddDatesReport> {
     check_dest(key_index, sources, dest, opts.in_place)?;
-    let (_main, main_s) = open_parallel_index(key_index)?;
+    let (_main, main_s) = open_parallel_index_released(key_index)?;
     let main_info = read_main_info(key_index)?;
     let keys = MainKeys::open(key_index, &main_s)?;
     let n = doc_count(&main_s);
     let mut opened = Vec::with_capacity(sources.len());
     for s in sources {
-        let (_i, ss) = open_parallel_index(s)?;
+        let (_i, ss) = open_parallel_index_released(s)?;
         match read_info(s)? {
             PindexInfo::Dates(_) => check_dates_alignment(key_index, &main_s, s, &ss, false)?,
             PindexInfo::Main(info) => {
@@ -327,6 +328,7 @@ macro_rules! join_error_from {
 }
 join_error_from!(
     Error,
+    crate::pindex::Error,
     io::Error,
     crate::path_error::AtPath<io::Error>,
     crate::path_error::AtPath<tantivy::TantivyError>
@@ -371,10 +373,12 @@ impl Ctx<'_> {
         let (schema, f) = dates_schema();
         // No index sort: one indexing thread keeps each segment in insertion order and
         // `finish` merges the segments in `seq` order (sorting costs memory at flush).
-        let index = Index::builder()
-            .schema(schema)
-            .create_in_dir(tmp.path())
-            .at(tmp.path())?;
+        let index = Index::create(
+            ReleasingDirectory::open(tmp.path())?,
+            schema,
+            tantivy::IndexSettings::default(),
+        )
+        .at(tmp.path())?;
         let writer = index
             .writer_with_num_threads::<TantivyDocument>(1, writer_budget(self.opts.memory))
             .at(tmp.path())?;
