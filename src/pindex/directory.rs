@@ -41,7 +41,7 @@ use crate::path_error::ResultAtPath;
 /// How often the pages of live mappings are dropped from the process. Reading at a few
 /// hundred MB/s, a period keeps some tens of MB resident; each release is one
 /// `madvise` per mapped file.
-pub const RELEASE_PERIOD: Duration = Duration::from_millis(50);
+pub const RELEASE_PERIOD: Duration = Duration::from_millis(20);
 
 /// [`MmapDirectory`] whose mapped pages do not stay resident (see the module comment).
 /// Everything but reading (writes, deletes, locks, `meta.json`) is `MmapDirectory`'s.
@@ -49,7 +49,9 @@ pub const RELEASE_PERIOD: Duration = Duration::from_millis(50);
 pub struct ReleasingDirectory {
     inner: MmapDirectory,
     root: PathBuf,
-    maps: Arc<Mappings>,
+    /// This directory's live mappings by full path (shared by its clones): a file
+    /// opened twice is mapped once, as `MmapDirectory` does.
+    by_path: Arc<Mutex<HashMap<PathBuf, Weak<Mmap>>>>,
 }
 
 impl std::fmt::Debug for ReleasingDirectory {
@@ -58,24 +60,50 @@ impl std::fmt::Debug for ReleasingDirectory {
     }
 }
 
-/// The live mappings of one directory (and its clones), by full path: a file opened
-/// twice is mapped once, as `MmapDirectory` does.
-#[derive(Default)]
-struct Mappings {
-    by_path: Mutex<HashMap<PathBuf, Weak<Mmap>>>,
+/// Every live mapping of every [`ReleasingDirectory`], and whether the releasing thread
+/// runs. Process-wide, not per directory: a searcher keeps its segments' files mapped
+/// after the directory it came from is dropped (add-dates drops a source's `Index` and
+/// keeps its doc store), and those pages must be released too.
+static LIVE: Mutex<Live> = Mutex::new(Live {
+    maps: Vec::new(),
+    releasing: false,
+});
+
+struct Live {
+    maps: Vec<Weak<Mmap>>,
+    releasing: bool,
 }
 
-impl Mappings {
-    /// Drops the resident pages of every live mapping; forgets the dead ones.
-    fn release(&self) {
-        let mut by_path = self.by_path.lock().unwrap_or_else(|e| e.into_inner());
-        by_path.retain(|_, weak| {
+/// Registers a new mapping with the releasing thread, starting it if it is not running.
+fn register(map: &Arc<Mmap>) -> io::Result<()> {
+    let mut live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
+    live.maps.push(Arc::downgrade(map));
+    if !live.releasing {
+        std::thread::Builder::new()
+            .name("warcdex-release-pages".into())
+            .spawn(release_while_mapped)?;
+        live.releasing = true;
+    }
+    Ok(())
+}
+
+/// The releasing thread: every [`RELEASE_PERIOD`], drops the resident pages of every
+/// live mapping; stops when none is left (the next mapping starts it again).
+fn release_while_mapped() {
+    loop {
+        std::thread::sleep(RELEASE_PERIOD);
+        let mut live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
+        live.maps.retain(|weak| {
             let Some(map) = weak.upgrade() else {
                 return false;
             };
             release_pages(&map);
             true
         });
+        if live.maps.is_empty() {
+            live.releasing = false;
+            return;
+        }
     }
 }
 
@@ -94,40 +122,23 @@ fn release_pages(map: &Mmap) {
 #[cfg(not(unix))]
 fn release_pages(_: &Mmap) {}
 
-/// Releases the pages of `maps` every [`RELEASE_PERIOD`] until the last directory
-/// holding them is dropped.
-fn spawn_releaser(maps: Weak<Mappings>) -> io::Result<()> {
-    std::thread::Builder::new()
-        .name("warcdex-release-pages".into())
-        .spawn(move || loop {
-            std::thread::sleep(RELEASE_PERIOD);
-            match maps.upgrade() {
-                Some(m) => m.release(),
-                None => return,
-            }
-        })?;
-    Ok(())
-}
-
 impl ReleasingDirectory {
     /// The directory `path`, which must exist.
     pub fn open(path: &Path) -> Result<ReleasingDirectory> {
         let inner = MmapDirectory::open(path)
             .map_err(|e| tantivy::TantivyError::from(e))
             .at(path)?;
-        let maps = Arc::new(Mappings::default());
-        spawn_releaser(Arc::downgrade(&maps)).at(path)?;
         Ok(ReleasingDirectory {
             inner,
             root: path.to_path_buf(),
-            maps,
+            by_path: Arc::default(),
         })
     }
 
     /// Maps `full_path` (or takes the live mapping of it); `None` for an empty file,
     /// which cannot be mapped.
     fn map(&self, full_path: &Path) -> Result<Option<Arc<Mmap>>, OpenReadError> {
-        let mut by_path = self.maps.by_path.lock().unwrap_or_else(|e| e.into_inner());
+        let mut by_path = self.by_path.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(map) = by_path.get(full_path).and_then(Weak::upgrade) {
             return Ok(Some(map));
         }
@@ -145,6 +156,8 @@ impl ReleasingDirectory {
         // SAFETY: as tantivy's MmapDirectory: index files are written once, before they
         // are opened for reading, and never changed while mapped.
         let map = Arc::new(unsafe { Mmap::map(&file) }.map_err(wrap)?);
+        register(&map).map_err(wrap)?;
+        by_path.retain(|_, weak| weak.strong_count() > 0);
         by_path.insert(full_path.to_path_buf(), Arc::downgrade(&map));
         Ok(Some(map))
     }
@@ -248,16 +261,18 @@ mod tests {
         let bytes = d.open_read(Path::new("f")).unwrap().read_bytes().unwrap();
         let sum = |b: &[u8]| b.iter().map(|&x| u64::from(x)).sum::<u64>();
         assert_eq!(sum(&bytes), sum(&data));
-        // Released within a few periods.
-        let mut rss = u64::MAX;
-        for _ in 0..100 {
-            std::thread::sleep(RELEASE_PERIOD);
-            rss = rss_of_mapping(bytes.as_slice().as_ptr());
-            if rss < 1024 {
-                break;
+        let released = |b: &OwnedBytes| {
+            let mut rss = u64::MAX;
+            for _ in 0..100 {
+                std::thread::sleep(RELEASE_PERIOD);
+                rss = rss_of_mapping(b.as_slice().as_ptr());
+                if rss < 1024 {
+                    break;
+                }
             }
-        }
-        assert!(rss < 1024, "{rss} kB still resident");
+            assert!(rss < 1024, "{rss} kB still resident");
+        };
+        released(&bytes);
         assert_eq!(bytes.as_slice(), &data[..]);
         // A second open shares the mapping.
         let again = d.open_read(Path::new("f")).unwrap().read_bytes().unwrap();
@@ -269,5 +284,10 @@ mod tests {
             d.open_read(Path::new("missing")),
             Err(OpenReadError::FileDoesNotExist(_))
         ));
+        // Bytes that outlive their directory (a searcher kept after its index) are
+        // still released.
+        drop(d);
+        assert_eq!(sum(&again), sum(&data));
+        released(&again);
     }
 }
