@@ -13,7 +13,7 @@ use tantivy::{DocAddress, TantivyDocument};
 
 use crate::path_error::ResultAtPath;
 use crate::pindex::align::check_parallel;
-use crate::pindex::open::{doc_count, open_parallel_index};
+use crate::pindex::open::{doc_count, open_parallel_index_released};
 use crate::pindex::Result;
 
 /// One opened index: its fields and stored documents.
@@ -26,7 +26,7 @@ struct Opened {
 
 fn open(dir: &Path) -> Result<Opened> {
     // One segment, no deletions: the parallel-index rules, checked in one place.
-    let (index, searcher) = open_parallel_index(dir)?;
+    let (index, searcher) = open_parallel_index_released(dir)?;
     let schema = index.schema();
     let fields = schema
         .fields()

@@ -16,6 +16,7 @@ pub mod dumpindex;
 pub mod error;
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod heap;
 pub mod html;
 pub mod import;
 pub mod index;

@@ -14,6 +14,7 @@ use super::links::LinkOptions;
 use super::versions::{absorb_all, VersionGroup, VersionRecord, VersionSorter};
 use super::{same_canonicalizer, schema, MainWriter, Result};
 use crate::path_error::ResultAtPath;
+use crate::pindex::directory::ReleasingDirectory;
 use crate::pindex::info::read_main_info;
 use crate::pindex::MainInfo;
 use crate::segment::SegmentRow;
@@ -31,7 +32,8 @@ pub fn merge_indexes(indexes: &[PathBuf], out: &Path, sort: &SortOptions) -> Res
         let info = read_main_info(dir)?;
         links = info.links.clone();
         same_canonicalizer(&mut canonicalizer, &info.canonicalizer, dir)?;
-        let index = Index::open_in_dir(dir).at(dir)?;
+        // Every stored document is read once: pages need not stay resident.
+        let index = Index::open(ReleasingDirectory::open(dir)?).at(dir)?;
         let searcher = index.reader().at(dir)?.searcher();
         for (ord, seg) in searcher.segment_readers().iter().enumerate() {
             for d in 0..seg.max_doc() {

@@ -19,6 +19,7 @@ use tantivy::schema::{Field, Schema, FAST, INDEXED, STORED, STRING, TEXT};
 use tantivy::{Index, IndexSettings, IndexSortByField, Order, TantivyDocument};
 
 use crate::path_error::ResultAtPath;
+use crate::pindex::directory::ReleasingDirectory;
 use crate::pindex::info::write_info;
 use crate::pindex::{MainInfo, PindexInfo};
 use crate::segment::layout::read_manifest;
@@ -304,11 +305,10 @@ impl MainWriter {
             }),
             ..IndexSettings::default()
         };
-        let index = Index::builder()
-            .schema(schema)
-            .settings(settings)
-            .create_in_dir(tmp.path())
-            .at(out)?;
+        // The final merge reads every segment through: its mapped pages must not stay
+        // resident (pindex/directory.rs).
+        let index =
+            Index::create(ReleasingDirectory::open(tmp.path())?, schema, settings).at(out)?;
         let writer = index
             .writer_with_num_threads::<TantivyDocument>(writer_threads(), WRITER_MEMORY)
             .at(out)?;

@@ -18,8 +18,73 @@ pub const KEYHASH_FIELD: &str = "keyhash";
 /// The first 8 bytes (big-endian) of SHA-1 of main's `key`: the per-document alignment
 /// check of a dates index.
 pub fn keyhash(key: &str) -> u64 {
-    let d = Sha1::digest(key.as_bytes());
+    keyhash_bytes(key.as_bytes())
+}
+
+fn keyhash_bytes(key: &[u8]) -> u64 {
+    let d = Sha1::digest(key);
     u64::from_be_bytes(d[..8].try_into().expect("8 bytes"))
+}
+
+/// main's keys of a run of documents, as add-dates joins them: the [`keyhash`] of each
+/// `key`, and each `urlkey` and `digest`, without a `String` per value (at 65,536
+/// documents a window of `String`s held 27 MB, a quarter of add-dates' peak).
+#[derive(Debug, Default)]
+pub struct KeyWindow {
+    start: DocId,
+    keyhash: Vec<u64>,
+    urlkey: Texts,
+    digest: Texts,
+    scratch: Vec<(u64, u32)>,
+}
+
+impl KeyWindow {
+    /// Whether `doc` is in the window.
+    pub fn holds(&self, doc: DocId) -> bool {
+        doc >= self.start && ((doc - self.start) as usize) < self.keyhash.len()
+    }
+
+    /// The keyhash, urlkey and digest of `doc`, which must be in the window.
+    pub fn get(&self, doc: DocId) -> (u64, &str, &str) {
+        let i = (doc - self.start) as usize;
+        (self.keyhash[i], self.urlkey.get(i), self.digest.get(i))
+    }
+}
+
+/// Strings in one buffer, each its end offset.
+#[derive(Debug, Default)]
+struct Texts {
+    bytes: String,
+    ends: Vec<usize>,
+}
+
+impl Texts {
+    fn clear(&mut self) {
+        self.bytes.clear();
+        self.ends.clear();
+    }
+
+    fn push(&mut self, t: &str) {
+        self.bytes.push_str(t);
+        self.ends.push(self.bytes.len());
+    }
+
+    fn get(&self, i: usize) -> &str {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.bytes[start..self.ends[i]]
+    }
+
+    /// Appends `sorted`'s strings in the order of `slots`: `sorted.get(k)` belongs at
+    /// position `slots[k].1`.
+    fn place(&mut self, sorted: &Texts, slots: &[(u64, u32)]) {
+        let mut at = vec![0u32; slots.len()];
+        for (k, (_, i)) in slots.iter().enumerate() {
+            at[*i as usize] = k as u32;
+        }
+        for k in at {
+            self.push(sorted.get(k as usize));
+        }
+    }
 }
 
 /// main's `key`, `urlkey` and `digest` fast columns (one value per document); `None`
@@ -74,34 +139,29 @@ impl MainKeys {
         Ok(())
     }
 
-    /// Fills `out[c][i]` with the value of column `c` (key, urlkey, digest) of document
-    /// `start + i`, for the documents `start..end`. Ordinals are resolved in sorted
-    /// order, block by block: the dictionary's blocks are compressed, and a lookup per
-    /// document would decompress a block for each of them.
-    pub fn fill(
-        &self,
-        start: DocId,
-        end: DocId,
-        out: &mut [Vec<String>; 3],
-        scratch: &mut Vec<(u64, u32)>,
-    ) -> Result<()> {
+    /// Fills `out` with the keys of the documents `start..end`. Ordinals are resolved in
+    /// sorted order, block by block: the dictionary's blocks are compressed, and a lookup
+    /// per document would decompress a block for each of them.
+    pub fn fill(&self, start: DocId, end: DocId, out: &mut KeyWindow) -> Result<()> {
         let len = (end - start) as usize;
-        for (c, names) in out.iter_mut().enumerate() {
-            names.resize(len, String::new());
-            let Some(col) = self.cols.as_ref().map(|cols| &cols[c]) else {
-                continue;
-            };
+        out.start = start;
+        out.keyhash.clear();
+        out.keyhash.resize(len, 0);
+        out.urlkey.clear();
+        out.digest.clear();
+        let Some(cols) = self.cols.as_ref() else {
+            return Ok(());
+        };
+        for (c, col) in cols.iter().enumerate() {
+            let name = ["key", "urlkey", "digest"][c];
+            let scratch = &mut out.scratch;
             scratch.clear();
             for i in 0..len {
                 let doc = start + i as u32;
                 let ord = col.term_ords(doc).next().ok_or_else(|| {
                     io::Error::new(
                         io::ErrorKind::InvalidData,
-                        format!(
-                            "{}: document {doc} has no {}",
-                            self.dir.display(),
-                            ["key", "urlkey", "digest"][c]
-                        ),
+                        format!("{}: document {doc} has no {name}", self.dir.display()),
                     )
                 })?;
                 scratch.push((ord, i as u32));
@@ -110,23 +170,40 @@ impl MainKeys {
             let ords: Vec<u64> = scratch.iter().map(|(o, _)| *o).collect();
             let mut next = 0usize;
             let mut bad = false;
-            let found = col.dictionary().sorted_ords_to_term_cb(&ords, |bytes| {
-                let slot = &mut names[scratch[next].1 as usize];
-                slot.clear();
-                match std::str::from_utf8(bytes) {
-                    Ok(t) => slot.push_str(t),
-                    Err(_) => bad = true,
+            let found = match c {
+                // The key is only ever hashed: 8 bytes a document instead of the key.
+                0 => col.dictionary().sorted_ords_to_term_cb(&ords, |bytes| {
+                    bad |= std::str::from_utf8(bytes).is_err();
+                    out.keyhash[scratch[next].1 as usize] = keyhash_bytes(bytes);
+                    next += 1;
+                })?,
+                // urlkey and digest come in ordinal order: the urlkey column is in document
+                // order already, the digests are placed after.
+                _ => {
+                    let texts = if c == 1 {
+                        &mut out.urlkey
+                    } else {
+                        &mut out.digest
+                    };
+                    let mut sorted = Texts::default();
+                    let found = col.dictionary().sorted_ords_to_term_cb(&ords, |bytes| {
+                        match std::str::from_utf8(bytes) {
+                            Ok(t) => sorted.push(t),
+                            Err(_) => {
+                                bad = true;
+                                sorted.push("")
+                            }
+                        }
+                        next += 1;
+                    })?;
+                    texts.place(&sorted, scratch);
+                    found
                 }
-                next += 1;
-            })?;
+            };
             if !found || bad || next != len {
                 return Err(io::Error::new(
                     io::ErrorKind::InvalidData,
-                    format!(
-                        "{}: damaged {} column",
-                        self.dir.display(),
-                        ["key", "urlkey", "digest"][c]
-                    ),
+                    format!("{}: damaged {name} column", self.dir.display()),
                 )
                 .into());
             }

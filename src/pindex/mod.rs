@@ -4,6 +4,8 @@
 //!
 //! - [`info`]: `pindex.json`, typed once for both kinds ([`PindexInfo`]), and its one
 //!   reader and writer.
+//! - [`directory`]: the tantivy directory of commands that read an index through once,
+//!   whose mapped pages do not stay resident.
 //! - [`open`]: opening an index as a parallel index (one segment, no deletions).
 //! - [`keys`]: main's key columns and the `keyhash` a dates index stores per document.
 //! - [`align`]: the checks that a dates index belongs to its main index, and that
@@ -11,6 +13,7 @@
 //! - [`Error`]: what went wrong, with the directory and tantivy's or serde's error.
 
 pub mod align;
+pub mod directory;
 pub mod error;
 pub mod info;
 pub mod keys;

@@ -7,6 +7,7 @@ use std::path::Path;
 
 use tantivy::{Index, ReloadPolicy, Searcher};
 
+use super::directory::ReleasingDirectory;
 use super::Result;
 use crate::path_error::ResultAtPath;
 
@@ -24,7 +25,18 @@ pub fn searcher_without_reload(index: &Index, dir: &Path) -> Result<Searcher> {
 /// Opens the index in `dir` and a searcher over it, refusing an index of more than one
 /// segment or with deleted documents: its DocIds would not be positions.
 pub fn open_parallel_index(dir: &Path) -> Result<(Index, Searcher)> {
-    let index = Index::open_in_dir(dir).at(dir)?;
+    check_parallel_index(dir, Index::open_in_dir(dir).at(dir)?)
+}
+
+/// [`open_parallel_index`] for a command that reads the index through once (add-dates,
+/// dumpindex): the pages it reads do not stay resident ([`ReleasingDirectory`]).
+pub fn open_parallel_index_released(dir: &Path) -> Result<(Index, Searcher)> {
+    let index = Index::open(ReleasingDirectory::open(dir)?).at(dir)?;
+    check_parallel_index(dir, index)
+}
+
+/// A searcher over `index` (in `dir`), refused unless it is a parallel index.
+fn check_parallel_index(dir: &Path, index: Index) -> Result<(Index, Searcher)> {
     let searcher = searcher_without_reload(&index, dir)?;
     let segments = searcher.segment_readers().len();
     if segments > 1 {

@@ -1,0 +1,293 @@
+//! A tantivy directory for the commands that read an index through once — `index` and
+//! `merge` (the writer's final merge reads every segment), `add-dates` (main's key
+//! columns, the sources' stored dates, the new index's merge) and `dumpindex` — whose
+//! mapped pages are given back to the system as they go.
+//!
+//! Why: tantivy's `MmapDirectory` maps every file, and a mapped page that was read
+//! counts in the process's resident size until the mapping goes. A merge into one
+//! segment reads every segment whole, and add-dates reads main's whole doc store, so
+//! their peak RSS was the size of the index (at 1,000,000 versions, 1.8 GB of file pages
+//! for `index`, 1.1 GB for `add-dates`), although the pages are only read once and the
+//! page cache keeps them anyway. Here files are mapped the same way, but a thread drops
+//! the pages of every live mapping from the process every [`RELEASE_PERIOD`]
+//! (`madvise(MADV_DONTNEED)`): a page read again after that is mapped again from the
+//! page cache (a minor fault), with the same bytes. So the resident file pages are
+//! those read in the last period, whatever the index size.
+//!
+//! Reading the files with `pread` instead would not bound memory: tantivy asks for
+//! whole files or columns at once in places (stacking doc stores in a merge reads the
+//! whole store), which would then be heap memory. `search` and `serve` keep tantivy's
+//! own directory: a server wants its index resident.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io;
+use std::ops::Deref;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use memmap2::Mmap;
+use tantivy::directory::error::{DeleteError, LockError, OpenReadError, OpenWriteError};
+use tantivy::directory::{
+    DirectoryLock, FileHandle, Lock, MmapDirectory, OwnedBytes, WatchCallback, WatchHandle,
+    WritePtr,
+};
+use tantivy::Directory;
+
+use super::Result;
+use crate::path_error::ResultAtPath;
+
+/// How often the pages of live mappings are dropped from the process. Reading at a few
+/// hundred MB/s, a period keeps some tens of MB resident; each release is one
+/// `madvise` per mapped file.
+pub const RELEASE_PERIOD: Duration = Duration::from_millis(20);
+
+/// [`MmapDirectory`] whose mapped pages do not stay resident (see the module comment).
+/// Everything but reading (writes, deletes, locks, `meta.json`) is `MmapDirectory`'s.
+#[derive(Clone)]
+pub struct ReleasingDirectory {
+    inner: MmapDirectory,
+    root: PathBuf,
+    /// This directory's live mappings by full path (shared by its clones): a file
+    /// opened twice is mapped once, as `MmapDirectory` does.
+    by_path: Arc<Mutex<HashMap<PathBuf, Weak<Mmap>>>>,
+}
+
+impl std::fmt::Debug for ReleasingDirectory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ReleasingDirectory({})", self.root.display())
+    }
+}
+
+/// Every live mapping of every [`ReleasingDirectory`], and whether the releasing thread
+/// runs. Process-wide, not per directory: a searcher keeps its segments' files mapped
+/// after the directory it came from is dropped (add-dates drops a source's `Index` and
+/// keeps its doc store), and those pages must be released too.
+static LIVE: Mutex<Live> = Mutex::new(Live {
+    maps: Vec::new(),
+    releasing: false,
+});
+
+struct Live {
+    maps: Vec<Weak<Mmap>>,
+    releasing: bool,
+}
+
+/// Registers a new mapping with the releasing thread, starting it if it is not running.
+fn register(map: &Arc<Mmap>) -> io::Result<()> {
+    let mut live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
+    live.maps.push(Arc::downgrade(map));
+    if !live.releasing {
+        std::thread::Builder::new()
+            .name("warcdex-release-pages".into())
+            .spawn(release_while_mapped)?;
+        live.releasing = true;
+    }
+    Ok(())
+}
+
+/// The releasing thread: every [`RELEASE_PERIOD`], drops the resident pages of every
+/// live mapping; stops when none is left (the next mapping starts it again).
+fn release_while_mapped() {
+    loop {
+        std::thread::sleep(RELEASE_PERIOD);
+        let mut live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
+        live.maps.retain(|weak| {
+            let Some(map) = weak.upgrade() else {
+                return false;
+            };
+            release_pages(&map);
+            true
+        });
+        if live.maps.is_empty() {
+            live.releasing = false;
+            return;
+        }
+    }
+}
+
+/// Drops `map`'s pages from the process; they stay in the page cache.
+#[cfg(unix)]
+fn release_pages(map: &Mmap) {
+    // SAFETY: the mapping is a read-only shared mapping of a file that is not written
+    // while it is mapped (tantivy never rewrites a segment file). MADV_DONTNEED on such
+    // a mapping only unmaps its pages: the next access maps the same file bytes again,
+    // so a slice being read through it meanwhile sees the same contents. `map` is kept
+    // alive by the caller for the duration of the call. An error (none is expected)
+    // only means the pages stay resident.
+    let _ = unsafe { map.unchecked_advise(memmap2::UncheckedAdvice::DontNeed) };
+}
+
+#[cfg(not(unix))]
+fn release_pages(_: &Mmap) {}
+
+impl ReleasingDirectory {
+    /// The directory `path`, which must exist.
+    pub fn open(path: &Path) -> Result<ReleasingDirectory> {
+        let inner = MmapDirectory::open(path)
+            .map_err(|e| tantivy::TantivyError::from(e))
+            .at(path)?;
+        Ok(ReleasingDirectory {
+            inner,
+            root: path.to_path_buf(),
+            by_path: Arc::default(),
+        })
+    }
+
+    /// Maps `full_path` (or takes the live mapping of it); `None` for an empty file,
+    /// which cannot be mapped.
+    fn map(&self, full_path: &Path) -> Result<Option<Arc<Mmap>>, OpenReadError> {
+        let mut by_path = self.by_path.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(map) = by_path.get(full_path).and_then(Weak::upgrade) {
+            return Ok(Some(map));
+        }
+        let wrap = |e: io::Error| {
+            if e.kind() == io::ErrorKind::NotFound {
+                OpenReadError::FileDoesNotExist(full_path.to_path_buf())
+            } else {
+                OpenReadError::wrap_io_error(e, full_path.to_path_buf())
+            }
+        };
+        let file = File::open(full_path).map_err(wrap)?;
+        if file.metadata().map_err(wrap)?.len() == 0 {
+            return Ok(None);
+        }
+        // SAFETY: as tantivy's MmapDirectory: index files are written once, before they
+        // are opened for reading, and never changed while mapped.
+        let map = Arc::new(unsafe { Mmap::map(&file) }.map_err(wrap)?);
+        register(&map).map_err(wrap)?;
+        by_path.retain(|_, weak| weak.strong_count() > 0);
+        by_path.insert(full_path.to_path_buf(), Arc::downgrade(&map));
+        Ok(Some(map))
+    }
+}
+
+/// A mapping as the bytes tantivy reads.
+struct MapBytes(Arc<Mmap>);
+
+impl Deref for MapBytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+// SAFETY: the bytes are the mapping's, which the Arc keeps at one address while any
+// clone lives; moving a `MapBytes` does not move them.
+unsafe impl stable_deref_trait::StableDeref for MapBytes {}
+
+impl Directory for ReleasingDirectory {
+    fn get_file_handle(&self, path: &Path) -> Result<Arc<dyn FileHandle>, OpenReadError> {
+        let full_path = self.root.join(path);
+        let bytes = match self.map(&full_path)? {
+            Some(map) => OwnedBytes::new(MapBytes(map)),
+            None => OwnedBytes::empty(),
+        };
+        Ok(Arc::new(bytes))
+    }
+
+    fn delete(&self, path: &Path) -> Result<(), DeleteError> {
+        self.inner.delete(path)
+    }
+
+    fn exists(&self, path: &Path) -> Result<bool, OpenReadError> {
+        self.inner.exists(path)
+    }
+
+    fn open_write(&self, path: &Path) -> Result<WritePtr, OpenWriteError> {
+        self.inner.open_write(path)
+    }
+
+    fn atomic_read(&self, path: &Path) -> Result<Vec<u8>, OpenReadError> {
+        self.inner.atomic_read(path)
+    }
+
+    fn atomic_write(&self, path: &Path, data: &[u8]) -> io::Result<()> {
+        self.inner.atomic_write(path, data)
+    }
+
+    fn sync_directory(&self) -> io::Result<()> {
+        self.inner.sync_directory()
+    }
+
+    fn acquire_lock(&self, lock: &Lock) -> Result<DirectoryLock, LockError> {
+        self.inner.acquire_lock(lock)
+    }
+
+    fn watch(&self, watch_callback: WatchCallback) -> tantivy::Result<WatchHandle> {
+        self.inner.watch(watch_callback)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Resident pages of the mapping at `ptr` (`mincore` is about the page cache; this
+    /// reads the process's own page table instead, through /proc/self/smaps).
+    fn rss_of_mapping(ptr: *const u8) -> u64 {
+        let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
+        let addr = ptr as usize;
+        let mut inside = false;
+        for line in smaps.lines() {
+            if let Some((range, _)) = line.split_once(' ') {
+                if let Some((a, b)) = range.split_once('-') {
+                    if let (Ok(a), Ok(b)) =
+                        (usize::from_str_radix(a, 16), usize::from_str_radix(b, 16))
+                    {
+                        inside = a <= addr && addr < b;
+                        continue;
+                    }
+                }
+            }
+            if inside {
+                if let Some(kb) = line.strip_prefix("Rss:") {
+                    return kb.trim().trim_end_matches(" kB").trim().parse().unwrap();
+                }
+            }
+        }
+        panic!("no mapping at {addr:#x}");
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn pages_read_are_released_and_read_again_unchanged() {
+        let dir = tempfile::tempdir().unwrap();
+        let data: Vec<u8> = (0..(8u32 << 20)).map(|i| (i % 251) as u8).collect();
+        std::fs::write(dir.path().join("f"), &data).unwrap();
+        let d = ReleasingDirectory::open(dir.path()).unwrap();
+        let bytes = d.open_read(Path::new("f")).unwrap().read_bytes().unwrap();
+        let sum = |b: &[u8]| b.iter().map(|&x| u64::from(x)).sum::<u64>();
+        assert_eq!(sum(&bytes), sum(&data));
+        let released = |b: &OwnedBytes| {
+            let mut rss = u64::MAX;
+            for _ in 0..100 {
+                std::thread::sleep(RELEASE_PERIOD);
+                rss = rss_of_mapping(b.as_slice().as_ptr());
+                if rss < 1024 {
+                    break;
+                }
+            }
+            assert!(rss < 1024, "{rss} kB still resident");
+        };
+        released(&bytes);
+        assert_eq!(bytes.as_slice(), &data[..]);
+        // A second open shares the mapping.
+        let again = d.open_read(Path::new("f")).unwrap().read_bytes().unwrap();
+        assert_eq!(again.as_slice().as_ptr(), bytes.as_slice().as_ptr());
+        // Empty files and missing files behave as in MmapDirectory.
+        std::fs::write(dir.path().join("empty"), b"").unwrap();
+        assert!(d.open_read(Path::new("empty")).unwrap().is_empty());
+        assert!(matches!(
+            d.open_read(Path::new("missing")),
+            Err(OpenReadError::FileDoesNotExist(_))
+        ));
+        // Bytes that outlive their directory (a searcher kept after its index) are
+        // still released.
+        drop(d);
+        assert_eq!(sum(&again), sum(&data));
+        released(&again);
+    }
+}
