@@ -126,7 +126,7 @@ impl ReleasingDirectory {
     /// The directory `path`, which must exist.
     pub fn open(path: &Path) -> Result<ReleasingDirectory> {
         let inner = MmapDirectory::open(path)
-            .map_err(|e| tantivy::TantivyError::from(e))
+            .map_err(tantivy::TantivyError::from)
             .at(path)?;
         Ok(ReleasingDirectory {
             inner,
@@ -279,7 +279,9 @@ mod tests {
         assert_eq!(again.as_slice().as_ptr(), bytes.as_slice().as_ptr());
         // Empty files and missing files behave as in MmapDirectory.
         std::fs::write(dir.path().join("empty"), b"").unwrap();
-        assert!(d.open_read(Path::new("empty")).unwrap().is_empty());
+        assert!(tantivy::HasLen::is_empty(
+            &d.open_read(Path::new("empty")).unwrap()
+        ));
         assert!(matches!(
             d.open_read(Path::new("missing")),
             Err(OpenReadError::FileDoesNotExist(_))
