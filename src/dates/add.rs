@@ -696,7 +696,7 @@ impl<'a> Joiner<'a> {
         d.add_u64(self.f.keyhash, kh);
         d.add_u64(self.f.seq, u64::from(doc));
         self.writer.add_document(d).map_err(Error::Writing)?;
-        if (doc + 1) % SEGMENT_DOCS == 0 {
+        if (doc + 1).is_multiple_of(SEGMENT_DOCS) {
             // See SEGMENT_DOCS.
             self.writer.commit().map_err(Error::Writing)?;
         }

@@ -126,7 +126,7 @@ impl ReleasingDirectory {
     /// The directory `path`, which must exist.
     pub fn open(path: &Path) -> Result<ReleasingDirectory> {
         let inner = MmapDirectory::open(path)
-            .map_err(|e| tantivy::TantivyError::from(e))
+            .map_err(tantivy::TantivyError::from)
             .at(path)?;
         Ok(ReleasingDirectory {
             inner,
@@ -223,6 +223,8 @@ impl Directory for ReleasingDirectory {
 
 #[cfg(test)]
 mod tests {
+    use tantivy::HasLen;
+
     use super::*;
 
     /// Resident pages of the mapping at `ptr` (`mincore` is about the page cache; this
