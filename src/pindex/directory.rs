@@ -223,6 +223,8 @@ impl Directory for ReleasingDirectory {
 
 #[cfg(test)]
 mod tests {
+    use tantivy::HasLen;
+
     use super::*;
 
     /// Resident pages of the mapping at `ptr` (`mincore` is about the page cache; this
