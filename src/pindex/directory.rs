@@ -281,9 +281,7 @@ mod tests {
         assert_eq!(again.as_slice().as_ptr(), bytes.as_slice().as_ptr());
         // Empty files and missing files behave as in MmapDirectory.
         std::fs::write(dir.path().join("empty"), b"").unwrap();
-        assert!(tantivy::HasLen::is_empty(
-            &d.open_read(Path::new("empty")).unwrap()
-        ));
+        assert!(d.open_read(Path::new("empty")).unwrap().is_empty());
         assert!(matches!(
             d.open_read(Path::new("missing")),
             Err(OpenReadError::FileDoesNotExist(_))
