@@ -164,7 +164,7 @@ fn import_one(
         collection: collection.clone(),
         ..SourceReport::default()
     };
-    let mut reader = match ArchiveReader::open(&entry.path) {
+    let reader = match ArchiveReader::open(&entry.path) {
         Ok(r) => r,
         Err(e) => {
             log(&format!("{e}"));
@@ -185,72 +185,111 @@ fn import_one(
         opts,
         versions,
     };
-    let mut shown = 0usize;
-    let (mut pending, mut pending_bytes) = (Vec::new(), 0usize);
-    loop {
-        let outcome = match reader.next_record() {
-            Ok(None) => break,
-            Ok(Some(mut rec)) => {
-                report.records += 1;
-                match capture_of(&mut rec, &ctx, &mut report) {
-                    Ok(claimed) => match rec.finish() {
-                        Ok(span) => Ok((claimed, span)),
-                        // Its bytes were in a damaged gzip member (the reader counts it
-                        // as `lost-record`): not a record read, not a capture.
-                        Err(e) if e.is_record_lost() => {
-                            report.records -= 1;
-                            if let Some(c) = claimed {
-                                report.imported -= 1;
-                                versions.withdraw(&c.key, &c.order);
-                            }
-                            Ok((
-                                None,
-                                crate::reader::Span {
-                                    offset: 0,
-                                    length: 0,
-                                },
-                            ))
-                        }
-                        Err(e) => Err(e),
-                    },
-                    Err(e) => Err(e),
-                }
-            }
-            Err(e) => Err(e),
-        };
-        for a in reader.take_anomalies() {
-            shown += 1;
-            if shown <= 5 {
-                log(&format!("{name}: {a}"));
-            }
-        }
-        match outcome {
-            Ok((Some(mut c), span)) => {
-                c.row.offset = span.offset;
-                c.row.length = span.length;
-                pending_bytes += c.body.len();
-                pending.push(c);
-                if pending_bytes >= PARSE_BATCH_BYTES || pending.len() >= 1024 {
-                    report.parse_failures +=
-                        parse_batch(&mut pending, opts.content_limit, versions);
-                    pending_bytes = 0;
-                }
-            }
-            Ok((None, _)) => {}
-            Err(e) => {
-                let e = e.with_path(&entry.path);
-                log(&format!(
-                    "{e} (kept {} captures before it)",
-                    report.imported
-                ));
-                report.error = Some(e.to_string());
-                break;
-            }
-        }
+    let mut reading = Reading {
+        reader,
+        name: &name,
+        path: &entry.path,
+        shown: 0,
+        done: false,
+    };
+    // Double-buffered: the next batch is read (a sequential inflate) while the pool
+    // parses this one, so the threads are not idle while one of them reads.
+    let mut batch = reading.next_batch(&ctx, &mut report, log);
+    while !batch.is_empty() {
+        let (failures, next) = rayon::join(
+            || parse_batch(&mut batch, opts.content_limit, versions),
+            || reading.next_batch(&ctx, &mut report, log),
+        );
+        report.parse_failures += failures;
+        batch = next;
     }
-    report.parse_failures += parse_batch(&mut pending, opts.content_limit, versions);
+    let reader = reading.reader;
     report.anomalies = anomaly_map(reader.counts());
     report
+}
+
+/// An archive being read in batches of captures to parse.
+struct Reading<'a> {
+    reader: ArchiveReader<std::fs::File>,
+    name: &'a str,
+    path: &'a Path,
+    /// Anomalies logged so far (the first five are).
+    shown: usize,
+    /// The archive ended, or an error stopped it.
+    done: bool,
+}
+
+impl Reading<'_> {
+    /// Reads on until [`PARSE_BATCH_BYTES`] of payload or 1,024 captures wait to be
+    /// parsed, or the archive ends (an empty batch then).
+    fn next_batch(
+        &mut self,
+        ctx: &Ctx<'_>,
+        report: &mut SourceReport,
+        log: &(dyn Fn(&str) + Sync),
+    ) -> Vec<Claimed> {
+        let (mut pending, mut pending_bytes) = (Vec::new(), 0usize);
+        while !self.done && pending_bytes < PARSE_BATCH_BYTES && pending.len() < 1024 {
+            let outcome = match self.reader.next_record() {
+                Ok(None) => {
+                    self.done = true;
+                    break;
+                }
+                Ok(Some(mut rec)) => {
+                    report.records += 1;
+                    match capture_of(&mut rec, ctx, report) {
+                        Ok(claimed) => match rec.finish() {
+                            Ok(span) => Ok((claimed, span)),
+                            // Its bytes were in a damaged gzip member (the reader counts
+                            // it as `lost-record`): not a record read, not a capture.
+                            Err(e) if e.is_record_lost() => {
+                                report.records -= 1;
+                                if let Some(c) = claimed {
+                                    report.imported -= 1;
+                                    ctx.versions.withdraw(&c.key, &c.order);
+                                }
+                                Ok((
+                                    None,
+                                    crate::reader::Span {
+                                        offset: 0,
+                                        length: 0,
+                                    },
+                                ))
+                            }
+                            Err(e) => Err(e),
+                        },
+                        Err(e) => Err(e),
+                    }
+                }
+                Err(e) => Err(e),
+            };
+            for a in self.reader.take_anomalies() {
+                self.shown += 1;
+                if self.shown <= 5 {
+                    log(&format!("{}: {a}", self.name));
+                }
+            }
+            match outcome {
+                Ok((Some(mut c), span)) => {
+                    c.row.offset = span.offset;
+                    c.row.length = span.length;
+                    pending_bytes += c.body.len();
+                    pending.push(c);
+                }
+                Ok((None, _)) => {}
+                Err(e) => {
+                    let e = e.with_path(self.path);
+                    log(&format!(
+                        "{e} (kept {} captures before it)",
+                        report.imported
+                    ));
+                    report.error = Some(e.to_string());
+                    self.done = true;
+                }
+            }
+        }
+        pending
+    }
 }
 
 fn anomaly_map(c: &AnomalyCounts) -> BTreeMap<String, u64> {
