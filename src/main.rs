@@ -32,8 +32,6 @@ fn message(e: &anyhow::Error) -> String {
 }
 
 fn main() -> ExitCode {
-    // Before any thread or large buffer: freed memory goes back to the system.
-    warcdex::heap::give_back_freed_memory();
     let args = cli::Cli::parse();
     cli::set_no_wait(args.no_wait);
     let result = match args.command {

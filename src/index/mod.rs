@@ -136,6 +136,8 @@ pub(crate) fn same_canonicalizer(
 /// link graph is streamed from disk at each iteration; what stays in memory is one
 /// version at a time plus a key map and two scores per URL.
 pub fn build_index(segments: &[PathBuf], out: &Path, opts: &IndexOptions) -> Result<MainInfo> {
+    // Each phase frees large buffers the next one does not reuse (src/heap.rs).
+    crate::heap::give_back_freed_memory();
     let mut writer = MainWriter::create(out)?;
     let mut canonicalizer: Option<String> = None;
     for seg in segments {
