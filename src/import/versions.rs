@@ -101,9 +101,7 @@ fn unpack_row(
         .ok()
         .and_then(|n| n.parse().ok())
         .ok_or_else(corrupt)?;
-    let zst = BASE64
-        .decode(&packed[colon + 1..])
-        .map_err(|_| corrupt())?;
+    let zst = BASE64.decode(&packed[colon + 1..]).map_err(|_| corrupt())?;
     let encoded = decompressor.decompress(&zst, encoded_len)?;
     if encoded.len() != encoded_len {
         return Err(corrupt());
