@@ -21,8 +21,8 @@
 pub const MMAP_THRESHOLD: usize = 1 << 20;
 
 /// Sets the allocator's policy (see the module comment) for the whole process, from then
-/// on: `index`, `merge` and `add-dates` call it first thing, the commands whose memory it
-/// was measured to bound. `import` does not: there it bought 30 MB of peak RSS (of 260)
+/// on: `index`, `merge`, `add-dates` and `update` call it first thing, the commands whose
+/// memory it was measured to bound. `import` does not: there it bought 30 MB of peak RSS (of 260)
 /// for twice the system time, fresh pages being dear on a virtual machine, and the
 /// import's time is what scales. A no-op where the allocator is not glibc's.
 pub fn give_back_freed_memory() {

@@ -101,8 +101,11 @@ fn opt(v: &str) -> Option<String> {
 impl CdxLine {
     /// True for a legend line (` CDX ...`), which sorts first and is not a capture.
     pub fn is_legend(line: &str) -> bool {
-        line.starts_with(" CDX ")
+        line.starts_with(Self::LEGEND_PREFIX)
     }
+
+    /// What every legend line starts with.
+    pub const LEGEND_PREFIX: &'static str = " CDX ";
 
     /// Parses a line in any layout this crate knows, telling CDXJ from classic by a
     /// `{` starting the third field and 9, 10 or 11 classic fields apart by count.

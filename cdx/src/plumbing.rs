@@ -29,7 +29,9 @@ struct Legends {
 impl Legends {
     /// True when `line` is a legend (and so not a capture).
     fn take(&mut self, line: &[u8]) -> bool {
-        if !CdxLine::is_legend(&String::from_utf8_lossy(line)) {
+        // `CdxLine::is_legend` on bytes: no UTF-8 check of every line (a tenth of
+        // `sort-cdx`'s time at a million versions, measured with perf).
+        if !line.starts_with(CdxLine::LEGEND_PREFIX.as_bytes()) {
             return false;
         }
         match &self.first {

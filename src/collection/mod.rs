@@ -158,6 +158,10 @@ pub fn update(
     opts: &UpdateOptions,
     stages: &dyn Stages,
 ) -> Result<UpdateReport> {
+    // A run's peak must not grow with the collection (issue 17: 512 MiB): with glibc's
+    // dynamic threshold the import's freed buffers stayed in heaps through the index,
+    // 534 MiB at a batch of 833,333 versions against 370 with the policy (src/heap.rs).
+    crate::heap::give_back_freed_memory();
     let layout = Layout::new(dir);
     let _lock = lock(&layout, opts.no_wait)?;
     let mut report = UpdateReport::default();
