@@ -475,7 +475,8 @@ fn external(
         memory: opts.memory / 2,
         tmp_dir: opts.tmp_dir.clone(),
         unique: true,
-    });
+    })
+    .merging_last_lines_from_memory();
     let (mut buf, mut raw, mut text) = (Vec::with_capacity(256), Vec::new(), String::new());
     for input in inputs {
         let mut r = input.open()?;

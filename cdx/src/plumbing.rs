@@ -60,7 +60,8 @@ pub fn sort_cdx(
         memory,
         tmp_dir,
         unique: false,
-    });
+    })
+    .merging_last_lines_from_memory();
     let mut legends = Legends::default();
     let mut raw = Vec::with_capacity(512);
     for mut input in inputs {
