@@ -357,3 +357,74 @@ fn numeric_flags_are_validated() {
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+/// The documents of one index as lines of `fields`, one per document, sorted.
+fn documents_of(main: &Path, fields: &[&str]) -> Vec<String> {
+    let columns: Vec<Vec<String>> = fields
+        .iter()
+        .map(|f| {
+            dump_str(&[main], DumpMode::Field((*f).into()))
+                .lines()
+                .map(str::to_string)
+                .collect()
+        })
+        .collect();
+    let mut docs: Vec<String> = (0..columns[0].len())
+        .map(|i| {
+            columns
+                .iter()
+                .map(|c| c[i].as_str())
+                .collect::<Vec<_>>()
+                .join("\t")
+        })
+        .collect();
+    docs.sort();
+    docs
+}
+
+/// `index --shard K/N` for every K: each shard holds the documents whose URL key FNV-1a
+/// puts in it, and together they are the one index's documents with the same anchors and
+/// link boosts (the graph is every segment's in each shard), nothing more or less.
+#[test]
+fn shards_together_are_the_one_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let seg = example_segments(dir.path()).pop().unwrap();
+    let fields = ["urlkey", "digest", "boost", "anchor", "date", "title", "url"];
+    let one = dir.path().join("one/main");
+    build_index(std::slice::from_ref(&seg), &one, &IndexOptions::default()).unwrap();
+    let mut together = Vec::new();
+    for k in 0..3 {
+        let main = dir.path().join(format!("shard-{k}/main"));
+        let shard = warcdex_cdx::shard::Shard { index: k, count: 3 };
+        let opts = IndexOptions {
+            shard: Some(shard),
+            ..IndexOptions::default()
+        };
+        let info = build_index(std::slice::from_ref(&seg), &main, &opts).unwrap();
+        assert_eq!(info.shard.as_deref(), Some(format!("{k}/3").as_str()));
+        let docs = documents_of(&main, &fields);
+        assert_eq!(docs.len() as u64, info.documents);
+        for d in &docs {
+            let key = d.split('\t').next().unwrap().trim_matches(|c| c == '[' || c == ']');
+            assert!(shard.holds(key), "{key} in shard {k}");
+        }
+        together.extend(docs);
+    }
+    together.sort();
+    let whole = documents_of(&one, &fields);
+    assert!(whole.len() > 3, "{whole:?}");
+    assert_eq!(together, whole);
+    // More than one shard holds documents, so the split is a real one.
+    let per_shard: Vec<u64> = (0..3)
+        .map(|k| {
+            dump_str(
+                &[&dir.path().join(format!("shard-{k}/main"))],
+                DumpMode::Count,
+            )
+            .trim()
+            .parse()
+            .unwrap()
+        })
+        .collect();
+    assert!(per_shard.iter().filter(|&&n| n > 0).count() > 1, "{per_shard:?}");
+}

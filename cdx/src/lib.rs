@@ -15,6 +15,7 @@ pub mod dedup;
 pub mod line;
 pub mod message;
 pub mod plumbing;
+pub mod shard;
 pub mod sort;
 pub mod surt;
 

@@ -38,6 +38,10 @@ pub struct IndexArgs {
     /// Boost = score ^ power (Nutch `indexer.score.power`).
     #[arg(long, default_value_t = 0.5, value_parser = super::non_negative, allow_negative_numbers = true)]
     pub score_power: f64,
+    /// Write only the documents of shard K of N (`K/N`, 0-based; URL keys are split by
+    /// FNV-1a): links, anchors and scores still come from every segment given.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<warcdex_cdx::shard::Shard>,
     /// Memory and temporary files of the external sorts.
     #[command(flatten)]
     pub sort: MemoryFlags,
@@ -78,6 +82,7 @@ pub fn run(args: IndexArgs) -> Result<i32> {
             ..LinkOptions::default()
         },
         sort: sort_options(&args.sort),
+        shard: args.shard,
     };
     let info = build_index(&args.segments, &out, &opts)
         .with_context(|| format!("cannot build {}", out.display()))?;

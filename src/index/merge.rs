@@ -87,6 +87,7 @@ pub fn merge_indexes(indexes: &[PathBuf], out: &Path, sort: &SortOptions) -> Res
         canonicalizer.unwrap_or_else(|| "surt".into()),
         sources,
         &links,
+        None,
     )
 }
 

@@ -105,6 +105,10 @@ pub struct IndexOptions {
     /// Memory and temporary directory of the external sorts (versions, links, edges);
     /// `unique` is ignored.
     pub sort: SortOptions,
+    /// Only the documents of this shard are written (`index --shard K/N`); the link graph,
+    /// anchors and scores are still those of every segment given, so that shards built
+    /// from the same segments score as one index of them would.
+    pub shard: Option<warcdex_cdx::shard::Shard>,
 }
 
 /// Checks that every input of an index uses the canonicalizer the first one used:
@@ -191,6 +195,9 @@ pub fn build_index(segments: &[PathBuf], out: &Path, opts: &IndexOptions) -> Res
             .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "corrupt spool line"))?;
         // The spool is ours, written just before: an error here is a system's.
         let row: SegmentRow = serde_json::from_str(json).map_err(io::Error::other)?;
+        if opts.shard.is_some_and(|s| !s.holds(&row.urlkey)) {
+            continue;
+        }
         if last_node != Some(node) {
             these_anchors = anchors.anchors_of(&sort_safe(&row.urlkey))?;
             last_node = Some(node);
@@ -202,7 +209,7 @@ pub fn build_index(segments: &[PathBuf], out: &Path, opts: &IndexOptions) -> Res
         )?;
     }
     let sources = segments.iter().map(|s| s.display().to_string()).collect();
-    writer.finish(canonicalizer, sources, &opts.links)
+    writer.finish(canonicalizer, sources, &opts.links, opts.shard)
 }
 
 /// Segments merged as they are read, at most (see [`build_index`]).
@@ -270,7 +277,7 @@ pub fn write_index(
             graph.boost_of(&row.urlkey),
         )?;
     }
-    w.finish(canonicalizer, sources, link_opts)
+    w.finish(canonicalizer, sources, link_opts, None)
 }
 
 /// Writes a main index document by document (in order) into a temporary directory
@@ -353,6 +360,7 @@ impl MainWriter {
         canonicalizer: String,
         sources: Vec<String>,
         links: &LinkOptions,
+        shard: Option<warcdex_cdx::shard::Shard>,
     ) -> Result<MainInfo> {
         self.writer.commit().at(&self.out)?;
         let ids = self.index.searchable_segment_ids().at(&self.out)?;
@@ -369,6 +377,7 @@ impl MainWriter {
             canonicalizer,
             sources,
             links: links.clone(),
+            shard: shard.map(|s| s.to_string()),
         };
         let info = PindexInfo::Main(info);
         write_info(self.tmp.path(), &info)?;

@@ -37,6 +37,9 @@ pub struct MainInfo {
     pub sources: Vec<String>,
     /// Link analysis settings used.
     pub links: LinkOptions,
+    /// `K/N` when only shard K of N was written (`index --shard`); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
 }
 
 /// `pindex.json` of a dates index.
