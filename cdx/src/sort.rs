@@ -639,6 +639,38 @@ mod tests {
         assert_dir_empty(&dir);
     }
 
+    /// The last lines merged from memory with the runs give what spilling them gives, with
+    /// and without `unique`, for budgets from one line a run to everything in memory
+    /// (lines longer than the 16-byte prefix included), and leave no file behind.
+    #[test]
+    fn last_lines_merged_from_memory_as_when_spilled() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut input = lines(3000);
+        input.extend((0..500).map(|i| format!("org,example)/a/very/long/path/{i:04}").into_bytes()));
+        for unique in [false, true] {
+            let mut expected = input.clone();
+            expected.sort();
+            if unique {
+                expected.dedup();
+            }
+            for memory in [0, 700, 4096, 1 << 20] {
+                let mut s = ExternalSorter::new(opts(memory, unique, &dir))
+                    .merging_last_lines_from_memory();
+                for l in &input {
+                    s.push(l).unwrap();
+                }
+                let mut got = Vec::new();
+                s.finish_with(|l| {
+                    got.push(l.to_vec());
+                    Ok(())
+                })
+                .unwrap();
+                assert_eq!(got, expected, "memory {memory}, unique {unique}");
+            }
+        }
+        assert_dir_empty(&dir);
+    }
+
     #[test]
     fn single_line() {
         let dir = tempfile::tempdir().unwrap();
