@@ -389,7 +389,9 @@ fn documents_of(main: &Path, fields: &[&str]) -> Vec<String> {
 fn shards_together_are_the_one_index() {
     let dir = tempfile::tempdir().unwrap();
     let seg = example_segments(dir.path()).pop().unwrap();
-    let fields = ["urlkey", "digest", "boost", "anchor", "date", "title", "url"];
+    let fields = [
+        "urlkey", "digest", "boost", "anchor", "date", "title", "url",
+    ];
     let one = dir.path().join("one/main");
     build_index(std::slice::from_ref(&seg), &one, &IndexOptions::default()).unwrap();
     let mut together = Vec::new();
@@ -405,7 +407,11 @@ fn shards_together_are_the_one_index() {
         let docs = documents_of(&main, &fields);
         assert_eq!(docs.len() as u64, info.documents);
         for d in &docs {
-            let key = d.split('\t').next().unwrap().trim_matches(|c| c == '[' || c == ']');
+            let key = d
+                .split('\t')
+                .next()
+                .unwrap()
+                .trim_matches(|c| c == '[' || c == ']');
             assert!(shard.holds(key), "{key} in shard {k}");
         }
         together.extend(docs);
@@ -426,5 +432,8 @@ fn shards_together_are_the_one_index() {
             .unwrap()
         })
         .collect();
-    assert!(per_shard.iter().filter(|&&n| n > 0).count() > 1, "{per_shard:?}");
+    assert!(
+        per_shard.iter().filter(|&&n| n > 0).count() > 1,
+        "{per_shard:?}"
+    );
 }

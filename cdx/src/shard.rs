@@ -87,7 +87,10 @@ mod tests {
         for i in 0..3000 {
             counts[shard_of(&format!("org,example)/page{i}"), 3) as usize] += 1;
         }
-        assert!(counts.iter().all(|&c| (900..1100).contains(&c)), "{counts:?}");
+        assert!(
+            counts.iter().all(|&c| (900..1100).contains(&c)),
+            "{counts:?}"
+        );
         assert!("0/0".parse::<Shard>().is_err());
         assert!("a/2".parse::<Shard>().is_err());
         assert_eq!("0/1".parse::<Shard>().unwrap().to_string(), "0/1");

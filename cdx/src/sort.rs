@@ -646,7 +646,8 @@ mod tests {
     fn last_lines_merged_from_memory_as_when_spilled() {
         let dir = tempfile::tempdir().unwrap();
         let mut input = lines(3000);
-        input.extend((0..500).map(|i| format!("org,example)/a/very/long/path/{i:04}").into_bytes()));
+        input
+            .extend((0..500).map(|i| format!("org,example)/a/very/long/path/{i:04}").into_bytes()));
         for unique in [false, true] {
             let mut expected = input.clone();
             expected.sort();
