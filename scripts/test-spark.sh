@@ -51,7 +51,7 @@ done < "$work/list.txt"
 "$bin" sort-cdx "$one"/cdx/*.cdx -o "$one/all.cdx" 2> /dev/null
 "$bin" dedup-cdx "$one/all.cdx" -o "$one/all.dup" 2> /dev/null
 "$bin" revisits "$one/all.cdx" -o "$one/all.rev" 2> /dev/null
-"$bin" import -e "$one/all.dup" "$work/list.txt" "$one/seg" 2> /dev/null
+"$bin" import -e "$one/all.dup" "$work/list.txt" "$one/seg" > /dev/null 2>&1
 "$bin" index --out "$one/pindexes/one/main" "$one/seg" > /dev/null 2>&1
 ( cd "$one/pindexes/one" && "$bin" add-dates main main dates ../../all.dup > /dev/null 2>&1 \
     && "$bin" add-dates --in-place main dates dates ../../all.rev > /dev/null 2>&1 )

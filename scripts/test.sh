@@ -18,3 +18,7 @@ cargo test --workspace --locked "$@"
 
 # The search page in headless Chromium (installs Debian's chromium when missing).
 scripts/test-browser.sh
+
+# The Spark build against the single-machine build (installs PySpark into
+# target/spark-venv when missing; needs Java 17).
+scripts/test-spark.sh
