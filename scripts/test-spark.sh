@@ -9,8 +9,11 @@
 #   digest, dates, anchors and link boost) the same across the shards as in one index of
 #   the one-shot build, each URL key in exactly one shard, the shard FNV-1a gives it;
 # - the same matching documents per query through `search -d` over the shards;
-# - no temporary file or directory left in the collection.
-# Installs PySpark into target/spark-venv when missing (Java 17 must be on the machine).
+# - no temporary file or directory left in the collection;
+# - the same build with the archives in an S3 server (moto, on loopback) gives the same
+#   lists and the same shards.
+# Installs PySpark, moto and boto3 into target/spark-venv when missing (Java 17 must be on
+# the machine).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=target/spark-venv
@@ -23,7 +26,8 @@ cargo build --release --locked --quiet
 export WARCDEX_BIN=$PWD/target/release/warcdex
 bin=$WARCDEX_BIN
 work=$(mktemp -d "${TMPDIR:-/tmp}/warcdex-spark-XXXX")
-trap 'rm -rf "$work"' EXIT
+moto=
+trap '[ -z "$moto" ] || kill "$moto" 2> /dev/null; rm -rf "$work"' EXIT
 
 # The archives: PATH COLLECTION, as import's manifest.
 real=fixtures/corpus/real
@@ -115,4 +119,41 @@ done
 
 leftover=$(find "$spark" -name '*.tmp-*' -o -name .work | head -1)
 [ -z "$leftover" ] || fail "temporary output left: $leftover"
+
+# The S3 path: the same archives in a local S3 server, read by the tasks with boto3.
+"$venv/bin/python" -c "import moto, boto3" 2> /dev/null \
+    || "$venv/bin/pip" install --quiet --disable-pip-version-check "moto[server]==5.*" boto3
+port=$("$venv/bin/python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$venv/bin/moto_server" -H 127.0.0.1 -p "$port" > "$work/moto.log" 2>&1 &
+moto=$!
+export AWS_ENDPOINT_URL=http://127.0.0.1:$port AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test \
+    AWS_DEFAULT_REGION=us-east-1
+"$venv/bin/python" - "$work/list.txt" "$work/s3-list.txt" << 'EOF'
+import sys, time, boto3
+s3 = boto3.client("s3")
+for _ in range(200):
+    try:
+        s3.list_buckets()
+        break
+    except Exception:
+        time.sleep(0.1)
+s3.create_bucket(Bucket="archives")
+with open(sys.argv[2], "w") as out:
+    for line in open(sys.argv[1]):
+        path, collection = line.split()
+        key = "crawls/" + path.rsplit("/", 1)[1]
+        s3.upload_file(path, "archives", key)
+        out.write("s3://archives/%s %s\n" % (key, collection))
+EOF
+grep -q '^s3://' "$work/s3-list.txt" || fail "no S3 list"
+"$venv/bin/python" spark/warcdex_spark.py build "$work/s3" "$work/s3-list.txt" --shards 3 \
+    --master 'local[2,4]' > /dev/null 2> "$work/s3.log" || { tail -30 "$work/s3.log" >&2; fail "S3 build"; }
+grep -q 'GET /archives/crawls/' "$work/moto.log" || fail "the tasks did not read the archives from S3"
+for f in all.cdx all.dup all.rev; do
+    cmp -s "$spark/$f" "$work/s3/$f" || fail "$f from S3 differs"
+done
+for k in 0 1 2; do
+    cmp -s <(docs "$spark/pindexes/shard-$k") <(docs "$work/s3/pindexes/shard-$k") \
+        || fail "shard $k from S3 differs"
+done
 echo "test-spark.sh: ok ($(cat "$work/summary.json"))"
