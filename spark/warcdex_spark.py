@@ -254,7 +254,8 @@ def index_task(out, shards, archives):
                 run(["add-dates", "--in-place", main, dates, dates,
                      os.path.join(out, "rev", "shard-%d.rev" % shard)])
                 publish_dir(tmp, final)
-            info = json.load(open(os.path.join(final, "main", "pindex.json")))
+            with open(os.path.join(final, "main", "pindex.json"), encoding="utf-8") as f:
+                info = json.load(f)
             yield {"shard": shard, "documents": info["documents"]}
 
     return task

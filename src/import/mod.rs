@@ -132,6 +132,9 @@ struct Claimed {
 /// thread pool: reading an archive is sequential, parsing its pages need not be.
 const PARSE_BATCH_BYTES: usize = 16 << 20;
 
+/// A batch is also parsed once this many captures wait (pages of a few bytes each).
+const PARSE_BATCH_CAPTURES: usize = 1024;
+
 /// Parses a batch of claimed captures in parallel and offers their rows; returns the
 /// number of parse failures.
 fn parse_batch(batch: &mut Vec<Claimed>, limit: usize, versions: &Versions) -> u64 {
@@ -220,8 +223,8 @@ struct Reading<'a> {
 }
 
 impl Reading<'_> {
-    /// Reads on until [`PARSE_BATCH_BYTES`] of payload or 1,024 captures wait to be
-    /// parsed, or the archive ends (an empty batch then).
+    /// Reads on until [`PARSE_BATCH_BYTES`] of payload or [`PARSE_BATCH_CAPTURES`]
+    /// captures wait to be parsed, or the archive ends (an empty batch then).
     fn next_batch(
         &mut self,
         ctx: &Ctx<'_>,
@@ -229,7 +232,10 @@ impl Reading<'_> {
         log: &(dyn Fn(&str) + Sync),
     ) -> Vec<Claimed> {
         let (mut pending, mut pending_bytes) = (Vec::new(), 0usize);
-        while !self.done && pending_bytes < PARSE_BATCH_BYTES && pending.len() < 1024 {
+        while !self.done
+            && pending_bytes < PARSE_BATCH_BYTES
+            && pending.len() < PARSE_BATCH_CAPTURES
+        {
             let outcome = match self.reader.next_record() {
                 Ok(None) => {
                     self.done = true;
