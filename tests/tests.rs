@@ -16,4 +16,5 @@ mod reader_damage;
 mod reader_fixtures;
 mod search;
 mod segment_rows;
+mod shards;
 mod update;

@@ -10,7 +10,7 @@ use anyhow::{bail, Context};
 use clap::Args;
 
 use warcdex::search::{json, text, SearchIndex, SearchRequest, DEFAULT_HITS_PER_SITE};
-use warcdex::serve::{router, serve, ConnLimits, ServeOptions};
+use warcdex::serve::{front_router, router, serve, ConnLimits, Front, ServeOptions};
 
 /// The Wayback URL form used for replay links unless `--replay-prefix` says otherwise.
 const DEFAULT_REPLAY_PREFIX: &str = "https://web.archive.org/web";
@@ -81,6 +81,15 @@ pub struct ServeArgs {
     /// Never reopen the index: serve what was opened at start until restarted.
     #[arg(long = "no-reload")]
     pub no_reload: bool,
+    /// Be a front server: send each search to this shard server (another `warcdex
+    /// serve`, http://HOST:PORT) and merge the hits of all of them. Repeat it for each
+    /// shard server; no index is opened here (docs/cluster.md).
+    #[arg(long = "remote", value_name = "URL", conflicts_with = "dir")]
+    pub remote: Vec<String>,
+    /// Seconds a front server waits for each shard server in each round of a search; a
+    /// server slower than that is left out and the results say they are partial.
+    #[arg(long = "remote-timeout", default_value_t = 5.0)]
+    pub remote_timeout: f64,
 }
 
 fn seconds(name: &str, v: f64) -> anyhow::Result<Duration> {
@@ -133,9 +142,19 @@ pub fn run(a: SearchArgs) -> anyhow::Result<i32> {
     Ok(0)
 }
 
+/// Listens on `addr`, and says where (tests and scripts read the line).
+fn bind(addr: SocketAddr) -> anyhow::Result<std::net::TcpListener> {
+    let listener =
+        std::net::TcpListener::bind(addr).with_context(|| format!("cannot listen on {addr}"))?;
+    eprintln!(
+        "warcdex serve: listening on http://{}/",
+        listener.local_addr()?
+    );
+    Ok(listener)
+}
+
 /// Runs `warcdex serve` until interrupted.
 pub fn serve_cmd(a: ServeArgs) -> anyhow::Result<i32> {
-    let index = open(&a.dir)?;
     let mut opts = ServeOptions {
         replay_prefix: prefix(&a.replay_prefix),
         hits_per_site: a.hits_per_site,
@@ -153,6 +172,17 @@ pub fn serve_cmd(a: ServeArgs) -> anyhow::Result<i32> {
         true => None,
         false => Some(seconds("reload-interval", a.reload_interval)?),
     };
+    if !a.remote.is_empty() {
+        let front = Front::new(&a.remote, seconds("remote-timeout", a.remote_timeout)?)
+            .map_err(anyhow::Error::msg)?;
+        for s in front.servers() {
+            eprintln!("warcdex serve: shard server {s}");
+        }
+        let listener = bind(a.addr)?;
+        serve(listener, front_router(front, opts.clone()), &opts)?;
+        return Ok(0);
+    }
+    let index = open(&a.dir)?;
     for s in index.sets() {
         eprintln!(
             "warcdex serve: set {}: {} documents, dates from {}",
@@ -163,12 +193,7 @@ pub fn serve_cmd(a: ServeArgs) -> anyhow::Result<i32> {
                 .map_or_else(|| "main".to_string(), |d| d.display().to_string())
         );
     }
-    let listener = std::net::TcpListener::bind(a.addr)
-        .with_context(|| format!("cannot listen on {}", a.addr))?;
-    eprintln!(
-        "warcdex serve: listening on http://{}/",
-        listener.local_addr()?
-    );
+    let listener = bind(a.addr)?;
     let app = router(index, opts.clone());
     serve(listener, app, &opts)?;
     Ok(0)

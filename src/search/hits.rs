@@ -6,7 +6,7 @@ use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::sync::Arc;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tantivy::collector::{Collector, SegmentCollector};
 use tantivy::columnar::ColumnValues;
 use tantivy::query::Query;
@@ -16,10 +16,11 @@ use tantivy::{DocAddress, DocId, Score, SegmentOrdinal, SegmentReader, TantivyDo
 
 use super::escape::push_escaped;
 use super::set::OpenSet;
+use super::stats::{snippet_generator, Statistics, TermStats};
 
 /// A snippet: a fragment of the page's text and the byte ranges of the query's words in
 /// it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Snippet {
     /// The fragment, plain text.
     pub text: String,
@@ -53,7 +54,7 @@ impl Snippet {
 }
 
 /// One search result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Hit {
     /// Position in the whole result list (0-based).
     pub index: usize,
@@ -317,21 +318,34 @@ pub(crate) fn select(
     all.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.0.cmp(&b.0)).then(a.1.cmp(&b.1)));
     let mut kept = Vec::with_capacity(need.min(all.len()));
     let mut per: HashMap<&str, usize> = HashMap::new();
-    for c in all {
-        if kept.len() >= need {
-            break;
+    let mut i = 0;
+    while i < all.len() && kept.len() < need {
+        // A run of equal scores from several sets is put in the order one index of the
+        // collection would give it (within a set, DocIds already are in that order).
+        let mut j = i + 1;
+        while j < all.len() && all[j].2.total_cmp(&all[i].2).is_eq() {
+            j += 1;
         }
-        if per_site > 0 {
-            if let Some(s) = site(sets, c.0, c.1) {
-                let n = per.entry(s).or_insert(0);
-                if *n >= per_site {
-                    hidden_sites.insert(s.to_string());
-                    continue;
-                }
-                *n += 1;
+        if all[j - 1].0 != all[i].0 {
+            all[i..j].sort_by_cached_key(|c| sets[c.0].order_key(c.1));
+        }
+        for &c in &all[i..j] {
+            if kept.len() >= need {
+                break;
             }
+            if per_site > 0 {
+                if let Some(s) = site(sets, c.0, c.1) {
+                    let n = per.entry(s).or_insert(0);
+                    if *n >= per_site {
+                        hidden_sites.insert(s.to_string());
+                        continue;
+                    }
+                    *n += 1;
+                }
+            }
+            kept.push(c);
         }
-        kept.push(c);
+        i = j;
     }
     Selection { kept, hidden_sites }
 }
@@ -421,13 +435,15 @@ fn lead(text: &str) -> Snippet {
 /// Snippet generators, made per set on first use for a query.
 pub(crate) struct Snippets<'q> {
     query: Option<&'q dyn Query>,
+    /// The collection's statistics of the query's terms, which weigh its words.
+    stats: &'q TermStats,
     generators: Vec<Option<SnippetGenerator>>,
     /// The query's words in the content field, as indexed.
     words: Vec<String>,
 }
 
 impl<'q> Snippets<'q> {
-    pub(crate) fn new(query: Option<&'q dyn Query>, sets: usize) -> Self {
+    pub(crate) fn new(query: Option<&'q dyn Query>, stats: &'q TermStats, sets: usize) -> Self {
         let mut words = Vec::new();
         if let Some(q) = query {
             q.query_terms(&mut |term, _| {
@@ -440,6 +456,7 @@ impl<'q> Snippets<'q> {
         }
         Snippets {
             query,
+            stats,
             words,
             generators: (0..sets).map(|_| None).collect(),
         }
@@ -451,7 +468,11 @@ impl<'q> Snippets<'q> {
         };
         if self.generators[set].is_none() {
             let s = &sets[set];
-            let mut g = SnippetGenerator::create(&s.searcher, q, s.fields.content)?;
+            let stats = Statistics {
+                stats: self.stats,
+                searcher: &s.searcher,
+            };
+            let mut g = snippet_generator(&stats, q, s.fields.content)?;
             g.set_max_num_chars(SNIPPET_CHARS);
             self.generators[set] = Some(g);
         }

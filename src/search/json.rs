@@ -24,6 +24,9 @@ struct JsonResults<'a> {
     has_more: bool,
     site_limited: bool,
     response_time: f64,
+    /// Only when a front server's shard servers did not all answer.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    unavailable: &'a [String],
     hits: Vec<JsonHit<'a>>,
 }
 
@@ -40,6 +43,7 @@ pub fn to_json(r: &SearchResults) -> String {
         has_more: r.has_more,
         site_limited: r.site_limited,
         response_time: r.response_time,
+        unavailable: &r.unavailable,
         hits: r
             .hits
             .iter()

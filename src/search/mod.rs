@@ -18,6 +18,8 @@ pub mod json;
 pub mod opensearch;
 pub mod query;
 mod set;
+pub mod shards;
+pub mod stats;
 pub mod text;
 
 use std::fmt;
@@ -36,8 +38,11 @@ use tantivy::Term;
 pub use hits::{Hit, Snippet};
 pub use query::{ParsedQuery, QueryError};
 
-use hits::{build_hit, select, Snippets, TopFiltered};
+use hits::{build_hit, select, Candidate, Selection, Snippets, TopFiltered};
 use set::OpenSet;
+pub use shards::{ShardHit, ShardResults};
+use stats::Statistics;
+pub use stats::TermStats;
 
 /// Most hits on one page; more are cut to this (as Nutch's `searcher.max.hits.per.page`).
 pub const MAX_HITS_PER_PAGE: usize = 100;
@@ -101,6 +106,9 @@ pub struct SearchResults {
     pub response_time: f64,
     /// This page's hits.
     pub hits: Vec<Hit>,
+    /// Shard servers that did not answer (a front server's search, src/serve/remote.rs):
+    /// each `URL: reason`. When not empty the results are partial.
+    pub unavailable: Vec<String>,
 }
 
 impl SearchResults {
@@ -411,14 +419,7 @@ impl SearchIndex {
     /// is disabled, listed by [`SearchIndex::broken`], and the search is run again over
     /// the others.
     pub fn search(&self, req: &SearchRequest) -> Result<SearchResults, SearchError> {
-        loop {
-            let live = self.live_count();
-            match self.search_live(req) {
-                // A set was disabled by this attempt; the others may still answer.
-                Err(SearchError::Index(_)) if live > 1 && self.live_count() < live => {}
-                r => return r,
-            }
-        }
+        self.retrying(|| self.search_live(req))
     }
 
     fn live_count(&self) -> usize {
@@ -431,15 +432,103 @@ impl SearchIndex {
             return Err(QueryError(format!("start is at most {MAX_START}")).into());
         }
         let hits = req.hits.clamp(1, MAX_HITS_PER_PAGE);
-        let parsed = query::parse(&req.query)?;
-        let per_site = if parsed.has_site_filter() {
-            0
-        } else {
-            req.hits_per_site
-        };
+        let need = req.start + hits + 1;
+        let r = self.rank(&req.query, req.hits_per_site, need, None)?;
+        let has_more = r.selection.kept.len() > req.start + hits;
+        let page: Vec<_> = r
+            .selection
+            .kept
+            .iter()
+            .enumerate()
+            .skip(req.start)
+            .take(hits)
+            .map(|(i, &c)| (i, c))
+            .collect();
+        let out = self.read_hits(&r, &page, req.replay_prefix.as_deref())?;
+        Ok(SearchResults {
+            query: req.query.clone(),
+            start: req.start,
+            hits_per_page: hits,
+            hits_per_site: r.per_site,
+            total: r.total,
+            has_more,
+            site_limited: !r.selection.hidden_sites.is_empty(),
+            listed: r.selection.kept.len() as u64,
+            response_time: Duration::as_secs_f64(&t0.elapsed()),
+            hits: out,
+            unavailable: Vec::new(),
+        })
+    }
+
+    /// The statistics of `query`'s terms over every set searched here: what a front
+    /// server sums over its shard servers ([`stats`]).
+    pub fn term_stats(&self, query: &str) -> Result<TermStats, SearchError> {
+        self.retrying(|| {
+            let parsed = query::parse(query)?;
+            let (_, queries) = self.queries(&parsed)?;
+            self.live_stats(&queries)
+        })
+    }
+
+    /// A shard server's part of a search across shard servers: its best `need` hits
+    /// under the per-site limit, read in full, ranked with the collection's statistics
+    /// `stats` (the sum of every shard's [`SearchIndex::term_stats`]). The front server
+    /// merges the parts ([`shards::merge`]).
+    pub fn search_shard(
+        &self,
+        query: &str,
+        hits_per_site: usize,
+        need: usize,
+        stats: &TermStats,
+    ) -> Result<ShardResults, SearchError> {
+        let most = MAX_START + MAX_HITS_PER_PAGE + 1;
+        if need > most {
+            return Err(QueryError(format!("a shard returns at most {most} hits")).into());
+        }
+        self.retrying(|| {
+            let r = self.rank(query, hits_per_site, need.max(1), Some(stats))?;
+            let all: Vec<_> = r.selection.kept.iter().copied().enumerate().collect();
+            let hits = self.read_hits(&r, &all, None)?;
+            let mut hidden_sites: Vec<String> = r.selection.hidden_sites.iter().cloned().collect();
+            hidden_sites.sort();
+            Ok(ShardResults {
+                total: r.total,
+                hidden_sites,
+                hits: hits
+                    .into_iter()
+                    .zip(&r.selection.kept)
+                    .map(|(hit, &(set, doc, _))| ShardHit {
+                        urlkey: String::from_utf8_lossy(&self.sets[set].order_key(doc).0)
+                            .into_owned(),
+                        hit,
+                    })
+                    .collect(),
+            })
+        })
+    }
+
+    /// Runs `f` again when it failed because a set panicked and was disabled, as long
+    /// as other sets are left.
+    fn retrying<T>(&self, f: impl Fn() -> Result<T, SearchError>) -> Result<T, SearchError> {
+        loop {
+            let live = self.live_count();
+            match f() {
+                // A set was disabled by this attempt; the others may still answer.
+                Err(SearchError::Index(_)) if live > 1 && self.live_count() < live => {}
+                r => return r,
+            }
+        }
+    }
+
+    /// The query parsed for every set: its words alone (none without words), and the
+    /// whole query with the filters.
+    #[allow(clippy::type_complexity)]
+    fn queries(
+        &self,
+        parsed: &ParsedQuery,
+    ) -> Result<(Vec<Option<Box<dyn Query>>>, Vec<Box<dyn Query>>), SearchError> {
         let mut text_queries = Vec::with_capacity(self.sets.len());
         let mut queries = Vec::with_capacity(self.sets.len());
-        let mut filters = Vec::with_capacity(self.sets.len());
         for s in &self.sets {
             let text = match parsed.text.is_empty() {
                 true => None,
@@ -447,11 +536,48 @@ impl SearchIndex {
                     QueryError(format!("cannot read the query {:?}: {e}", parsed.text))
                 })?),
             };
-            queries.push(full_query(s, &parsed, text.as_ref().map(|q| q.box_clone())));
+            queries.push(full_query(s, parsed, text.as_ref().map(|q| q.box_clone())));
             text_queries.push(text);
-            filters.push(date_filter(s, &parsed));
         }
-        let need = req.start + hits + 1;
+        Ok((text_queries, queries))
+    }
+
+    /// The statistics of the queries' terms summed over the live sets.
+    fn live_stats(&self, queries: &[Box<dyn Query>]) -> Result<TermStats, SearchError> {
+        let mut stats = TermStats::default();
+        for (i, s) in self.sets.iter().enumerate() {
+            if !self.live(i) {
+                continue;
+            }
+            catch_unwind(AssertUnwindSafe(|| {
+                stats.add_set(&s.searcher, &*queries[i])
+            }))
+            .map_err(|p| self.after_panic(i, "reading term statistics", &*p))??;
+        }
+        Ok(stats)
+    }
+
+    /// Ranks the documents matching `query` in every live set, scored with `given`
+    /// statistics or else with those of the sets searched here, and keeps the best
+    /// `need` under the per-site limit.
+    fn rank(
+        &self,
+        query: &str,
+        hits_per_site: usize,
+        need: usize,
+        given: Option<&TermStats>,
+    ) -> Result<Ranking, SearchError> {
+        let parsed = query::parse(query)?;
+        let per_site = if parsed.has_site_filter() {
+            0
+        } else {
+            hits_per_site
+        };
+        let (text_queries, queries) = self.queries(&parsed)?;
+        let stats = match given {
+            Some(s) => s.clone(),
+            None => self.live_stats(&queries)?,
+        };
         let mut total = 0;
         let mut per_set = Vec::with_capacity(self.sets.len());
         for (i, s) in self.sets.iter().enumerate() {
@@ -463,50 +589,72 @@ impl SearchIndex {
                 limit: need,
                 // A limit of `need` or more per site can never leave a hit out.
                 per_site: if per_site >= need { 0 } else { per_site },
-                filter: filters[i].clone(),
+                filter: date_filter(s, &parsed),
                 site_of: s.site_of.clone(),
             };
+            let statistics = Statistics {
+                stats: &stats,
+                searcher: &s.searcher,
+            };
             let fruit = catch_unwind(AssertUnwindSafe(|| {
-                s.searcher.search(&*queries[i], &collector)
+                s.searcher
+                    .search_with_statistics_provider(&*queries[i], &collector, &statistics)
             }))
             .map_err(|p| self.after_panic(i, "a search", &*p))??;
             total += fruit.0;
             per_set.push(fruit);
         }
         let selection = select(&self.sets, &per_set, per_site, need);
-        let has_more = selection.kept.len() > req.start + hits;
-        // One snippet generator per set (they carry the set's term statistics); the
-        // first text query stands for all, as every set parses the query alike.
-        let text_query = text_queries.iter().flatten().next().map(|q| &**q);
-        let mut snippets = Snippets::new(text_query, self.sets.len());
-        let mut out = Vec::with_capacity(hits);
-        for (i, &c) in selection.kept.iter().enumerate().skip(req.start).take(hits) {
+        Ok(Ranking {
+            per_site,
+            total,
+            selection,
+            text_queries,
+            stats,
+        })
+    }
+
+    /// Reads the hits at the given (position, candidate) pairs.
+    fn read_hits(
+        &self,
+        r: &Ranking,
+        page: &[(usize, Candidate)],
+        replay_prefix: Option<&str>,
+    ) -> Result<Vec<Hit>, SearchError> {
+        // One snippet generator per set; the first text query stands for all, as every
+        // set parses the query alike.
+        let text_query = r.text_queries.iter().flatten().next().map(|q| &**q);
+        let mut snippets = Snippets::new(text_query, &r.stats, self.sets.len());
+        let mut out = Vec::with_capacity(page.len());
+        for &(i, c) in page {
             let hit = catch_unwind(AssertUnwindSafe(|| {
                 build_hit(
                     &self.sets,
                     c,
                     i,
                     &mut snippets,
-                    req.replay_prefix.as_deref(),
-                    &selection.hidden_sites,
+                    replay_prefix,
+                    &r.selection.hidden_sites,
                 )
             }))
             .map_err(|p| self.after_panic(c.0, "reading a hit", &*p))??;
             out.push(hit);
         }
-        Ok(SearchResults {
-            query: req.query.clone(),
-            start: req.start,
-            hits_per_page: hits,
-            hits_per_site: per_site,
-            total,
-            has_more,
-            site_limited: !selection.hidden_sites.is_empty(),
-            listed: selection.kept.len() as u64,
-            response_time: Duration::as_secs_f64(&t0.elapsed()),
-            hits: out,
-        })
+        Ok(out)
     }
+}
+
+/// A search ranked over the live sets, before its hits are read.
+struct Ranking {
+    /// The per-site limit applied (0 with `site:`).
+    per_site: usize,
+    /// Documents matching.
+    total: u64,
+    selection: Selection,
+    /// Each set's parse of the query's words.
+    text_queries: Vec<Option<Box<dyn Query>>>,
+    /// The statistics the documents were scored with.
+    stats: TermStats,
 }
 
 /// The tantivy query for a set: the words (or every document) with the filters as

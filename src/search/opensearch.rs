@@ -31,11 +31,16 @@ pub fn rss(r: &SearchResults, params: &[(&str, String)]) -> String {
         "<rss version=\"2.0\" xmlns:opensearch=\"{OPENSEARCH_NS}\" xmlns:nutch=\"{NUTCH_NS}\">\n<channel>\n"
     );
     element(&mut out, "title", &format!("Nutch: {}", r.query));
-    element(
-        &mut out,
-        "description",
-        &format!("Nutch search results for query: {}", r.query),
-    );
+    let mut description = format!("Nutch search results for query: {}", r.query);
+    if !r.unavailable.is_empty() {
+        // A partial answer says so where every RSS reader shows it.
+        let _ = write!(
+            description,
+            " (partial: no answer from {})",
+            r.unavailable.join("; ")
+        );
+    }
+    element(&mut out, "description", &description);
     out.push_str("<link/>\n");
     element(
         &mut out,

@@ -9,9 +9,10 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use tantivy::columnar::StrColumn;
 use tantivy::query::QueryParser;
 use tantivy::schema::{Field, IndexRecordOption};
-use tantivy::{DocSet, Index, Searcher, TERMINATED};
+use tantivy::{DocId, DocSet, Index, Searcher, TERMINATED};
 
 use super::query::TEXT_FIELDS;
 use crate::index::Fields;
@@ -144,6 +145,27 @@ pub(crate) struct OpenSet {
     /// Each document's site as an index into `site_names` (`u32::MAX`: none).
     pub site_of: Arc<Vec<u32>>,
     pub site_names: Vec<String>,
+    /// The `urlkey` and `digest` columns, which order documents of equal score.
+    order: Option<(StrColumn, StrColumn)>,
+}
+
+impl OpenSet {
+    /// Where document `doc` stands in one index of the whole collection: versions are
+    /// written in (URL key, digest) order (src/index/versions.rs), which is the DocId
+    /// order within a set, so comparing this across sets breaks ties in score as one
+    /// index would.
+    pub(crate) fn order_key(&self, doc: DocId) -> (Vec<u8>, Vec<u8>) {
+        let mut key = (Vec::new(), Vec::new());
+        if let Some((urlkeys, digests)) = &self.order {
+            for (col, out) in [(urlkeys, &mut key.0), (digests, &mut key.1)] {
+                if let Some(ord) = col.term_ords(doc).next() {
+                    // A read error leaves the part empty: the order of a tie, no more.
+                    let _ = col.ord_to_bytes(ord, out);
+                }
+            }
+        }
+        key
+    }
 }
 
 fn field(index: &Index, name: &str, dir: &Path) -> pindex::Result<Field> {
@@ -318,6 +340,14 @@ pub(crate) fn open(dir: &Path) -> io::Result<OpenSet> {
         );
     }
     let (site_of, site_names) = read_sites(&searcher, fields.site, docs, &main_dir)?;
+    let order = match searcher.segment_readers().first() {
+        Some(seg) => {
+            let ff = seg.fast_fields();
+            let col = |n| ff.str(n).at(&main_dir).map_err(pindex::Error::from);
+            col("urlkey")?.zip(col("digest")?)
+        }
+        None => None,
+    };
     let mut parser = QueryParser::for_index(
         &set.main,
         TEXT_FIELDS
@@ -342,5 +372,6 @@ pub(crate) fn open(dir: &Path) -> io::Result<OpenSet> {
         dates,
         site_of: Arc::new(site_of),
         site_names,
+        order,
     })
 }

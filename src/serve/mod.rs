@@ -15,6 +15,7 @@
 
 mod conn;
 pub mod page;
+pub mod remote;
 
 use std::io;
 use std::net::TcpListener;
@@ -25,15 +26,16 @@ use std::time::{Duration, Instant};
 use axum::extract::{Query, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::Router;
 
 use crate::search::{
-    json, opensearch, SearchError, SearchIndex, SearchRequest, SearchResults,
+    json, opensearch, SearchError, SearchIndex, SearchRequest, SearchResults, TermStats,
     DEFAULT_HITS_PER_SITE, MAX_HITS_PER_PAGE,
 };
 pub use conn::ConnLimits;
 use page::PageRequest;
+pub use remote::Front;
 
 /// Settings of the server.
 #[derive(Debug, Clone)]
@@ -86,16 +88,16 @@ impl Loaded {
     }
 }
 
-struct AppState {
+/// The sets searched in this process, reopened when they change.
+struct LocalState {
     current: RwLock<Arc<Loaded>>,
-    opts: ServeOptions,
     /// When a request last checked for changed sets.
     checked: Mutex<Instant>,
     /// A reopen is under way (one at a time; other requests use the current index).
     reloading: AtomicBool,
 }
 
-impl AppState {
+impl LocalState {
     fn loaded(&self) -> Arc<Loaded> {
         self.current
             .read()
@@ -104,13 +106,42 @@ impl AppState {
     }
 }
 
+/// What answers the searches: sets opened here, or shard servers (`serve --remote`).
+enum Backend {
+    Local(LocalState),
+    Remote(Front),
+}
+
+struct AppState {
+    backend: Backend,
+    opts: ServeOptions,
+}
+
+impl AppState {
+    /// The footer line as it is now (without reopening anything).
+    fn footer(&self) -> String {
+        match &self.backend {
+            Backend::Local(l) => l.loaded().footer.clone(),
+            Backend::Remote(f) => f.footer(),
+        }
+    }
+
+    /// The footer line, after reopening changed sets.
+    async fn current_footer(&self) -> String {
+        match &self.backend {
+            Backend::Local(l) => current(l, &self.opts).await.footer.clone(),
+            Backend::Remote(f) => f.footer(),
+        }
+    }
+}
+
 /// The index to answer a request with: the current one, reopened first when the
 /// reload interval has passed and a set changed (its `pindex.json`, or the sets
 /// themselves). A reopen that fails keeps the current index, and is tried again at the
 /// next check.
-async fn current(state: &Arc<AppState>) -> Arc<Loaded> {
+async fn current(state: &LocalState, opts: &ServeOptions) -> Arc<Loaded> {
     let cur = state.loaded();
-    let Some(every) = state.opts.reload_interval else {
+    let Some(every) = opts.reload_interval else {
         return cur;
     };
     {
@@ -164,20 +195,36 @@ async fn current(state: &Arc<AppState>) -> Arc<Loaded> {
     out
 }
 
-/// The routes over an opened index.
+/// The routes over an opened index; with the shard routes a front server asks
+/// (`/shard/stats.json`, `/shard/search.json`, see src/serve/remote.rs).
 pub fn router(index: SearchIndex, opts: ServeOptions) -> Router {
-    let state = Arc::new(AppState {
+    let backend = Backend::Local(LocalState {
         current: RwLock::new(Loaded::new(index)),
-        opts,
         checked: Mutex::new(Instant::now()),
         reloading: AtomicBool::new(false),
     });
-    Router::new()
+    routes(backend, opts, true)
+}
+
+/// The routes of a front server: each search is sent to the shard servers of `front`
+/// and their hits merged (`serve --remote`).
+pub fn front_router(front: Front, opts: ServeOptions) -> Router {
+    routes(Backend::Remote(front), opts, false)
+}
+
+fn routes(backend: Backend, opts: ServeOptions, shard_routes: bool) -> Router {
+    let state = Arc::new(AppState { backend, opts });
+    let mut r = Router::new()
         .route("/", get(search_page))
         .route("/opensearch", get(opensearch_rss))
         .route("/search.json", get(search_json))
-        .route("/healthz", get(healthz))
-        .with_state(state)
+        .route("/healthz", get(healthz));
+    if shard_routes {
+        r = r
+            .route("/shard/stats.json", get(shard_stats))
+            .route("/shard/search.json", post(shard_search));
+    }
+    r.with_state(state)
 }
 
 /// Serves `app` on `listener` until the process ends, with `opts`' search threads and
@@ -251,14 +298,31 @@ async fn run_search(
         hits_per_site: p.hits_per_site,
         replay_prefix: state.opts.replay_prefix.clone(),
     };
-    let loaded = current(state).await;
-    match tokio::task::spawn_blocking(move || loaded.index.search(&req)).await {
-        Ok(Ok(r)) => Ok(r),
-        Ok(Err(SearchError::Query(e))) => Err((StatusCode::BAD_REQUEST, e.to_string())),
-        Ok(Err(e)) => {
+    let local = match &state.backend {
+        Backend::Local(l) => l,
+        Backend::Remote(front) => return front.search(&req).await.map_err(status_of),
+    };
+    let loaded = current(local, &state.opts).await;
+    blocking(move || loaded.index.search(&req)).await
+}
+
+/// The HTTP status and message of a failed search.
+fn status_of(e: SearchError) -> (StatusCode, String) {
+    match e {
+        SearchError::Query(e) => (StatusCode::BAD_REQUEST, e.to_string()),
+        e => {
             eprintln!("warcdex serve: {e}");
-            Err((StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))
+            (StatusCode::INTERNAL_SERVER_ERROR, e.to_string())
         }
+    }
+}
+
+/// Runs a search of the index on the blocking pool (tantivy is synchronous).
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, SearchError> + Send + 'static,
+) -> Result<T, (StatusCode, String)> {
+    match tokio::task::spawn_blocking(f).await {
+        Ok(r) => r.map_err(status_of),
         Err(e) => {
             eprintln!("warcdex serve: a search failed: {e}");
             Err((
@@ -318,7 +382,7 @@ async fn search_page(
             };
             return html(
                 StatusCode::BAD_REQUEST,
-                page::render(&req, None, Some(&e), &state.loaded().footer),
+                page::render(&req, None, Some(&e), &state.footer()),
             );
         }
     };
@@ -331,11 +395,11 @@ async fn search_page(
     let Some(q) = p.query.clone() else {
         return html(
             StatusCode::OK,
-            page::render(&req, None, None, &current(&state).await.footer),
+            page::render(&req, None, None, &state.current_footer().await),
         );
     };
     let r = run_search(&state, &p, q).await;
-    let footer = &state.loaded().footer;
+    let footer = &state.footer();
     match r {
         Ok(r) => html(StatusCode::OK, page::render(&req, Some(&r), None, footer)),
         Err((status, e)) => html(status, page::render(&req, None, Some(&e), footer)),
@@ -384,7 +448,22 @@ async fn search_json(
 }
 
 async fn healthz(State(state): State<Arc<AppState>>) -> Response {
-    let loaded = current(&state).await;
+    let local = match &state.backend {
+        Backend::Local(l) => l,
+        Backend::Remote(front) => {
+            let (ok, body) = front.health().await;
+            let code = match ok {
+                true => StatusCode::OK,
+                false => StatusCode::SERVICE_UNAVAILABLE,
+            };
+            return with_type(
+                code,
+                "application/json",
+                serde_json::to_string_pretty(&body).expect("serializes"),
+            );
+        }
+    };
+    let loaded = current(local, &state.opts).await;
     let sets = loaded.index.sets();
     let broken = loaded.index.broken();
     let status = match (sets.is_empty(), broken.is_empty()) {
@@ -407,4 +486,67 @@ async fn healthz(State(state): State<Arc<AppState>>) -> Response {
         "application/json",
         serde_json::to_string_pretty(&body).expect("serializes"),
     )
+}
+
+/// The index of a shard server (the shard routes exist only on one).
+fn local_index(state: &AppState) -> &LocalState {
+    match &state.backend {
+        Backend::Local(l) => l,
+        Backend::Remote(_) => unreachable!("the shard routes are only on a server of sets"),
+    }
+}
+
+/// The query of a shard request, required.
+fn shard_query(raw: &[(String, String)]) -> Result<String, (StatusCode, String)> {
+    raw.iter()
+        .rev()
+        .find(|(k, _)| k == "query" || k == "q")
+        .map(|(_, v)| v.trim().to_string())
+        .filter(|q| !q.is_empty())
+        .ok_or((StatusCode::BAD_REQUEST, "no query: add ?query=words".into()))
+}
+
+fn json_result<T: serde::Serialize>(r: Result<T, (StatusCode, String)>) -> Response {
+    match r {
+        Ok(v) => with_type(
+            StatusCode::OK,
+            "application/json",
+            serde_json::to_string(&v).expect("serializes"),
+        ),
+        Err((status, e)) => json_error(status, e),
+    }
+}
+
+/// `/shard/stats.json?query=Q`: the statistics of the query's terms over this server's
+/// sets, which a front server sums over its shard servers.
+async fn shard_stats(
+    State(state): State<Arc<AppState>>,
+    Query(raw): Query<Vec<(String, String)>>,
+) -> Response {
+    let r = async {
+        let query = shard_query(&raw)?;
+        let loaded = current(local_index(&state), &state.opts).await;
+        blocking(move || loaded.index.term_stats(&query)).await
+    };
+    json_result(r.await)
+}
+
+/// `POST /shard/search.json?query=Q&need=N&hitsPerSite=P` with the collection's term
+/// statistics as the JSON body: this server's best N hits under the per-site limit.
+async fn shard_search(
+    State(state): State<Arc<AppState>>,
+    Query(raw): Query<Vec<(String, String)>>,
+    body: axum::body::Bytes,
+) -> Response {
+    let r = async {
+        let query = shard_query(&raw)?;
+        let bad = |e: String| (StatusCode::BAD_REQUEST, e);
+        let need = number(&raw, &["need"], 11).map_err(bad)?;
+        let per_site = number(&raw, &["hitsPerSite"], state.opts.hits_per_site).map_err(bad)?;
+        let stats: TermStats = serde_json::from_slice(&body)
+            .map_err(|e| bad(format!("the body is not term statistics: {e}")))?;
+        let loaded = current(local_index(&state), &state.opts).await;
+        blocking(move || loaded.index.search_shard(&query, per_site, need, &stats)).await
+    };
+    json_result(r.await)
 }

@@ -186,6 +186,15 @@ pub fn render(
         let _ = writeln!(out, "<p class=\"error\" role=\"alert\">{}</p>", escape(e));
     }
     if let Some(r) = results {
+        if !r.unavailable.is_empty() {
+            let _ = writeln!(
+                out,
+                "<p class=\"error\" role=\"alert\">Partial results: {} shard server{} did not answer ({}).</p>",
+                r.unavailable.len(),
+                if r.unavailable.len() == 1 { "" } else { "s" },
+                escape(&r.unavailable.join("; "))
+            );
+        }
         if r.hits.is_empty() {
             let _ = writeln!(
                 out,

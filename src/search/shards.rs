@@ -1,0 +1,258 @@
+//! A search across shard servers: what each shard server answers ([`ShardResults`]) and
+//! how a front server merges the answers into one page of results ([`merge`]).
+//!
+//! Each shard ranks its documents with the collection's term statistics (summed over
+//! every shard first, `stats.rs`), so a document's score is the one it has in a single
+//! index of the collection; ties in score are broken by (URL key, digest), the order of
+//! documents in such an index. A shard returns its best `start + hits + 1` hits under
+//! the per-site limit; the front sorts them together and applies the per-site limit
+//! again. That is enough: a hit the whole collection keeps on the page is kept by its
+//! own shard too, because whatever ranks above it in its shard ranks above it in the
+//! collection, site by site (a site's pages are spread over the shards, as they are
+//! sharded by URL).
+
+use std::collections::{HashMap, HashSet};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::{query, Hit, QueryError, SearchError, SearchRequest, SearchResults};
+use super::{MAX_HITS_PER_PAGE, MAX_START};
+
+/// A hit as a shard server returns it: the hit, and its URL key, which orders hits of
+/// equal score.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ShardHit {
+    /// The hit (its `index` is its place in the shard's list).
+    #[serde(flatten)]
+    pub hit: Hit,
+    /// The SURT key of its URL.
+    pub urlkey: String,
+}
+
+/// What a shard server answers to a front server (`/shard/search.json`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ShardResults {
+    /// Documents matching in this shard, before the per-site limit.
+    pub total: u64,
+    /// Sites some of whose matches this shard left out under the per-site limit.
+    pub hidden_sites: Vec<String>,
+    /// The shard's best hits under the per-site limit, best first.
+    pub hits: Vec<ShardHit>,
+}
+
+/// One shard server's answer, or why there is none.
+#[derive(Debug)]
+pub struct ShardAnswer {
+    /// The shard server (its base URL).
+    pub server: String,
+    /// Its results, or the reason it gave none (unreachable, too slow, an error).
+    pub results: Result<ShardResults, String>,
+}
+
+/// The number of hits a front server asks each shard for, and the per-site limit to
+/// apply, for the request `req`; a malformed query or an out-of-range request is the
+/// user's error, found before any shard is asked.
+pub fn plan(req: &SearchRequest) -> Result<(usize, usize), SearchError> {
+    if req.start > MAX_START {
+        return Err(QueryError(format!("start is at most {MAX_START}")).into());
+    }
+    let parsed = query::parse(&req.query)?;
+    let hits = req.hits.clamp(1, MAX_HITS_PER_PAGE);
+    let per_site = if parsed.has_site_filter() {
+        0
+    } else {
+        req.hits_per_site
+    };
+    Ok((req.start + hits + 1, per_site))
+}
+
+/// Merges the shards' answers to `req` into a page: the hits of every shard by score
+/// (ties by URL key, then digest), at most `hits_per_site` per site (none with
+/// `site:`), then the page at `req.start`. Shards without an answer are listed in
+/// `unavailable`.
+pub fn merge(req: &SearchRequest, answers: Vec<ShardAnswer>, took: Duration) -> SearchResults {
+    let hits_per_page = req.hits.clamp(1, MAX_HITS_PER_PAGE);
+    let need = req.start + hits_per_page + 1;
+    let per_site = match query::parse(&req.query) {
+        Ok(p) if p.has_site_filter() => 0,
+        _ => req.hits_per_site,
+    };
+    let mut total = 0;
+    let mut hidden: HashSet<String> = HashSet::new();
+    let mut all: Vec<ShardHit> = Vec::new();
+    let mut unavailable = Vec::new();
+    for a in answers {
+        match a.results {
+            Ok(r) => {
+                total += r.total;
+                hidden.extend(r.hidden_sites);
+                all.extend(r.hits);
+            }
+            Err(e) => unavailable.push(format!("{}: {e}", a.server)),
+        }
+    }
+    all.sort_by(|a, b| {
+        b.hit
+            .score
+            .total_cmp(&a.hit.score)
+            .then_with(|| a.urlkey.as_bytes().cmp(b.urlkey.as_bytes()))
+            .then_with(|| a.hit.digest.as_bytes().cmp(b.hit.digest.as_bytes()))
+    });
+    let mut kept: Vec<Hit> = Vec::with_capacity(need.min(all.len()));
+    let mut per: HashMap<String, usize> = HashMap::new();
+    for h in all {
+        if kept.len() >= need {
+            break;
+        }
+        // A document without a site is its own site, never folded with others.
+        if per_site > 0 && !h.hit.site.is_empty() {
+            let n = per.entry(h.hit.site.clone()).or_insert(0);
+            if *n >= per_site {
+                hidden.insert(h.hit.site);
+                continue;
+            }
+            *n += 1;
+        }
+        kept.push(h.hit);
+    }
+    let listed = kept.len() as u64;
+    let has_more = kept.len() > req.start + hits_per_page;
+    let page: Vec<Hit> = kept
+        .into_iter()
+        .enumerate()
+        .skip(req.start)
+        .take(hits_per_page)
+        .map(|(i, mut h)| {
+            h.index = i;
+            h.more_from_site = hidden.contains(&h.site);
+            h.replay = match &req.replay_prefix {
+                Some(p) => h
+                    .dates
+                    .iter()
+                    .map(|d| format!("{}/{d}/{}", p.trim_end_matches('/'), h.url))
+                    .collect(),
+                None => Vec::new(),
+            };
+            h
+        })
+        .collect();
+    SearchResults {
+        query: req.query.clone(),
+        start: req.start,
+        hits_per_page,
+        hits_per_site: per_site,
+        total,
+        has_more,
+        site_limited: !hidden.is_empty(),
+        listed,
+        response_time: took.as_secs_f64(),
+        hits: page,
+        unavailable,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::Snippet;
+
+    fn hit(url: &str, site: &str, score: f32) -> ShardHit {
+        ShardHit {
+            hit: Hit {
+                index: 0,
+                score,
+                set: "s".into(),
+                url: url.into(),
+                title: String::new(),
+                digest: "sha1:X".into(),
+                mime: "text/html".into(),
+                collection: String::new(),
+                site: site.into(),
+                length: 0,
+                dates: vec!["20240101000000".into()],
+                replay: Vec::new(),
+                snippet: Snippet::default(),
+                more_from_site: false,
+            },
+            urlkey: url.into(),
+        }
+    }
+
+    fn answer(hits: Vec<ShardHit>) -> ShardAnswer {
+        ShardAnswer {
+            server: "http://shard".into(),
+            results: Ok(ShardResults {
+                total: hits.len() as u64,
+                hidden_sites: Vec::new(),
+                hits,
+            }),
+        }
+    }
+
+    fn req(start: usize, hits: usize, per_site: usize) -> SearchRequest {
+        SearchRequest {
+            query: "words".into(),
+            start,
+            hits,
+            hits_per_site: per_site,
+            replay_prefix: Some("http://replay/".into()),
+        }
+    }
+
+    fn urls(r: &SearchResults) -> Vec<&str> {
+        r.hits.iter().map(|h| h.url.as_str()).collect()
+    }
+
+    #[test]
+    fn merges_by_score_then_key_and_limits_sites_after() {
+        let a = answer(vec![
+            hit("a1", "a", 3.0),
+            hit("a2", "a", 2.0),
+            hit("c", "", 1.0),
+        ]);
+        let b = answer(vec![hit("a0", "a", 4.0), hit("b", "b", 2.0)]);
+        let r = merge(&req(0, 10, 2), vec![a, b], Duration::ZERO);
+        // a2 ties with b at 2.0 and sorts first by key, but is the third hit of site a.
+        assert_eq!(urls(&r), ["a0", "a1", "b", "c"]);
+        assert_eq!(r.total, 5);
+        assert!(r.site_limited && !r.has_more);
+        assert_eq!(r.listed, 4);
+        assert!(r.hits[0].more_from_site && !r.hits[2].more_from_site);
+        assert_eq!(r.hits[2].index, 2);
+        assert_eq!(r.hits[0].replay, ["http://replay/20240101000000/a0"]);
+        // The second page of one hit each.
+        let a = answer(vec![hit("x", "x", 2.0), hit("y", "y", 1.0)]);
+        let b = answer(vec![hit("w", "w", 1.5)]);
+        let r = merge(&req(1, 1, 0), vec![a, b], Duration::ZERO);
+        assert_eq!(urls(&r), ["w"]);
+        assert!(r.has_more);
+        assert_eq!(r.hits[0].index, 1);
+    }
+
+    #[test]
+    fn a_missing_shard_is_named() {
+        let a = answer(vec![hit("a", "a", 1.0)]);
+        let down = ShardAnswer {
+            server: "http://down:1".into(),
+            results: Err("connection refused".into()),
+        };
+        let r = merge(&req(0, 10, 2), vec![a, down], Duration::ZERO);
+        assert_eq!(urls(&r), ["a"]);
+        assert_eq!(r.unavailable, ["http://down:1: connection refused"]);
+    }
+
+    #[test]
+    fn a_site_query_is_not_limited() {
+        let a = answer(vec![
+            hit("a1", "a", 3.0),
+            hit("a2", "a", 2.0),
+            hit("a3", "a", 1.0),
+        ]);
+        let mut q = req(0, 10, 2);
+        q.query = "site:a".into();
+        let r = merge(&q, vec![a], Duration::ZERO);
+        assert_eq!(urls(&r), ["a1", "a2", "a3"]);
+        assert_eq!(r.hits_per_site, 0);
+    }
+}
