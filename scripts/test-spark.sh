@@ -8,7 +8,9 @@
 # - every document (every field of main and dates but its position `seq`, so URL,
 #   digest, dates, anchors and link boost) the same across the shards as in one index of
 #   the one-shot build, each URL key in exactly one shard, the shard FNV-1a gives it;
-# - the same matching documents per query through `search -d` over the shards;
+# - the same top 10 hits (documents, dates, titles, scores, order) for 20 queries through
+#   a front server (`serve --remote`) over three shard servers as through `search` over
+#   the one index, and a partial answer naming the server when one is down;
 # - no temporary file or directory left in the collection;
 # - the same build with the archives in an S3 server (moto, on loopback) gives the same
 #   lists and the same shards.
@@ -101,21 +103,67 @@ for line in open(sys.argv[1], encoding="utf-8", errors="surrogateescape"):
 print("urlkeys:", len(seen), "in shards", sorted(set(seen.values())))
 EOF
 
-# The same matching documents per query (rankings differ: each shard has its own term
-# statistics; the front server of issue 18 is what ranks across shards).
-hitset() {
-    "$bin" search -d "$1" --hits 100 --hits-per-site 0 --json "$2" | "$venv/bin/python" -c '
-import json, sys
-r = json.load(sys.stdin)
-assert r["total"] <= 100, "more than a page of hits"
-print(r["total"], sorted((h["url"], h["digest"], h["dates"]) for h in r["hits"]))'
+# The same top 10 for 20 queries through a front server (`serve --remote`) over three
+# shard servers on loopback, one shard each, as through `search` over the one index:
+# the same documents, dates, titles and scores, in the same order.
+servers=()
+trap '[ -z "$moto" ] || kill "$moto" 2> /dev/null; kill "${servers[@]}" 2> /dev/null; rm -rf "$work"' EXIT
+started=
+start_server() { # LOG ARGS...: `warcdex serve ARGS` in the background; its URL in $started
+    local log=$1
+    shift
+    "$bin" serve --addr 127.0.0.1:0 --no-reload "$@" > /dev/null 2> "$log" &
+    servers+=("$!")
+    for _ in $(seq 200); do
+        started=$(sed -n 's|^warcdex serve: listening on \(http://[^/]*\)/$|\1|p' "$log")
+        [ -z "$started" ] || return 0
+        sleep 0.05
+    done
+    fail "a server did not start: $(cat "$log")"
 }
-for q in examples news "example date:20071001" government books "python tutorial" iana denmark lisbon; do
-    a=$(hitset "$one" "$q")
-    b=$(hitset "$spark" "$q")
-    [ "$a" = "$b" ] || fail "hits for '$q' differ"
-    [ "$a" != "0 []" ] || fail "no hits for '$q'"
+remotes=()
+for k in 0 1 2; do
+    mkdir -p "$work/srv-$k/pindexes"
+    ln -s "$spark/pindexes/shard-$k" "$work/srv-$k/pindexes/shard-$k"
+    start_server "$work/srv-$k.log" -d "$work/srv-$k"
+    remotes+=(--remote "$started")
 done
+start_server "$work/front.log" "${remotes[@]}"
+front_url=$started
+"$venv/bin/python" - "$bin" "$one" "$front_url" << 'EOF'
+import json, subprocess, sys, urllib.parse, urllib.request
+bin, one, front = sys.argv[1:]
+queries = ["examples", "news", "example date:20071001", "government", "books",
+           "python tutorial", "iana", "denmark", "lisbon", "the", "welcome", "basket",
+           "domains", '"root zone"', "site:books.toscrape.com", "date:2014",
+           "type:text/html", "collection:corpus books", "stock -poetry", "home page"]
+def top(hits):
+    return [(h["url"], h["digest"], h["dates"], h["title"], h["score"]) for h in hits]
+mixed = 0
+for q in queries:
+    for per_site in (2, 0):
+        a = json.loads(subprocess.run(
+            [bin, "search", "-d", one, "--json", "--hits-per-site", str(per_site), q],
+            check=True, capture_output=True).stdout)
+        url = front + "/search.json?" + urllib.parse.urlencode(
+            {"query": q, "hitsPerSite": per_site})
+        b = json.load(urllib.request.urlopen(url, timeout=60))
+        assert a["hits"], "no hits for %r" % q
+        assert top(a["hits"]) == top(b["hits"]), (q, per_site, top(a["hits"]), top(b["hits"]))
+        assert a["total"] == b["total"], (q, a["total"], b["total"])
+        assert "unavailable" not in b, b["unavailable"]
+        mixed += len({h["set"] for h in b["hits"]}) > 1
+print("front: 20 queries, the same top 10 as one index;", mixed, "pages mix shards")
+EOF
+# A shard server down: the front names it and the others answer.
+kill "${servers[0]}"
+wait "${servers[0]}" 2> /dev/null || true
+"$venv/bin/python" - "$front_url" << 'EOF'
+import json, sys, urllib.request
+r = json.load(urllib.request.urlopen(sys.argv[1] + "/search.json?query=the", timeout=60))
+assert len(r["unavailable"]) == 1 and r["hits"], r
+assert all(h["set"] != "shard-0" for h in r["hits"]), r["hits"]
+EOF
 
 leftover=$(find "$spark" -name '*.tmp-*' -o -name .work | head -1)
 [ -z "$leftover" ] || fail "temporary output left: $leftover"
