@@ -44,6 +44,7 @@ fn main() -> ExitCode {
         cli::Command::Import(a) => cli::import::run(a),
         cli::Command::SegmentInfo(a) => cli::import::info(a),
         cli::Command::Index(a) => cli::index::run(a),
+        cli::Command::LinkGraph(a) => cli::index::link_graph(a),
         cli::Command::Dumpindex(a) => cli::index::dump_cmd(a),
         cli::Command::Merge(a) => cli::index::merge(a),
         cli::Command::AddDates(a) => cli::dates::run(a),

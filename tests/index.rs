@@ -437,3 +437,83 @@ fn shards_together_are_the_one_index() {
         "{per_shard:?}"
     );
 }
+
+/// The Spark driver's way (docs/cluster.md): `import --shards 3` splits the versions
+/// into one segment per shard, `link-graph` computes the links once over all of them,
+/// and each shard's index reads only its own segment and the graph. Its documents are
+/// those of `index --shard K/3` over the whole segment: the same anchors and boosts.
+#[test]
+fn a_link_graph_over_sharded_segments_gives_the_same_shards() {
+    use warcdex::import::import_versions;
+    use warcdex::import::segment_dir::write_imported_sharded;
+    use warcdex::index::graph::build_graph;
+
+    let dir = tempfile::tempdir().unwrap();
+    let whole = example_segments(dir.path()).pop().unwrap();
+    let opts = ImportOptions::default();
+    let (versions, reports) =
+        import_versions(&fixture_manifest("example"), None, &opts, &|_| {}, &|_| {});
+    let split = dir.path().join("split");
+    let parts = write_imported_sharded(&split, 3, versions, reports, &opts, None).unwrap();
+    let whole_docs = warcdex::segment::layout::read_manifest(&whole)
+        .unwrap()
+        .documents;
+    assert_eq!(parts.iter().map(|p| p.documents).sum::<u64>(), whole_docs);
+    assert_eq!(parts[1].shard.as_deref(), Some("1/3"));
+    let shard_segments: Vec<PathBuf> = (0..3).map(|k| split.join(format!("shard-{k}"))).collect();
+    let graph = dir.path().join("graph");
+    let info = build_graph(&shard_segments, &graph, 3, &IndexOptions::default()).unwrap();
+    let fields = [
+        "urlkey", "digest", "boost", "anchor", "date", "title", "url",
+    ];
+    let mut anchored = 0;
+    for k in 0..3u32 {
+        let shard = warcdex_cdx::shard::Shard { index: k, count: 3 };
+        let want = dir.path().join(format!("want-{k}"));
+        let sharded = IndexOptions {
+            shard: Some(shard),
+            ..IndexOptions::default()
+        };
+        build_index(std::slice::from_ref(&whole), &want, &sharded).unwrap();
+        let got = dir.path().join(format!("got-{k}"));
+        let from_graph = IndexOptions {
+            graph: Some(graph.clone()),
+            ..sharded
+        };
+        build_index(&shard_segments[k as usize..=k as usize], &got, &from_graph).unwrap();
+        let want_docs = documents_of(&want, &fields);
+        assert_eq!(documents_of(&got, &fields), want_docs, "shard {k}");
+        let urls: std::collections::BTreeSet<&str> =
+            want_docs.iter().map(|d| d.split('\t').next().unwrap()).collect();
+        assert_eq!(info.urls_per_shard[k as usize], urls.len() as u64);
+        anchored += want_docs
+            .iter()
+            .filter(|d| d.split('\t').nth(3) != Some("[]"))
+            .count();
+    }
+    assert!(anchored > 0, "no document has anchors: the test shows nothing");
+    // A graph of another shard count is refused, naming it.
+    let other = IndexOptions {
+        shard: Some(warcdex_cdx::shard::Shard { index: 0, count: 2 }),
+        graph: Some(graph.clone()),
+        ..IndexOptions::default()
+    };
+    let e = build_index(&shard_segments[..1], &dir.path().join("x"), &other).unwrap_err();
+    assert!(e.to_string().contains("graph of 3 shards"), "{e}");
+    // Versions the graph was not made from are refused.
+    let partial = dir.path().join("partial-graph");
+    let others = [shard_segments[0].clone(), shard_segments[2].clone()];
+    build_graph(&others, &partial, 3, &IndexOptions::default()).unwrap();
+    assert!(parts[1].documents > 0);
+    let e = build_index(
+        &shard_segments[1..2],
+        &dir.path().join("y"),
+        &IndexOptions {
+            shard: Some(warcdex_cdx::shard::Shard { index: 1, count: 3 }),
+            graph: Some(partial),
+            ..IndexOptions::default()
+        },
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("made from other segments"), "{e}");
+}

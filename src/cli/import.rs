@@ -46,6 +46,11 @@ pub struct ImportArgs {
     /// Exit 1 when any archive was damaged or any anomaly was found.
     #[arg(long)]
     pub strict: bool,
+    /// Write the versions split by URL key into N segments, SEGMENT/shard-<k> for shard
+    /// k (FNV-1a of the URL key mod N, as `index --shard K/N` and the Spark driver
+    /// split), so that each shard's index reads only its own versions.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub shards: Option<u32>,
     /// Memory and temporary files of the parsed rows, sorted into the segment's order
     /// (three quarters of the budget; the rest is the import's other state).
     #[command(flatten)]
@@ -138,8 +143,17 @@ pub fn run(args: ImportArgs) -> Result<i32> {
         );
         return Ok(1);
     }
-    let m = segment_dir::write_imported(&dest, versions, sources, &opts, info)
-        .with_context(|| format!("cannot write segment {}", dest.display()))?;
+    let m = match args.shards {
+        None => segment_dir::write_imported(&dest, versions, sources, &opts, info),
+        Some(n) => segment_dir::write_imported_sharded(&dest, n, versions, sources, &opts, info)
+            .map(|parts| {
+                let documents = parts.iter().map(|p| p.documents).sum();
+                let mut m = parts.into_iter().next().expect("at least one shard");
+                m.documents = documents;
+                m
+            }),
+    }
+    .with_context(|| format!("cannot write segment {}", dest.display()))?;
     let sum =
         |f: fn(&warcdex::import::SourceReport) -> u64| -> u64 { m.sources.iter().map(f).sum() };
     eprintln!(

@@ -10,6 +10,7 @@ use clap::Args;
 
 use warcdex::dumpindex::{dump, DumpMode};
 use warcdex::index::links::LinkOptions;
+use warcdex::index::graph::build_graph;
 use warcdex::index::{build_index, IndexOptions};
 use warcdex_cdx::sort::SortOptions;
 
@@ -26,6 +27,27 @@ pub struct IndexArgs {
     /// segment's directory name).
     #[arg(long)]
     pub name: Option<String>,
+    /// Link analysis settings.
+    #[command(flatten)]
+    pub links: LinkFlags,
+    /// Write only the documents of shard K of N (`K/N`, 0-based; URL keys are split by
+    /// FNV-1a): links, anchors and scores still come from every segment given, or from
+    /// `--graph`.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<warcdex_cdx::shard::Shard>,
+    /// With --shard: the link graph `warcdex link-graph` made of the whole collection;
+    /// boosts and anchors come from it (and its link settings), so the segments given
+    /// need only hold the shard's versions (`import --shards N`).
+    #[arg(long, value_name = "DIR", requires = "shard")]
+    pub graph: Option<PathBuf>,
+    /// Memory and temporary files of the external sorts.
+    #[command(flatten)]
+    pub sort: MemoryFlags,
+}
+
+/// The link analysis flags of `index` and `link-graph`.
+#[derive(Debug, Args)]
+pub struct LinkFlags {
     /// Keep anchor text of links within one host (Nutch `db.ignore.internal.links=false`).
     #[arg(long)]
     pub internal_links: bool,
@@ -38,13 +60,62 @@ pub struct IndexArgs {
     /// Boost = score ^ power (Nutch `indexer.score.power`).
     #[arg(long, default_value_t = 0.5, value_parser = super::non_negative, allow_negative_numbers = true)]
     pub score_power: f64,
-    /// Write only the documents of shard K of N (`K/N`, 0-based; URL keys are split by
-    /// FNV-1a): links, anchors and scores still come from every segment given.
-    #[arg(long, value_name = "K/N")]
-    pub shard: Option<warcdex_cdx::shard::Shard>,
+}
+
+impl LinkFlags {
+    /// The settings these flags give.
+    fn options(&self) -> LinkOptions {
+        LinkOptions {
+            internal_links: self.internal_links,
+            damping: self.damping,
+            iterations: self.iterations,
+            score_power: self.score_power,
+            ..LinkOptions::default()
+        }
+    }
+}
+
+/// Flags of `warcdex link-graph`.
+#[derive(Debug, Args)]
+pub struct LinkGraphArgs {
+    /// Every segment of the collection (for a sharded import, every shard's).
+    #[arg(required = true)]
+    pub segments: Vec<PathBuf>,
+    /// The graph directory to create.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Shards the collection's URL keys are split into.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub shards: u32,
+    /// Link analysis settings.
+    #[command(flatten)]
+    pub links: LinkFlags,
     /// Memory and temporary files of the external sorts.
     #[command(flatten)]
     pub sort: MemoryFlags,
+}
+
+/// Runs `link-graph`; returns the exit code.
+pub fn link_graph(args: LinkGraphArgs) -> Result<i32> {
+    args.sort.check()?;
+    let _lock = super::lock_output(&args.out)?;
+    let opts = IndexOptions {
+        links: args.links.options(),
+        sort: sort_options(&args.sort),
+        ..IndexOptions::default()
+    };
+    let info = build_graph(&args.segments, &args.out, args.shards, &opts)
+        .with_context(|| format!("cannot build {}", args.out.display()))?;
+    eprintln!(
+        "warcdex link-graph: {} URL keys from {} segments in {} shards ({:?}) in {}",
+        info.urls_per_shard.iter().sum::<u64>(),
+        args.segments.len(),
+        info.shards,
+        info.urls_per_shard,
+        args.out.display()
+    );
+    println!("{}", args.out.display());
+    Ok(0)
 }
 
 /// The options of each external sort of `index` and `merge`: the whole `--memory` each
@@ -74,15 +145,10 @@ pub fn run(args: IndexArgs) -> Result<i32> {
     args.sort.check()?;
     let _lock = super::lock_output(&out)?;
     let opts = IndexOptions {
-        links: LinkOptions {
-            internal_links: args.internal_links,
-            damping: args.damping,
-            iterations: args.iterations,
-            score_power: args.score_power,
-            ..LinkOptions::default()
-        },
+        links: args.links.options(),
         sort: sort_options(&args.sort),
         shard: args.shard,
+        graph: args.graph.clone(),
     };
     let info = build_index(&args.segments, &out, &opts)
         .with_context(|| format!("cannot build {}", out.display()))?;

@@ -57,6 +57,9 @@ pub enum Command {
     /// Build the main full-text index from segments: one document per URL + digest,
     /// anchor text of inbound links, link-analysis boost, one segment in key order.
     Index(index::IndexArgs),
+    /// The link graph of a sharded collection, computed once: each shard's URL keys
+    /// with their link-analysis boost and anchors, for `index --shard K/N --graph DIR`.
+    LinkGraph(index::LinkGraphArgs),
     /// NutchWAX `dumpindex`: fields and values of one or several parallel indexes.
     Dumpindex(index::DumpArgs),
     /// Merge main indexes: one document per URL + digest, dates and anchors unioned.

@@ -61,6 +61,24 @@ pub fn write_imported(
     })
 }
 
+/// [`write_imported`] split by URL key into `shards` segments, `dest/shard-<k>`
+/// ([`segment::layout::write_sharded_segment_with`]): what a Spark import task writes,
+/// so that each shard's index reads only its own versions (docs/cluster.md).
+pub fn write_imported_sharded(
+    dest: &Path,
+    shards: u32,
+    versions: ImportedVersions,
+    sources: Vec<SourceReport>,
+    opts: &ImportOptions,
+    exclusions: Option<ExclusionsInfo>,
+) -> segment::Result<Vec<SegmentManifest>> {
+    let manifest = manifest(sources, opts, exclusions);
+    segment::layout::write_sharded_segment_with(dest, shards, manifest, |write| {
+        versions.rows(|r| Ok(write(&r)?))?;
+        Ok(())
+    })
+}
+
 /// The `segment.json` of an import (its `documents` are set by the writer).
 fn manifest(
     sources: Vec<SourceReport>,
@@ -81,6 +99,7 @@ fn manifest(
         sources,
         // Set by the writer from the rows it wrote.
         documents: 0,
+        shard: None,
     }
 }
 

@@ -12,6 +12,9 @@ pub enum Error {
     /// files and sorts, which need no path.
     #[error(transparent)]
     Io(#[from] io::Error),
+    /// A file of the index layer's own (a link graph) could not be read or written.
+    #[error(transparent)]
+    File(#[from] AtPath<io::Error>),
     /// tantivy could not read or write an index.
     #[error(transparent)]
     Tantivy(#[from] AtPath<tantivy::TantivyError>),
@@ -33,6 +36,7 @@ impl Error {
     pub fn kind(&self) -> io::ErrorKind {
         match self {
             Error::Io(e) => e.kind(),
+            Error::File(e) => e.source.kind(),
             Error::Tantivy(_) => io::ErrorKind::Other,
             Error::Segment(e) => e.kind(),
             Error::Pindex(e) => e.kind(),
@@ -45,7 +49,7 @@ impl Error {
             Error::Io(e) => crate::path_error::shows_its_source(e),
             Error::Segment(e) => e.shows_its_source(),
             Error::Pindex(e) => e.shows_its_source(),
-            Error::Tantivy(_) => true,
+            Error::Tantivy(_) | Error::File(_) => true,
         }
     }
 }

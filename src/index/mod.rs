@@ -7,6 +7,7 @@
 //! add-dates joins on it.
 
 pub mod error;
+pub mod graph;
 pub mod links;
 pub mod merge;
 pub mod versions;
@@ -109,6 +110,10 @@ pub struct IndexOptions {
     /// anchors and scores are still those of every segment given, so that shards built
     /// from the same segments score as one index of them would.
     pub shard: Option<warcdex_cdx::shard::Shard>,
+    /// With `shard`: the directory `link-graph` wrote ([`graph`]); the boosts and anchors
+    /// come from its file for the shard, and only the shard's versions are read, so the
+    /// segments given may be the shard's alone.
+    pub graph: Option<PathBuf>,
 }
 
 /// Checks that every input of an index uses the canonicalizer the first one used:
@@ -134,15 +139,9 @@ pub(crate) fn same_canonicalizer(
     Ok(())
 }
 
-/// Builds `out` (which must not exist) from `segments`, in bounded memory: rows come in
-/// (URL key, digest) order from a merge of the segments (or an external sort when they
-/// are not in order), outlinks go through an external sort into target order, and the
-/// link graph is streamed from disk at each iteration; what stays in memory is one
-/// version at a time plus a key map and two scores per URL.
-pub fn build_index(segments: &[PathBuf], out: &Path, opts: &IndexOptions) -> Result<MainInfo> {
-    // Each phase frees large buffers the next one does not reuse (src/heap.rs).
-    crate::heap::give_back_freed_memory();
-    let mut writer = MainWriter::create(out)?;
+/// The canonicalizer every segment's URL keys were made with (`surt` when there are
+/// none), and its key style; segments of two canonicalizers are an error.
+pub(crate) fn canonicalizer_of(segments: &[PathBuf]) -> Result<(String, warcdex_cdx::KeyStyle)> {
     let mut canonicalizer: Option<String> = None;
     for seg in segments {
         let m = read_manifest(seg)?;
@@ -154,6 +153,22 @@ pub fn build_index(segments: &[PathBuf], out: &Path, opts: &IndexOptions) -> Res
     } else {
         warcdex_cdx::KeyStyle::Surt
     };
+    Ok((canonicalizer, style))
+}
+
+/// Builds `out` (which must not exist) from `segments`, in bounded memory: rows come in
+/// (URL key, digest) order from a merge of the segments (or an external sort when they
+/// are not in order), outlinks go through an external sort into target order, and the
+/// link graph is streamed from disk at each iteration; what stays in memory is one
+/// version at a time plus a key map and two scores per URL.
+pub fn build_index(segments: &[PathBuf], out: &Path, opts: &IndexOptions) -> Result<MainInfo> {
+    // Each phase frees large buffers the next one does not reuse (src/heap.rs).
+    crate::heap::give_back_freed_memory();
+    let (canonicalizer, style) = canonicalizer_of(segments)?;
+    if let Some(graph) = &opts.graph {
+        return graph::index_with_graph(segments, out, opts, graph, canonicalizer);
+    }
+    let mut writer = MainWriter::create(out)?;
 
     // Pass 1: versions in order to a spool file (outlinks dropped), URL keys numbered
     // in the same order, outlinks to the link collector. Import writes segments in
@@ -161,21 +176,11 @@ pub fn build_index(segments: &[PathBuf], out: &Path, opts: &IndexOptions) -> Res
     // segments; a segment out of order sends them through the external sort instead.
     // The merge holds one decoded batch (1,024 rows) per segment, so past
     // MAX_MERGED_SEGMENTS the external sort, bounded by `--memory`, is used.
-    let sorted = || {
-        first_pass(opts, style, |f| {
-            versions::sort_segments(segments, &opts.sort, f)
-        })
-    };
-    let (spool, keys, links) = if segments.len() > MAX_MERGED_SEGMENTS {
-        sorted()?
-    } else {
-        match first_pass(opts, style, |f| {
-            versions::merge_sorted_segments(segments, f)
-        }) {
-            Err(e) if versions::is_out_of_order(&e) => sorted()?,
-            other => other?,
-        }
-    };
+    let (spool, keys, links) =
+        versions_in_order(segments, &opts.sort, &mut |source| {
+            first_pass(opts, style, true, &mut |_, _| {}, source)
+        })?;
+    let spool = spool.expect("kept");
 
     // Pass 2: the link graph and the anchors, then the scores.
     let mut resolved = links.resolve(&keys, &opts.links, &opts.sort)?;
@@ -212,17 +217,53 @@ pub fn build_index(segments: &[PathBuf], out: &Path, opts: &IndexOptions) -> Res
     writer.finish(canonicalizer, sources, &opts.links, opts.shard)
 }
 
+/// Runs `pass` over the versions of `segments` in (URL key, digest) order: merged as
+/// they are read when the segments are in order and not too many, else (or when a
+/// segment turns out to be out of order, in which case `pass` starts again) through the
+/// external sort.
+pub(crate) fn versions_in_order<T>(
+    segments: &[PathBuf],
+    sort: &SortOptions,
+    pass: &mut dyn FnMut(VersionSource<'_>) -> io::Result<T>,
+) -> io::Result<T> {
+    let sorted: VersionSource<'_> =
+        &|f: &mut dyn FnMut(VersionGroup) -> io::Result<()>| {
+            versions::sort_segments(segments, sort, f)
+        };
+    if segments.len() > MAX_MERGED_SEGMENTS {
+        return pass(sorted);
+    }
+    let merged: VersionSource<'_> =
+        &|f: &mut dyn FnMut(VersionGroup) -> io::Result<()>| {
+            versions::merge_sorted_segments(segments, f)
+        };
+    match pass(merged) {
+        Err(e) if versions::is_out_of_order(&e) => pass(sorted),
+        other => other,
+    }
+}
+
+/// Something that calls back with every version, in order.
+pub(crate) type VersionSource<'a> =
+    &'a dyn Fn(&mut dyn FnMut(VersionGroup) -> io::Result<()>) -> io::Result<()>;
+
 /// Segments merged as they are read, at most (see [`build_index`]).
 const MAX_MERGED_SEGMENTS: usize = 16;
 
 /// Pass 1 of [`build_index`] over the versions `source` calls back with, in order:
-/// the spool of rows (without outlinks), the URL key map and the collected links.
-fn first_pass(
+/// the spool of rows (without outlinks; none unless `keep_rows`), the URL key map and
+/// the collected links. `on_row` sees each version with its node id.
+pub(crate) fn first_pass(
     opts: &IndexOptions,
     style: warcdex_cdx::KeyStyle,
+    keep_rows: bool,
+    on_row: &mut dyn FnMut(u32, &SegmentRow),
     source: impl FnOnce(&mut dyn FnMut(VersionGroup) -> io::Result<()>) -> io::Result<()>,
-) -> io::Result<(std::fs::File, fst::Map<Vec<u8>>, LinkCollector)> {
-    let mut spool = BufWriter::new(links::tempfile_in(&opts.sort)?);
+) -> io::Result<(Option<std::fs::File>, fst::Map<Vec<u8>>, LinkCollector)> {
+    let mut spool = match keep_rows {
+        true => Some(BufWriter::new(links::tempfile_in(&opts.sort)?)),
+        false => None,
+    };
     let mut ids = KeyIds::default();
     let mut links = LinkCollector::new(opts.sort.clone(), style);
     // Batches, so the links' keys are computed on all cores.
@@ -234,11 +275,15 @@ fn first_pass(
                 .map(|(n, r)| (*n, r.url.as_str(), r.outlinks.as_slice()))
                 .collect();
             links.add_batch(&pages)?;
+            let Some(spool) = spool.as_mut() else {
+                batch.clear();
+                return Ok(());
+            };
             // `NODE \x01 JSON`: pass 3 joins anchors and scores by the node id.
             for (node, mut row) in batch.drain(..) {
                 row.outlinks = Vec::new();
                 write!(spool, "{node}\x01")?;
-                serde_json::to_writer(&mut spool, &row).map_err(io::Error::other)?;
+                serde_json::to_writer(&mut *spool, &row).map_err(io::Error::other)?;
                 spool.write_all(b"\n")?;
             }
             Ok(())
@@ -246,6 +291,7 @@ fn first_pass(
     source(&mut |group| {
         let row = absorb_all(group);
         let node = ids.id_of(&row.urlkey)?;
+        on_row(node, &row);
         batch.push((node, row));
         if batch.len() >= 256 {
             flush(&mut batch, &mut links)?;
@@ -254,7 +300,10 @@ fn first_pass(
     })?;
     flush(&mut batch, &mut links)?;
     let keys = ids.finish()?;
-    let spool = spool.into_inner().map_err(|e| e.into_error())?;
+    let spool = match spool {
+        Some(s) => Some(s.into_inner().map_err(|e| e.into_error())?),
+        None => None,
+    };
     Ok((spool, keys, links))
 }
 

@@ -42,6 +42,11 @@ pub struct SegmentManifest {
     pub documents: u64,
     /// Captures imported (a version crawled ten times counts ten).
     pub captures: u64,
+    /// `K/N` when the segment holds only the versions of shard K of N (`import
+    /// --shards N` writes one such segment per shard; its `sources` and `captures` are
+    /// those of the whole import).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
 }
 
 /// The exclusion list of an import.
@@ -174,6 +179,62 @@ pub fn write_segment_with(
     std::fs::write(&path, json + "\n").at(&path)?;
     crate::output::install_dir(tmp, dest)?;
     Ok(manifest)
+}
+
+/// [`write_segment_with`] split by URL key into `count` segments, `dest/shard-<k>` for
+/// shard k (`warcdex_cdx::shard`), installed together: `fill` writes every row, in
+/// (URL key, digest) order, and each goes to its shard's segment. Each of the `count`
+/// writers holds a row group of at most `64 MiB / count` (at least 4 MiB) before
+/// flushing it, so the import's memory does not grow with the shards.
+pub fn write_sharded_segment_with(
+    dest: &Path,
+    count: u32,
+    manifest: SegmentManifest,
+    fill: impl FnOnce(&mut dyn FnMut(&SegmentRow) -> Result<()>) -> Result<()>,
+) -> Result<Vec<SegmentManifest>> {
+    if dest.exists() {
+        return Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            format!(
+                "{} already exists; choose another segment name",
+                dest.display()
+            ),
+        )
+        .into());
+    }
+    let count = count.max(1);
+    let tmp = crate::output::temp_dir_beside(dest)?;
+    let opts = super::rows::RowWriterOptions {
+        row_group_bytes: (super::rows::DEFAULT_ROW_GROUP_BYTES / count as usize).max(4 << 20),
+        ..super::rows::RowWriterOptions::default()
+    };
+    let mut writers = Vec::with_capacity(count as usize);
+    for k in 0..count {
+        let dir = tmp.path().join(shard_segment_name(k));
+        std::fs::create_dir(&dir).at(&dir)?;
+        writers.push(RowWriter::create_with(&dir.join(ROWS_FILE), opts.clone())?);
+    }
+    fill(&mut |row| {
+        let k = warcdex_cdx::shard::shard_of(&row.urlkey, count);
+        writers[k as usize].write(row)
+    })?;
+    let mut out = Vec::with_capacity(count as usize);
+    for (k, w) in writers.into_iter().enumerate() {
+        let mut m = manifest.clone();
+        m.documents = w.finish()?;
+        m.shard = Some(format!("{k}/{count}"));
+        let path = tmp.path().join(shard_segment_name(k as u32)).join(MANIFEST_FILE);
+        let json = serde_json::to_string_pretty(&m).at(&path)?;
+        std::fs::write(&path, json + "\n").at(&path)?;
+        out.push(m);
+    }
+    crate::output::install_dir(tmp, dest)?;
+    Ok(out)
+}
+
+/// The directory of shard `k`'s segment in a sharded import (`shard-<k>`).
+pub fn shard_segment_name(k: u32) -> String {
+    format!("shard-{k}")
 }
 
 /// Reads `segment.json`.

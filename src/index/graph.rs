@@ -1,0 +1,251 @@
+//! The link graph of a sharded collection, computed once and split by target
+//! (`warcdex link-graph`, then `warcdex index --shard K/N --graph DIR`).
+//!
+//! Anchors and link scores are collection-wide: a page's anchors come from pages of
+//! every shard, and its score from the whole graph. Nutch's MapReduce design inverts
+//! the links once and sends each target's inlinks to the target's partition; this is
+//! that step. `link-graph` reads the collection's versions once (passes 1 and 2 of
+//! `index`, src/index/mod.rs: the outlinks through an external sort, the score
+//! iterations streamed from disk) and writes, for each shard, one line per URL key of
+//! that shard with its boost and anchors, in the order the shard's index reads its
+//! versions. Each shard's index then reads only its own segments and this file, and its
+//! documents are those `index --shard K/N` over every segment writes (the same boosts
+//! to the bit: the same code computes them once).
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use fst::Streamer;
+use serde::{Deserialize, Serialize};
+
+use super::versions::{absorb_all, sort_safe};
+use super::{canonicalizer_of, first_pass, versions_in_order, IndexOptions, MainWriter, Result};
+use crate::path_error::ResultAtPath;
+use crate::pindex::{LinkOptions, MainInfo};
+
+/// The file of a graph directory that describes it.
+pub const GRAPH_INFO_FILE: &str = "graph.json";
+
+/// The file of shard `k`'s URL keys in a graph directory.
+pub fn shard_file(k: u32) -> String {
+    format!("shard-{k}.links")
+}
+
+/// `graph.json`: how the graph was made.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GraphInfo {
+    /// Format version.
+    pub version: u32,
+    /// Shards the URL keys are split into.
+    pub shards: u32,
+    /// `surt` or `url`: the canonicalizer of the segments' URL keys.
+    pub canonicalizer: String,
+    /// The link analysis settings used.
+    pub links: LinkOptions,
+    /// URL keys (nodes of the graph) of each shard.
+    pub urls_per_shard: Vec<u64>,
+    /// The segments read.
+    pub sources: Vec<String>,
+}
+
+/// One line of a shard's file: a URL key (sort-safe), its boost and its anchors.
+#[derive(Debug, Serialize, Deserialize)]
+struct GraphLine {
+    key: String,
+    boost: f64,
+    anchors: Vec<String>,
+}
+
+/// Computes the link graph of `segments` (all of the collection's) and writes it split
+/// into `shards` files in the directory `out` (which must not exist), installed whole.
+pub fn build_graph(
+    segments: &[PathBuf],
+    out: &Path,
+    shards: u32,
+    opts: &IndexOptions,
+) -> Result<GraphInfo> {
+    crate::heap::give_back_freed_memory();
+    let shards = shards.max(1);
+    if out.exists() {
+        return Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            format!("{} already exists", out.display()),
+        )
+        .into());
+    }
+    let (canonicalizer, style) = canonicalizer_of(segments)?;
+    // The shard of each node id (ids are given in key order, once per URL key).
+    let mut node_shard: Vec<u32> = Vec::new();
+    let (_, keys, links) = versions_in_order(segments, &opts.sort, &mut |source| {
+        node_shard.clear();
+        first_pass(
+            opts,
+            style,
+            false,
+            &mut |node, row| {
+                if node as usize == node_shard.len() {
+                    node_shard.push(warcdex_cdx::shard::shard_of(&row.urlkey, shards));
+                }
+            },
+            source,
+        )
+    })?;
+    let mut resolved = links.resolve(&keys, &opts.links, &opts.sort)?;
+    let scores = resolved.scores(&opts.links)?;
+    let mut anchors = resolved.anchors();
+
+    let tmp = crate::output::temp_dir_beside(out)?;
+    let mut files = Vec::with_capacity(shards as usize);
+    for k in 0..shards {
+        let p = tmp.path().join(shard_file(k));
+        files.push(BufWriter::with_capacity(1 << 16, File::create(&p).at(&p)?));
+    }
+    let mut urls_per_shard = vec![0u64; shards as usize];
+    let mut stream = keys.stream();
+    while let Some((key, node)) = stream.next() {
+        let key = String::from_utf8_lossy(key).into_owned();
+        let k = node_shard[node as usize] as usize;
+        let line = GraphLine {
+            boost: scores[node as usize].powf(opts.links.score_power),
+            anchors: anchors.anchors_of(&key)?,
+            key,
+        };
+        serde_json::to_writer(&mut files[k], &line).map_err(io::Error::other)?;
+        files[k].write_all(b"\n")?;
+        urls_per_shard[k] += 1;
+    }
+    for f in files {
+        f.into_inner().map_err(|e| e.into_error())?;
+    }
+    let info = GraphInfo {
+        version: 1,
+        shards,
+        canonicalizer,
+        links: opts.links.clone(),
+        urls_per_shard,
+        sources: segments.iter().map(|s| s.display().to_string()).collect(),
+    };
+    let p = tmp.path().join(GRAPH_INFO_FILE);
+    let json = serde_json::to_string_pretty(&info).map_err(io::Error::other)?;
+    std::fs::write(&p, json + "\n").at(&p)?;
+    crate::output::install_dir(tmp, out)?;
+    Ok(info)
+}
+
+/// Reads `graph.json`.
+pub fn read_graph_info(dir: &Path) -> Result<GraphInfo> {
+    let p = dir.join(GRAPH_INFO_FILE);
+    let text = std::fs::read_to_string(&p).at(&p)?;
+    serde_json::from_str(&text).map_err(|e| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{}: not a link graph: {e}", p.display()),
+        )
+        .into()
+    })
+}
+
+/// Reads a shard's file forward, URL key by URL key.
+struct GraphReader {
+    path: PathBuf,
+    lines: io::Lines<BufReader<File>>,
+    line: u64,
+    current: Option<GraphLine>,
+}
+
+impl GraphReader {
+    fn open(path: &Path) -> Result<GraphReader> {
+        let f = File::open(path).at(path)?;
+        Ok(GraphReader {
+            path: path.to_path_buf(),
+            lines: BufReader::with_capacity(1 << 16, f).lines(),
+            line: 0,
+            current: None,
+        })
+    }
+
+    fn error(&self, msg: String) -> io::Error {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{}: {msg}", self.path.display()),
+        )
+    }
+
+    /// The boost and anchors of `key` (sort-safe); keys must be asked in increasing
+    /// order, the same key any number of times. A key the file does not have is an
+    /// error: the graph was made from other segments.
+    fn entry(&mut self, key: &str) -> io::Result<(f64, &[String])> {
+        loop {
+            if let Some(c) = &self.current {
+                match c.key.as_str().cmp(key) {
+                    std::cmp::Ordering::Equal => break,
+                    std::cmp::Ordering::Greater => {
+                        return Err(self.error(format!(
+                            "no entry for the URL key {key:?}: the graph was made from other segments"
+                        )))
+                    }
+                    std::cmp::Ordering::Less => {}
+                }
+            }
+            let Some(text) = self.lines.next().transpose()? else {
+                return Err(self.error(format!(
+                    "ends before the URL key {key:?}: the graph was made from other segments"
+                )));
+            };
+            self.line += 1;
+            let parsed: GraphLine = serde_json::from_str(&text)
+                .map_err(|e| self.error(format!("line {}: {e}", self.line)))?;
+            self.current = Some(parsed);
+        }
+        let c = self.current.as_ref().expect("just matched");
+        Ok((c.boost, &c.anchors))
+    }
+}
+
+/// `index --shard K/N --graph DIR`: writes the documents of shard K of `segments` with
+/// the boosts and anchors of the graph's file for shard K, in one pass.
+pub(crate) fn index_with_graph(
+    segments: &[PathBuf],
+    out: &Path,
+    opts: &IndexOptions,
+    graph: &Path,
+    canonicalizer: String,
+) -> Result<MainInfo> {
+    let shard = opts.shard.ok_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "an index from a link graph is one shard's: give --shard K/N",
+        )
+    })?;
+    let info = read_graph_info(graph)?;
+    if info.shards != shard.count || info.canonicalizer != canonicalizer {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "{} is a graph of {} shards of {} keys; this index is shard {shard} of {} keys",
+                graph.display(),
+                info.shards,
+                info.canonicalizer,
+                canonicalizer
+            ),
+        )
+        .into());
+    }
+    let file = graph.join(shard_file(shard.index));
+    let writer = versions_in_order(segments, &opts.sort, &mut |source| {
+        let mut writer = MainWriter::create(out).map_err(io::Error::from)?;
+        let mut reader = GraphReader::open(&file).map_err(io::Error::from)?;
+        source(&mut |group| {
+            let row = absorb_all(group);
+            if !shard.holds(&row.urlkey) {
+                return Ok(());
+            }
+            let (boost, anchors) = reader.entry(&sort_safe(&row.urlkey))?;
+            writer.add(&row, anchors, boost).map_err(io::Error::from)
+        })?;
+        Ok(writer)
+    })?;
+    let sources = segments.iter().map(|s| s.display().to_string()).collect();
+    writer.finish(canonicalizer, sources, &info.links, opts.shard)
+}
