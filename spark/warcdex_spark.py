@@ -21,12 +21,18 @@ the result is the single-machine build's:
    shard's lists are exactly the collection's lines of its keys;
 3. the driver merges the shards' lists into `all.cdx`, `all.dup`, `all.rev` (`merge-cdx`:
    sorted inputs, byte order);
-4. per archive: `warcdex import -e all.dup` into `segments/<archive>`: every version has
-   one admitted capture, its first, so the archives' segments hold disjoint versions;
-5. per shard: `warcdex index --shard K/N` over every segment (the link graph, anchors
-   and scores are the whole collection's; only the shard's documents are written),
-   then `add-dates` with the shard's exclusions and revisits, into
-   `pindexes/shard-K/{main,dates}`.
+4. per archive: `warcdex import --shards N -e all.dup` into
+   `segments/<archive>/shard-K`, the versions split by their URL key's shard (the
+   shuffle of the parsed rows: each shard's index reads only its own); every version
+   has one admitted capture, its first, so the archives' segments hold disjoint
+   versions;
+5. one task: `warcdex link-graph --shards N` over every segment into `graph/`: the
+   links inverted once (Nutch's inverted-link step) and the link-analysis iterations
+   run over the whole collection's graph, written as one file per target shard with
+   each URL key's boost and anchors;
+6. per shard: `warcdex index --shard K/N --graph graph` over the shard's segments
+   (its documents with the collection-wide anchors and boosts), then `add-dates` with
+   the shard's exclusions and revisits, into `pindexes/shard-K/{main,dates}`.
 
 Every output is written under a temporary name and renamed into place; an output that
 is already there (an earlier attempt of the task finished) is kept, so Spark's retries
@@ -214,8 +220,8 @@ def count_lines(path, skip_legend=False):
         return sum(1 for line in f if not (skip_legend and line.startswith(b" CDX")))
 
 
-# Stage 3: per archive, its segment of new versions.
-def import_task(out):
+# Stage 3: per archive, its segments of new versions, one per shard.
+def import_task(out, shards):
     def task(index, items):
         for source, collection in items:
             final = os.path.join(out, "segments", archive_name(source))
@@ -228,7 +234,8 @@ def import_task(out):
                 with open(manifest, "w", encoding="utf-8") as f:
                     f.write(local + (" " + collection if collection else "") + "\n")
                 tmp = tmp_name(out, final)
-                run(["import", "-e", os.path.join(out, "all.dup"), manifest, tmp])
+                run(["import", "--shards", str(shards), "-e", os.path.join(out, "all.dup"),
+                     manifest, tmp])
                 maybe_fail("import", index)
                 publish_dir(tmp, final)
             yield {"archive": source, "reused": False}
@@ -236,7 +243,36 @@ def import_task(out):
     return task
 
 
-# Stage 4: per shard, its parallel index set.
+def segment_list(out, archives, shards, path):
+    """Writes the segments of `shards` (every archive's), one per line, to `path`."""
+    with open(path, "w", encoding="utf-8") as f:
+        for source, _ in archives:
+            for k in shards:
+                f.write(os.path.join(out, "segments", archive_name(source), "shard-%d" % k) + "\n")
+    return path
+
+
+# Stage 4: one task, the link graph of the whole collection, split by target shard.
+def graph_task(out, shards, archives):
+    def task(index, items):
+        for _ in items:
+            final = os.path.join(out, "graph")
+            if not os.path.exists(final):
+                with tempfile.TemporaryDirectory(dir=os.path.join(out, ".work")) as work:
+                    listed = segment_list(out, archives, range(shards),
+                                          os.path.join(work, "segments.txt"))
+                    tmp = tmp_name(out, final)
+                    run(["link-graph", "--shards", str(shards), "--out", tmp,
+                         "--segments-from", listed])
+                    maybe_fail("graph", index)
+                    publish_dir(tmp, final)
+            with open(os.path.join(final, "graph.json"), encoding="utf-8") as f:
+                yield json.load(f)
+
+    return task
+
+
+# Stage 5: per shard, its parallel index set.
 def index_task(out, shards, archives):
     def task(index, items):
         for shard in items:
@@ -244,10 +280,12 @@ def index_task(out, shards, archives):
             if not os.path.exists(final):
                 tmp = tmp_name(out, final)
                 os.makedirs(tmp)
-                segments = [os.path.join(out, "segments", archive_name(s)) for s, _ in archives]
+                listed = segment_list(out, archives, [shard], tmp + ".segments")
                 main = os.path.join(tmp, "main")
                 dates = os.path.join(tmp, "dates")
-                run(["index", "--shard", "%d/%d" % (shard, shards), "--out", main] + segments)
+                run(["index", "--shard", "%d/%d" % (shard, shards), "--graph",
+                     os.path.join(out, "graph"), "--out", main, "--segments-from", listed])
+                os.remove(listed)
                 maybe_fail("index", shard)
                 run(["add-dates", main, main, dates,
                      os.path.join(out, "dup", "shard-%d.dup" % shard)])
@@ -304,7 +342,8 @@ def build(args):
             else:
                 merge_lines(parts, tmp)
             os.replace(tmp, final)
-        imported = arch.mapPartitionsWithIndex(import_task(out)).collect()
+        imported = arch.mapPartitionsWithIndex(import_task(out, n)).collect()
+        graph = sc.parallelize([0], 1).mapPartitionsWithIndex(graph_task(out, n, archives)).collect()
         indexed = (
             sc.parallelize(range(n), n)
             .mapPartitionsWithIndex(index_task(out, n, archives))
@@ -322,6 +361,7 @@ def build(args):
         "documents": sum(s["documents"] for s in indexed),
         "documents_per_shard": [s["documents"] for s in sorted(indexed, key=lambda s: s["shard"])],
         "segments_reused": sum(1 for s in imported if s["reused"]),
+        "urls_per_shard": graph[0]["urls_per_shard"],
         "seconds": round(time.time() - t0, 1),
     }
     with open(os.path.join(out, "spark-build.json"), "w") as f:

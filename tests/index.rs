@@ -483,15 +483,20 @@ fn a_link_graph_over_sharded_segments_gives_the_same_shards() {
         build_index(&shard_segments[k as usize..=k as usize], &got, &from_graph).unwrap();
         let want_docs = documents_of(&want, &fields);
         assert_eq!(documents_of(&got, &fields), want_docs, "shard {k}");
-        let urls: std::collections::BTreeSet<&str> =
-            want_docs.iter().map(|d| d.split('\t').next().unwrap()).collect();
+        let urls: std::collections::BTreeSet<&str> = want_docs
+            .iter()
+            .map(|d| d.split('\t').next().unwrap())
+            .collect();
         assert_eq!(info.urls_per_shard[k as usize], urls.len() as u64);
         anchored += want_docs
             .iter()
             .filter(|d| d.split('\t').nth(3) != Some("[]"))
             .count();
     }
-    assert!(anchored > 0, "no document has anchors: the test shows nothing");
+    assert!(
+        anchored > 0,
+        "no document has anchors: the test shows nothing"
+    );
     // A graph of another shard count is refused, naming it.
     let other = IndexOptions {
         shard: Some(warcdex_cdx::shard::Shard { index: 0, count: 2 }),

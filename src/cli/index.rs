@@ -9,8 +9,8 @@ use super::MemoryFlags;
 use clap::Args;
 
 use warcdex::dumpindex::{dump, DumpMode};
-use warcdex::index::links::LinkOptions;
 use warcdex::index::graph::build_graph;
+use warcdex::index::links::LinkOptions;
 use warcdex::index::{build_index, IndexOptions};
 use warcdex_cdx::sort::SortOptions;
 
@@ -18,8 +18,11 @@ use warcdex_cdx::sort::SortOptions;
 #[derive(Debug, Args)]
 pub struct IndexArgs {
     /// Segments made by `warcdex import`.
-    #[arg(required = true)]
+    #[arg(required_unless_present = "segments_from")]
     pub segments: Vec<PathBuf>,
+    /// More segments, one path per line (for more than a command line holds).
+    #[arg(long = "segments-from", value_name = "FILE")]
+    pub segments_from: Option<PathBuf>,
     /// The index directory to create (default `pindexes/<name>/main`).
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -79,8 +82,11 @@ impl LinkFlags {
 #[derive(Debug, Args)]
 pub struct LinkGraphArgs {
     /// Every segment of the collection (for a sharded import, every shard's).
-    #[arg(required = true)]
+    #[arg(required_unless_present = "segments_from")]
     pub segments: Vec<PathBuf>,
+    /// More segments, one path per line (for more than a command line holds).
+    #[arg(long = "segments-from", value_name = "FILE")]
+    pub segments_from: Option<PathBuf>,
     /// The graph directory to create.
     #[arg(long)]
     pub out: PathBuf,
@@ -95,21 +101,41 @@ pub struct LinkGraphArgs {
     pub sort: MemoryFlags,
 }
 
+/// The segments named on the command line, then those of `from` (one per line).
+fn all_segments(given: &[PathBuf], from: Option<&Path>) -> Result<Vec<PathBuf>> {
+    let mut out = given.to_vec();
+    if let Some(f) = from {
+        let text = std::fs::read_to_string(f)
+            .with_context(|| format!("cannot read the segment list {}", f.display()))?;
+        out.extend(
+            text.lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .map(PathBuf::from),
+        );
+    }
+    if out.is_empty() {
+        anyhow::bail!("no segments given");
+    }
+    Ok(out)
+}
+
 /// Runs `link-graph`; returns the exit code.
 pub fn link_graph(args: LinkGraphArgs) -> Result<i32> {
     args.sort.check()?;
+    let segments = all_segments(&args.segments, args.segments_from.as_deref())?;
     let _lock = super::lock_output(&args.out)?;
     let opts = IndexOptions {
         links: args.links.options(),
         sort: sort_options(&args.sort),
         ..IndexOptions::default()
     };
-    let info = build_graph(&args.segments, &args.out, args.shards, &opts)
+    let info = build_graph(&segments, &args.out, args.shards, &opts)
         .with_context(|| format!("cannot build {}", args.out.display()))?;
     eprintln!(
         "warcdex link-graph: {} URL keys from {} segments in {} shards ({:?}) in {}",
         info.urls_per_shard.iter().sum::<u64>(),
-        args.segments.len(),
+        segments.len(),
         info.shards,
         info.urls_per_shard,
         args.out.display()
@@ -130,11 +156,12 @@ fn sort_options(flags: &MemoryFlags) -> SortOptions {
 
 /// Runs `index`; returns the exit code.
 pub fn run(args: IndexArgs) -> Result<i32> {
+    let segments = all_segments(&args.segments, args.segments_from.as_deref())?;
     let out = match &args.out {
         Some(o) => o.clone(),
         None => {
             let name = args.name.clone().unwrap_or_else(|| {
-                args.segments[0]
+                segments[0]
                     .file_name()
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_else(|| "default".into())
@@ -150,12 +177,12 @@ pub fn run(args: IndexArgs) -> Result<i32> {
         shard: args.shard,
         graph: args.graph.clone(),
     };
-    let info = build_index(&args.segments, &out, &opts)
+    let info = build_index(&segments, &out, &opts)
         .with_context(|| format!("cannot build {}", out.display()))?;
     eprintln!(
         "warcdex index: {} documents from {} segments in {}",
         info.documents,
-        args.segments.len(),
+        segments.len(),
         out.display()
     );
     println!("{}", out.display());

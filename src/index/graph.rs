@@ -53,7 +53,12 @@ pub struct GraphInfo {
 #[derive(Debug, Serialize, Deserialize)]
 struct GraphLine {
     key: String,
+    /// The boost for a reader's eyes; `boost_bits` is what the index uses.
     boost: f64,
+    /// The boost's bits (`f64::to_bits`): serde_json reads decimal floats fast but not
+    /// always to the nearest double (a shard's boosts came out one ulp off the single
+    /// index's in `scripts/test-spark.sh`), and the boosts must be the same to the bit.
+    boost_bits: u64,
     anchors: Vec<String>,
 }
 
@@ -106,8 +111,10 @@ pub fn build_graph(
     while let Some((key, node)) = stream.next() {
         let key = String::from_utf8_lossy(key).into_owned();
         let k = node_shard[node as usize] as usize;
+        let boost = scores[node as usize].powf(opts.links.score_power);
         let line = GraphLine {
-            boost: scores[node as usize].powf(opts.links.score_power),
+            boost,
+            boost_bits: boost.to_bits(),
             anchors: anchors.anchors_of(&key)?,
             key,
         };
@@ -180,11 +187,9 @@ impl GraphReader {
             if let Some(c) = &self.current {
                 match c.key.as_str().cmp(key) {
                     std::cmp::Ordering::Equal => break,
-                    std::cmp::Ordering::Greater => {
-                        return Err(self.error(format!(
-                            "no entry for the URL key {key:?}: the graph was made from other segments"
-                        )))
-                    }
+                    std::cmp::Ordering::Greater => return Err(self.error(format!(
+                        "no entry for the URL key {key:?}: the graph was made from other segments"
+                    ))),
                     std::cmp::Ordering::Less => {}
                 }
             }
@@ -199,7 +204,7 @@ impl GraphReader {
             self.current = Some(parsed);
         }
         let c = self.current.as_ref().expect("just matched");
-        Ok((c.boost, &c.anchors))
+        Ok((f64::from_bits(c.boost_bits), &c.anchors))
     }
 }
 

@@ -176,10 +176,9 @@ pub fn build_index(segments: &[PathBuf], out: &Path, opts: &IndexOptions) -> Res
     // segments; a segment out of order sends them through the external sort instead.
     // The merge holds one decoded batch (1,024 rows) per segment, so past
     // MAX_MERGED_SEGMENTS the external sort, bounded by `--memory`, is used.
-    let (spool, keys, links) =
-        versions_in_order(segments, &opts.sort, &mut |source| {
-            first_pass(opts, style, true, &mut |_, _| {}, source)
-        })?;
+    let (spool, keys, links) = versions_in_order(segments, &opts.sort, &mut |source| {
+        first_pass(opts, style, true, &mut |_, _| {}, source)
+    })?;
     let spool = spool.expect("kept");
 
     // Pass 2: the link graph and the anchors, then the scores.
@@ -226,17 +225,15 @@ pub(crate) fn versions_in_order<T>(
     sort: &SortOptions,
     pass: &mut dyn FnMut(VersionSource<'_>) -> io::Result<T>,
 ) -> io::Result<T> {
-    let sorted: VersionSource<'_> =
-        &|f: &mut dyn FnMut(VersionGroup) -> io::Result<()>| {
-            versions::sort_segments(segments, sort, f)
-        };
+    let sorted: VersionSource<'_> = &|f: &mut dyn FnMut(VersionGroup) -> io::Result<()>| {
+        versions::sort_segments(segments, sort, f)
+    };
     if segments.len() > MAX_MERGED_SEGMENTS {
         return pass(sorted);
     }
-    let merged: VersionSource<'_> =
-        &|f: &mut dyn FnMut(VersionGroup) -> io::Result<()>| {
-            versions::merge_sorted_segments(segments, f)
-        };
+    let merged: VersionSource<'_> = &|f: &mut dyn FnMut(VersionGroup) -> io::Result<()>| {
+        versions::merge_sorted_segments(segments, f)
+    };
     match pass(merged) {
         Err(e) if versions::is_out_of_order(&e) => pass(sorted),
         other => other,

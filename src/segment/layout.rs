@@ -212,7 +212,7 @@ pub fn write_sharded_segment_with(
     for k in 0..count {
         let dir = tmp.path().join(shard_segment_name(k));
         std::fs::create_dir(&dir).at(&dir)?;
-        writers.push(RowWriter::create_with(&dir.join(ROWS_FILE), opts.clone())?);
+        writers.push(RowWriter::create_with(&dir.join(ROWS_FILE), opts)?);
     }
     fill(&mut |row| {
         let k = warcdex_cdx::shard::shard_of(&row.urlkey, count);
@@ -223,7 +223,10 @@ pub fn write_sharded_segment_with(
         let mut m = manifest.clone();
         m.documents = w.finish()?;
         m.shard = Some(format!("{k}/{count}"));
-        let path = tmp.path().join(shard_segment_name(k as u32)).join(MANIFEST_FILE);
+        let path = tmp
+            .path()
+            .join(shard_segment_name(k as u32))
+            .join(MANIFEST_FILE);
         let json = serde_json::to_string_pretty(&m).at(&path)?;
         std::fs::write(&path, json + "\n").at(&path)?;
         out.push(m);
