@@ -42,7 +42,15 @@ docs=$("$WARCDEX_BIN" dumpindex -c "$work/update/pindexes/batch-0001/main" 2> /d
             --shards "$n" --master 'local[2,4]')
         printf "| Spark local[2,4] | %d | %.1f | %.1f | %.2f |\n" "$n" "$s" \
             "$(echo "$mb / $s" | bc -l)" "$(echo "$s / $base" | bc -l)"
+        cp "$work/spark-$n/spark-build.json" "$work/summary-$n.json"
         rm -rf "$work/spark-$n"
+    done
+    echo
+    echo
+    echo "Stages (wall seconds) and output bytes of each Spark build:"
+    echo
+    for n in 1 2 4; do
+        echo "- $n shard(s): $("$venv/bin/python" -c 'import json, sys; d = json.load(open(sys.argv[1])); print(json.dumps(d["stage_seconds"]), json.dumps(d["bytes"]))' "$work/summary-$n.json")"
     done
     echo
     echo "$# archives, $mb MB, $docs documents; warcdex $(git rev-parse --short HEAD), $(nproc) cores, $(date -u +%Y-%m-%d); load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -299,6 +299,14 @@ def index_task(out, shards, archives):
     return task
 
 
+def tree_bytes(path):
+    """Bytes of the files under path."""
+    total = 0
+    for root, _dirs, files in os.walk(path):
+        total += sum(os.path.getsize(os.path.join(root, f)) for f in files)
+    return total
+
+
 def build(args):
     from pyspark import SparkConf, SparkContext
 
@@ -327,12 +335,22 @@ def build(args):
         n = args.shards
         slices = max(1, min(len(archives), args.partitions or len(archives)))
         arch = sc.parallelize(archives, slices)
+        stages = {}
+        mark = time.time()
+
+        def stage(name):
+            nonlocal mark
+            now = time.time()
+            stages[name] = round(now - mark, 1)
+            mark = now
+
         keyed = arch.mapPartitionsWithIndex(cdx_task(n, out))
         lists = (
             keyed.partitionBy(n, lambda k: k)
             .mapPartitionsWithIndex(shard_lists_task(out))
             .collect()
         )
+        stage("cdx_and_lists")
         for kind, name in (("cdx", "all.cdx"), ("dup", "all.dup"), ("rev", "all.rev")):
             final = os.path.join(out, name)
             tmp = tmp_name(out, final)
@@ -342,13 +360,17 @@ def build(args):
             else:
                 merge_lines(parts, tmp)
             os.replace(tmp, final)
+        stage("merge_lists")
         imported = arch.mapPartitionsWithIndex(import_task(out, n)).collect()
+        stage("import")
         graph = sc.parallelize([0], 1).mapPartitionsWithIndex(graph_task(out, n, archives)).collect()
+        stage("link_graph")
         indexed = (
             sc.parallelize(range(n), n)
             .mapPartitionsWithIndex(index_task(out, n, archives))
             .collect()
         )
+        stage("index_and_dates")
     finally:
         sc.stop()
     shutil.rmtree(os.path.join(out, ".work"), ignore_errors=True)
@@ -363,6 +385,9 @@ def build(args):
         "segments_reused": sum(1 for s in imported if s["reused"]),
         "urls_per_shard": graph[0]["urls_per_shard"],
         "seconds": round(time.time() - t0, 1),
+        "stage_seconds": stages,
+        "bytes": {sub: tree_bytes(os.path.join(out, sub))
+                  for sub in ("cdx", "segments", "graph", "pindexes")},
     }
     with open(os.path.join(out, "spark-build.json"), "w") as f:
         json.dump(summary, f, indent=1)

@@ -23,6 +23,7 @@ use super::versions::{absorb_all, sort_safe};
 use super::{canonicalizer_of, first_pass, versions_in_order, IndexOptions, MainWriter, Result};
 use crate::path_error::ResultAtPath;
 use crate::pindex::{LinkOptions, MainInfo};
+use crate::segment::rows::Columns;
 
 /// The file of a graph directory that describes it.
 pub const GRAPH_INFO_FILE: &str = "graph.json";
@@ -82,20 +83,22 @@ pub fn build_graph(
     let (canonicalizer, style) = canonicalizer_of(segments)?;
     // The shard of each node id (ids are given in key order, once per URL key).
     let mut node_shard: Vec<u32> = Vec::new();
-    let (_, keys, links) = versions_in_order(segments, &opts.sort, &mut |source| {
-        node_shard.clear();
-        first_pass(
-            opts,
-            style,
-            false,
-            &mut |node, row| {
-                if node as usize == node_shard.len() {
-                    node_shard.push(warcdex_cdx::shard::shard_of(&row.urlkey, shards));
-                }
-            },
-            source,
-        )
-    })?;
+    // Keys, URLs and outlinks are all the graph needs: the text columns are not read.
+    let (_, keys, links) =
+        versions_in_order(segments, &opts.sort, Columns::WithoutText, &mut |source| {
+            node_shard.clear();
+            first_pass(
+                opts,
+                style,
+                false,
+                &mut |node, row| {
+                    if node as usize == node_shard.len() {
+                        node_shard.push(warcdex_cdx::shard::shard_of(&row.urlkey, shards));
+                    }
+                },
+                source,
+            )
+        })?;
     let mut resolved = links.resolve(&keys, &opts.links, &opts.sort)?;
     let scores = resolved.scores(&opts.links)?;
     let mut anchors = resolved.anchors();
@@ -187,9 +190,11 @@ impl GraphReader {
             if let Some(c) = &self.current {
                 match c.key.as_str().cmp(key) {
                     std::cmp::Ordering::Equal => break,
-                    std::cmp::Ordering::Greater => return Err(self.error(format!(
+                    std::cmp::Ordering::Greater => {
+                        return Err(self.error(format!(
                         "no entry for the URL key {key:?}: the graph was made from other segments"
-                    ))),
+                    )))
+                    }
                     std::cmp::Ordering::Less => {}
                 }
             }
@@ -238,7 +243,7 @@ pub(crate) fn index_with_graph(
         .into());
     }
     let file = graph.join(shard_file(shard.index));
-    let writer = versions_in_order(segments, &opts.sort, &mut |source| {
+    let writer = versions_in_order(segments, &opts.sort, Columns::All, &mut |source| {
         let mut writer = MainWriter::create(out).map_err(io::Error::from)?;
         let mut reader = GraphReader::open(&file).map_err(io::Error::from)?;
         source(&mut |group| {

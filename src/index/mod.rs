@@ -24,6 +24,7 @@ use crate::pindex::directory::ReleasingDirectory;
 use crate::pindex::info::write_info;
 use crate::pindex::{MainInfo, PindexInfo};
 use crate::segment::layout::read_manifest;
+use crate::segment::rows::Columns;
 use crate::segment::{Outlink, SegmentRow};
 pub use error::{Error, Result};
 use links::{KeyIds, LinkCollector, LinkOptions};
@@ -176,9 +177,10 @@ pub fn build_index(segments: &[PathBuf], out: &Path, opts: &IndexOptions) -> Res
     // segments; a segment out of order sends them through the external sort instead.
     // The merge holds one decoded batch (1,024 rows) per segment, so past
     // MAX_MERGED_SEGMENTS the external sort, bounded by `--memory`, is used.
-    let (spool, keys, links) = versions_in_order(segments, &opts.sort, &mut |source| {
-        first_pass(opts, style, true, &mut |_, _| {}, source)
-    })?;
+    let (spool, keys, links) =
+        versions_in_order(segments, &opts.sort, Columns::All, &mut |source| {
+            first_pass(opts, style, true, &mut |_, _| {}, source)
+        })?;
     let spool = spool.expect("kept");
 
     // Pass 2: the link graph and the anchors, then the scores.
@@ -223,16 +225,17 @@ pub fn build_index(segments: &[PathBuf], out: &Path, opts: &IndexOptions) -> Res
 pub(crate) fn versions_in_order<T>(
     segments: &[PathBuf],
     sort: &SortOptions,
+    columns: Columns,
     pass: &mut dyn FnMut(VersionSource<'_>) -> io::Result<T>,
 ) -> io::Result<T> {
     let sorted: VersionSource<'_> = &|f: &mut dyn FnMut(VersionGroup) -> io::Result<()>| {
-        versions::sort_segments(segments, sort, f)
+        versions::sort_segments(segments, sort, columns, f)
     };
     if segments.len() > MAX_MERGED_SEGMENTS {
         return pass(sorted);
     }
     let merged: VersionSource<'_> = &|f: &mut dyn FnMut(VersionGroup) -> io::Result<()>| {
-        versions::merge_sorted_segments(segments, f)
+        versions::merge_sorted_segments(segments, columns, f)
     };
     match pass(merged) {
         Err(e) if versions::is_out_of_order(&e) => pass(sorted),

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use warcdex_cdx::sort::{ExternalSorter, SortOptions};
 
 use crate::segment::layout::ROWS_FILE;
-use crate::segment::rows::{read_rows, RowReader};
+use crate::segment::rows::{read_rows_with, Columns, RowReader};
 use crate::segment::SegmentRow;
 
 /// One input row, with what a merged index carries besides the row.
@@ -147,11 +147,12 @@ pub fn is_out_of_order(e: &io::Error) -> bool {
 /// (nothing is lost: the caller starts again with [`sort_segments`]).
 pub fn merge_sorted_segments(
     segments: &[PathBuf],
+    columns: Columns,
     f: &mut dyn FnMut(VersionGroup) -> io::Result<()>,
 ) -> io::Result<()> {
     let mut readers = Vec::new();
     for seg in segments {
-        readers.push(read_rows(&seg.join(ROWS_FILE))?);
+        readers.push(read_rows_with(&seg.join(ROWS_FILE), columns)?);
     }
     // The next row of each segment, with its sort key.
     let mut heads: Vec<Option<(String, SegmentRow)>> = Vec::with_capacity(readers.len());
@@ -213,11 +214,12 @@ fn next_keyed(r: &mut RowReader) -> io::Result<Option<(String, SegmentRow)>> {
 pub fn sort_segments(
     segments: &[PathBuf],
     sort: &SortOptions,
+    columns: Columns,
     f: &mut dyn FnMut(VersionGroup) -> io::Result<()>,
 ) -> io::Result<()> {
     let mut versions = VersionSorter::new(sort.clone());
     for (input, seg) in segments.iter().enumerate() {
-        for row in read_rows(&seg.join(ROWS_FILE))? {
+        for row in read_rows_with(&seg.join(ROWS_FILE), columns)? {
             let rec = VersionRecord {
                 row: row?,
                 ..VersionRecord::default()

@@ -21,7 +21,7 @@ use arrow_array::{
 };
 use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef};
 use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
-use parquet::arrow::ArrowWriter;
+use parquet::arrow::{ArrowWriter, ProjectionMask};
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::metadata::ParquetMetaDataReader;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
@@ -460,9 +460,34 @@ pub fn row_count(path: &Path) -> Result<u64> {
 /// Fails at once when the file is not Parquet or its columns do not match [`schema`]
 /// (names, order, types and nullability; field metadata is ignored).
 pub fn read_rows(path: &Path) -> Result<RowReader> {
+    read_rows_with(path, Columns::All)
+}
+
+/// Which columns a [`RowReader`] decodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Columns {
+    /// Every column.
+    All,
+    /// All but `title` and `text`, the bulk of a segment: the rows have no title and an
+    /// empty text. For the link graph (src/index/graph.rs), which reads the whole
+    /// collection in one task and needs only keys, URLs and outlinks.
+    WithoutText,
+}
+
+/// The columns [`Columns::WithoutText`] leaves out, by position in [`schema`].
+const TITLE_COLUMN: usize = 13;
+const TEXT_COLUMN: usize = 14;
+
+/// [`read_rows`] decoding only `columns`: Parquet skips the column chunks of the others.
+pub fn read_rows_with(path: &Path, columns: Columns) -> Result<RowReader> {
     let file = File::open(path).at(path)?;
-    let builder = ParquetRecordBatchReaderBuilder::try_new(file).at(path)?;
+    let mut builder = ParquetRecordBatchReaderBuilder::try_new(file).at(path)?;
     check_schema(path, builder.schema())?;
+    if columns == Columns::WithoutText {
+        let roots = (0..schema().fields().len()).filter(|&i| i != TITLE_COLUMN && i != TEXT_COLUMN);
+        let mask = ProjectionMask::roots(builder.parquet_schema(), roots);
+        builder = builder.with_projection(mask);
+    }
     let batches = builder
         .with_batch_size(DEFAULT_BATCH_ROWS)
         .build()
@@ -470,9 +495,26 @@ pub fn read_rows(path: &Path) -> Result<RowReader> {
     Ok(RowReader {
         path: path.to_path_buf(),
         batches,
+        columns,
         current: None,
         done: false,
     })
+}
+
+/// A batch read [`Columns::WithoutText`], with a null `title` and an empty `text` put
+/// back, so that it has the [`schema`] rows are built from.
+fn with_empty_text(batch: RecordBatch) -> Result<RecordBatch, arrow_schema::ArrowError> {
+    let n = batch.num_rows();
+    let mut columns: Vec<ArrayRef> = batch.columns().to_vec();
+    columns.insert(
+        TITLE_COLUMN,
+        arrow_array::new_null_array(&DataType::Utf8, n),
+    );
+    columns.insert(
+        TEXT_COLUMN,
+        Arc::new(StringArray::from_iter_values(std::iter::repeat_n("", n))),
+    );
+    RecordBatch::try_new(schema(), columns)
 }
 
 /// Refuses a file whose columns are not exactly ours.
@@ -606,6 +648,7 @@ impl Batch {
 pub struct RowReader {
     path: PathBuf,
     batches: ParquetRecordBatchReader,
+    columns: Columns,
     current: Option<Batch>,
     done: bool,
 }
@@ -650,7 +693,13 @@ impl Iterator for RowReader {
                     }
                     .into()));
                 }
-                Some(Ok(batch)) => match Batch::new(&batch) {
+                Some(Ok(batch)) => match match self.columns {
+                    Columns::All => Some(batch),
+                    Columns::WithoutText => with_empty_text(batch).ok(),
+                }
+                .as_ref()
+                .and_then(Batch::new)
+                {
                     Some(b) => self.current = Some(b),
                     None => {
                         self.done = true;
