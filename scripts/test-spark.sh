@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The Spark build (spark/warcdex_spark.py) against the single-machine build (issue 18):
-# the example's five crawls and eight real crawls of the corpus, on local[2,4] with 3
+# the example's five crawls and the corpus's archives (178), on local[2,4] with 3
 # shards, the first attempt of one index task failing half-way (after its main index,
 # before its dates), so that Spark retries it. Checked:
 # - all.cdx, all.dup and all.rev byte-identical to sort-cdx / dedup-cdx / revisits of
@@ -31,46 +31,61 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/warcdex-spark-XXXX")
 moto=
 trap '[ -z "$moto" ] || kill "$moto" 2> /dev/null; rm -rf "$work"' EXIT
 
-# The archives: PATH COLLECTION, as import's manifest.
+# The archives: PATH COLLECTION, as import's manifest: the example's crawls and every
+# archive of the corpus that warcdex reads (WARC, ARC, WET; the first of each file name,
+# as a collection cannot hold two archives of one name: the CDX file column says which).
 real=fixtures/corpus/real
 {
     for f in fixtures/example/crawl*; do echo "$PWD/$f example"; done
-    for f in \
-        "webarchive-discovery/gov.uk-revisit-warcs/BL-20140325121225068-00000-32090~opera~8443.warc.gz" \
-        "webarchive-discovery/gov.uk-revisit-warcs/BL-20140325122341434-00000-32090~opera~8443.warc.gz" \
-        wget-1.21.3-local/wget-1.21.3-uncompressed-00000.warc \
-        wget-1.21.3-local/wget-1.21.3-uncompressed-00001.warc \
-        wget-1.21.3-local/wget-1.21.3-uncompressed-00002.warc \
-        pywb-2.10.0/warcs/iana.warc.gz \
-        node-warc/books.toscrape.warc \
-        netarchivesuite/warc/data/input/fyensdk.warc; do
-        echo "$PWD/$real/$f corpus"
-    done
+    find "$real" -type f \( -name '*.warc' -o -name '*.warc.gz' -o -name '*.arc' \
+        -o -name '*.arc.gz' -o -name '*.wet' -o -name '*.wet.gz' \) | LC_ALL=C sort \
+        | awk -F/ '!seen[$NF]++' | sed "s|^|$PWD/|; s|$| corpus|"
 } > "$work/list.txt"
+[ "$(wc -l < "$work/list.txt")" -gt 150 ] || { echo "test-spark.sh: the corpus is missing" >&2; exit 1; }
 
 # The single-machine build, step by step.
 one=$work/one
 mkdir -p "$one/cdx"
+# `cdx` and `import` exit 1 when an archive could not be read whole, after writing what
+# they could; the Spark build counts those archives the same way.
+ok1() { "$@" || [ $? -eq 1 ]; }
 while read -r path _; do
-    "$bin" cdx "$path" -o "$one/cdx/$(basename "$path").cdx" 2> /dev/null
+    ok1 "$bin" cdx "$path" -o "$one/cdx/$(basename "$path").cdx" 2> /dev/null
 done < "$work/list.txt"
 "$bin" sort-cdx "$one"/cdx/*.cdx -o "$one/all.cdx" 2> /dev/null
 "$bin" dedup-cdx "$one/all.cdx" -o "$one/all.dup" 2> /dev/null
 "$bin" revisits "$one/all.cdx" -o "$one/all.rev" 2> /dev/null
-"$bin" import -e "$one/all.dup" "$work/list.txt" "$one/seg" > /dev/null 2>&1
+ok1 "$bin" import -e "$one/all.dup" "$work/list.txt" "$one/seg" > /dev/null 2>&1
 "$bin" index --out "$one/pindexes/one/main" "$one/seg" > /dev/null 2>&1
 ( cd "$one/pindexes/one" && "$bin" add-dates main main dates ../../all.dup > /dev/null 2>&1 \
     && "$bin" add-dates --in-place main dates dates ../../all.rev > /dev/null 2>&1 )
 
 # The Spark build, one index task failing once half-way.
 spark=$work/spark
-WARCDEX_SPARK_FAIL_ONCE=index:1 "$venv/bin/python" spark/warcdex_spark.py build "$spark" \
+WARCDEX_SPARK_FAIL_ONCE=index:1 ok1 "$venv/bin/python" spark/warcdex_spark.py build "$spark" \
     "$work/list.txt" --shards 3 --master 'local[2,4]' > "$work/summary.json" 2> "$work/spark.log" \
     || { tail -50 "$work/spark.log" >&2; exit 1; }
 grep -q "injected failure of index task 1" "$work/spark.log" \
     || { echo "FAIL: the injected failure did not happen" >&2; exit 1; }
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# The summary counts what the single-machine import counted.
+"$venv/bin/python" - "$one/seg/segment.json" "$work/summary.json" << 'EOF' || fail "the summary's counts differ"
+import json, sys
+seg, summary = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+src = seg["sources"]
+want = {
+    "records": sum(s["records"] for s in src),
+    "anomalies": sum(sum(s["anomalies"].values()) for s in src),
+    "archives_with_errors": sum(1 for s in src if s["error"]),
+    "parse_failures": sum(s["parse_failures"] for s in src),
+    "documents": seg["documents"],
+}
+got = {k: summary[k] for k in want}
+assert got == want, (got, want)
+assert len(summary["archives_with_anomalies"]) == sum(1 for s in src if s["anomalies"] or s["error"])
+print("summary:", got)
+EOF
 for f in all.cdx all.dup all.rev; do
     cmp -s "$one/$f" "$spark/$f" || fail "$f differs from the single-machine build's"
 done
@@ -95,7 +110,7 @@ import sys
 sys.path.insert(0, "spark")
 from warcdex_spark import shard_of
 seen = {}
-for line in open(sys.argv[1], encoding="utf-8", errors="surrogateescape"):
+for line in open(sys.argv[1], encoding="utf-8", errors="surrogateescape", newline="\n"):
     cols = line.rstrip("\n").split("\t")
     shard, key = int(cols[0]), cols[int(sys.argv[2])].strip("[]")
     assert shard_of(key, 3) == shard, (key, shard)
@@ -194,7 +209,7 @@ with open(sys.argv[2], "w") as out:
         out.write("s3://archives/%s %s\n" % (key, collection))
 EOF
 grep -q '^s3://' "$work/s3-list.txt" || fail "no S3 list"
-"$venv/bin/python" spark/warcdex_spark.py build "$work/s3" "$work/s3-list.txt" --shards 3 \
+ok1 "$venv/bin/python" spark/warcdex_spark.py build "$work/s3" "$work/s3-list.txt" --shards 3 \
     --master 'local[2,4]' > /dev/null 2> "$work/s3.log" || { tail -30 "$work/s3.log" >&2; fail "S3 build"; }
 grep -q 'GET /archives/crawls/' "$work/moto.log" || fail "the tasks did not read the archives from S3"
 for f in all.cdx all.dup all.rev; do

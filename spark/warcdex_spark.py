@@ -71,11 +71,13 @@ def warcdex_bin():
     return b
 
 
-def run(args, stdout=None):
-    """Runs warcdex with args; raises with its stderr when it fails."""
+def run(args, stdout=None, allow=(0,)):
+    """Runs warcdex with args; raises with its stderr when it exits with a code not in
+    allow (`cdx` and `import` exit 1 when an archive could not be read whole, after
+    writing what they could: as with `update`, that is counted, not fatal)."""
     cmd = [warcdex_bin()] + [str(a) for a in args]
     p = subprocess.run(cmd, stdout=stdout or subprocess.PIPE, stderr=subprocess.PIPE)
-    if p.returncode != 0:
+    if p.returncode not in allow:
         raise RuntimeError(
             "%s exited %d: %s" % (" ".join(cmd), p.returncode, p.stderr.decode(errors="replace"))
         )
@@ -155,9 +157,10 @@ def cdx_task(shards, out):
         for source, _collection in items:
             with tempfile.TemporaryDirectory(dir=os.path.join(out, ".work")) as work:
                 local = localize(source, work)
-                p = run(["cdx", local])
+                p = run(["cdx", local], allow=(0, 1))
             maybe_fail("cdx", index)
-            for line in p.stdout.decode("utf-8", "surrogateescape").splitlines():
+            # Only "\n" ends a CDX line (str.splitlines would also split at \x0c, \x85, …).
+            for line in p.stdout.decode("utf-8", "surrogateescape").split("\n"):
                 if not line:
                     continue
                 if line.startswith(" CDX "):
@@ -235,12 +238,22 @@ def import_task(out, shards):
                     f.write(local + (" " + collection if collection else "") + "\n")
                 tmp = tmp_name(out, final)
                 run(["import", "--shards", str(shards), "-e", os.path.join(out, "all.dup"),
-                     manifest, tmp])
+                     manifest, tmp], allow=(0, 1))
                 maybe_fail("import", index)
                 publish_dir(tmp, final)
             yield {"archive": source, "reused": False}
 
     return task
+
+
+def import_reports(out, archives):
+    """Each archive's import report (`segment.json`'s source), as `update` counts them."""
+    reports = []
+    for source, _ in archives:
+        path = os.path.join(out, "segments", archive_name(source), "shard-0", "segment.json")
+        with open(path, encoding="utf-8") as f:
+            reports.extend(json.load(f)["sources"])
+    return reports
 
 
 def segment_list(out, archives, shards, path):
@@ -374,13 +387,24 @@ def build(args):
     finally:
         sc.stop()
     shutil.rmtree(os.path.join(out, ".work"), ignore_errors=True)
+    reports = import_reports(out, archives)
+    troubled = [
+        {"archive": os.path.basename(r["path"]), "anomalies": r["anomalies"], "error": r["error"]}
+        for r in reports
+        if r["anomalies"] or r["error"]
+    ]
     summary = {
         "archives": len(archives),
+        "archives_with_errors": sum(1 for r in reports if r["error"]),
+        "records": sum(r["records"] for r in reports),
         "shards": n,
         "captures": sum(s["captures"] for s in lists),
         "exclusions": sum(s["exclusions"] for s in lists),
         "revisits": sum(s["revisits"] for s in lists),
         "documents": sum(s["documents"] for s in indexed),
+        "parse_failures": sum(r["parse_failures"] for r in reports),
+        "anomalies": sum(sum(r["anomalies"].values()) for r in reports),
+        "archives_with_anomalies": troubled,
         "documents_per_shard": [s["documents"] for s in sorted(indexed, key=lambda s: s["shard"])],
         "segments_reused": sum(1 for s in imported if s["reused"]),
         "urls_per_shard": graph[0]["urls_per_shard"],
@@ -392,7 +416,13 @@ def build(args):
     with open(os.path.join(out, "spark-build.json"), "w") as f:
         json.dump(summary, f, indent=1)
     print(json.dumps(summary))
-    return 0
+    for t in troubled:
+        print("warcdex_spark: %s: anomalies %s%s" % (
+            t["archive"], json.dumps(t["anomalies"]),
+            "; stopped early: " + t["error"] if t["error"] else ""), file=sys.stderr)
+    # As `update`: an archive that could not be read whole makes the run exit 1, once
+    # everything else is built.
+    return 1 if summary["archives_with_errors"] else 0
 
 
 def main(argv=None):
