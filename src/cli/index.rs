@@ -17,12 +17,9 @@ use warcdex_cdx::sort::SortOptions;
 /// Flags of `warcdex index`.
 #[derive(Debug, Args)]
 pub struct IndexArgs {
-    /// Segments made by `warcdex import`.
-    #[arg(required_unless_present = "segments_from")]
-    pub segments: Vec<PathBuf>,
-    /// More segments, one path per line (for more than a command line holds).
-    #[arg(long = "segments-from", value_name = "FILE")]
-    pub segments_from: Option<PathBuf>,
+    /// The segments: made by `warcdex import`.
+    #[command(flatten)]
+    pub inputs: SegmentInputs,
     /// The index directory to create (default `pindexes/<name>/main`).
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -46,6 +43,17 @@ pub struct IndexArgs {
     /// Memory and temporary files of the external sorts.
     #[command(flatten)]
     pub sort: MemoryFlags,
+}
+
+/// The segments of `index` and `link-graph`: named, or listed in a file.
+#[derive(Debug, Args)]
+pub struct SegmentInputs {
+    /// Segment directories.
+    #[arg(required_unless_present = "segments_from")]
+    pub segments: Vec<PathBuf>,
+    /// More segments, one path per line (for more than a command line holds).
+    #[arg(long = "segments-from", value_name = "FILE")]
+    pub segments_from: Option<PathBuf>,
 }
 
 /// The link analysis flags of `index` and `link-graph`.
@@ -81,12 +89,10 @@ impl LinkFlags {
 /// Flags of `warcdex link-graph`.
 #[derive(Debug, Args)]
 pub struct LinkGraphArgs {
-    /// Every segment of the collection (for a sharded import, every shard's).
-    #[arg(required_unless_present = "segments_from")]
-    pub segments: Vec<PathBuf>,
-    /// More segments, one path per line (for more than a command line holds).
-    #[arg(long = "segments-from", value_name = "FILE")]
-    pub segments_from: Option<PathBuf>,
+    /// The segments: every segment of the collection (for a sharded import, every
+    /// shard's).
+    #[command(flatten)]
+    pub inputs: SegmentInputs,
     /// The graph directory to create.
     #[arg(long)]
     pub out: PathBuf,
@@ -123,7 +129,7 @@ fn all_segments(given: &[PathBuf], from: Option<&Path>) -> Result<Vec<PathBuf>> 
 /// Runs `link-graph`; returns the exit code.
 pub fn link_graph(args: LinkGraphArgs) -> Result<i32> {
     args.sort.check()?;
-    let segments = all_segments(&args.segments, args.segments_from.as_deref())?;
+    let segments = all_segments(&args.inputs.segments, args.inputs.segments_from.as_deref())?;
     let _lock = super::lock_output(&args.out)?;
     let opts = IndexOptions {
         links: args.links.options(),
@@ -156,7 +162,7 @@ fn sort_options(flags: &MemoryFlags) -> SortOptions {
 
 /// Runs `index`; returns the exit code.
 pub fn run(args: IndexArgs) -> Result<i32> {
-    let segments = all_segments(&args.segments, args.segments_from.as_deref())?;
+    let segments = all_segments(&args.inputs.segments, args.inputs.segments_from.as_deref())?;
     let out = match &args.out {
         Some(o) => o.clone(),
         None => {

@@ -153,13 +153,9 @@ pub fn write_segment(
     write_segment_with(dest, manifest, |w| rows.iter().try_for_each(|r| w.write(r)))
 }
 
-/// [`write_segment`] with the rows written by `fill`, in (URL key, digest) order, so a
-/// caller streams them from disk instead of holding them.
-pub fn write_segment_with(
-    dest: &Path,
-    mut manifest: SegmentManifest,
-    fill: impl FnOnce(&mut RowWriter) -> Result<()>,
-) -> Result<SegmentManifest> {
+/// The error for a segment directory that is already there: a segment is never
+/// overwritten.
+fn refuse_existing(dest: &Path) -> Result<()> {
     if dest.exists() {
         return Err(io::Error::new(
             io::ErrorKind::AlreadyExists,
@@ -170,6 +166,17 @@ pub fn write_segment_with(
         )
         .into());
     }
+    Ok(())
+}
+
+/// [`write_segment`] with the rows written by `fill`, in (URL key, digest) order, so a
+/// caller streams them from disk instead of holding them.
+pub fn write_segment_with(
+    dest: &Path,
+    mut manifest: SegmentManifest,
+    fill: impl FnOnce(&mut RowWriter) -> Result<()>,
+) -> Result<SegmentManifest> {
+    refuse_existing(dest)?;
     let tmp = crate::output::temp_dir_beside(dest)?;
     let mut w = RowWriter::create(&tmp.path().join(ROWS_FILE))?;
     fill(&mut w)?;
@@ -192,16 +199,7 @@ pub fn write_sharded_segment_with(
     manifest: SegmentManifest,
     fill: impl FnOnce(&mut dyn FnMut(&SegmentRow) -> Result<()>) -> Result<()>,
 ) -> Result<Vec<SegmentManifest>> {
-    if dest.exists() {
-        return Err(io::Error::new(
-            io::ErrorKind::AlreadyExists,
-            format!(
-                "{} already exists; choose another segment name",
-                dest.display()
-            ),
-        )
-        .into());
-    }
+    refuse_existing(dest)?;
     let count = count.max(1);
     let tmp = crate::output::temp_dir_beside(dest)?;
     let opts = super::rows::RowWriterOptions {
