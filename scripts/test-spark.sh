@@ -14,8 +14,8 @@
 # - no temporary file or directory left in the collection;
 # - the same build with the archives in an S3 server (moto, on loopback) gives the same
 #   lists and the same shards.
-# Installs PySpark, moto and boto3 into target/spark-venv when missing (Java 17 must be on
-# the machine).
+# Installs PySpark, moto and boto3 into target/spark-venv when missing, and Debian's
+# OpenJDK 17 when there is no java (as root).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=target/spark-venv
@@ -23,7 +23,15 @@ if ! "$venv/bin/python" -c "import pyspark" 2> /dev/null; then
     python3 -m venv "$venv"
     "$venv/bin/pip" install --quiet --disable-pip-version-check "pyspark==3.5.*"
 fi
-command -v java > /dev/null || { echo "test-spark.sh: java not found (Spark needs Java 17)" >&2; exit 1; }
+if ! command -v java > /dev/null; then
+    # Spark needs a Java runtime: Debian's OpenJDK 17, installed as the browser test
+    # installs chromium.
+    [ "$(id -u)" = 0 ] || { echo "test-spark.sh: java is missing and this is not root; apt-get install openjdk-17-jre-headless" >&2; exit 1; }
+    echo "test-spark.sh: installing openjdk-17-jre-headless" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >&2
+    apt-get install -y -qq --no-install-recommends openjdk-17-jre-headless >&2
+fi
 cargo build --release --locked --quiet
 export WARCDEX_BIN=$PWD/target/release/warcdex
 bin=$WARCDEX_BIN

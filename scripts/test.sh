@@ -20,5 +20,5 @@ cargo test --workspace --locked "$@"
 scripts/test-browser.sh
 
 # The Spark build against the single-machine build (installs PySpark into
-# target/spark-venv when missing; needs Java 17).
+# target/spark-venv when missing; Debian's OpenJDK 17 when java is missing).
 scripts/test-spark.sh
