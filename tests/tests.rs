@@ -2,6 +2,7 @@
 
 mod util;
 
+mod analysis;
 mod cdx_corpus;
 mod cdx_fixtures;
 mod dates;

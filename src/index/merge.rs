@@ -36,6 +36,7 @@ pub fn merge_indexes(indexes: &[PathBuf], out: &Path, sort: &SortOptions) -> Res
         same_canonicalizer(&mut canonicalizer, &info.canonicalizer, dir)?;
         // Every stored document is read once: pages need not stay resident.
         let index = Index::open(ReleasingDirectory::open(dir)?).at(dir)?;
+        super::analysis::register(&index);
         let searcher = index.reader().at(dir)?.searcher();
         for (ord, seg) in searcher.segment_readers().iter().enumerate() {
             for d in 0..seg.max_doc() {

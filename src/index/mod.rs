@@ -6,6 +6,7 @@
 //! sorted by `seq` and merged to one segment, so DocId = position: the dates index of
 //! add-dates joins on it.
 
+pub mod analysis;
 pub mod error;
 pub mod graph;
 pub mod links;
@@ -16,7 +17,9 @@ use std::io::{self, BufRead, BufReader, BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use sha1::{Digest, Sha1};
-use tantivy::schema::{Field, Schema, FAST, INDEXED, STORED, STRING, TEXT};
+use tantivy::schema::{
+    Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST, INDEXED, STORED, STRING,
+};
 use tantivy::{Index, IndexSettings, IndexSortByField, Order, TantivyDocument};
 
 use crate::path_error::ResultAtPath;
@@ -73,12 +76,22 @@ pub struct Fields {
     pub seq: Field,
 }
 
+/// A tokenized, stored text field analyzed by [`analysis::TEXT_ANALYZER`] (positions
+/// kept, for phrases and CJK words).
+fn analyzed_text() -> TextOptions {
+    TextOptions::default().set_stored().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer(analysis::TEXT_ANALYZER)
+            .set_index_option(IndexRecordOption::WithFreqsAndPositions),
+    )
+}
+
 /// The schema of `pindexes/<name>/main`.
 pub fn schema() -> (Schema, Fields) {
     let mut b = Schema::builder();
     let f = Fields {
         key: b.add_text_field("key", STRING | STORED | FAST),
-        url: b.add_text_field("url", TEXT | STORED),
+        url: b.add_text_field("url", analyzed_text()),
         urlkey: b.add_text_field("urlkey", STRING | STORED | FAST),
         digest: b.add_text_field("digest", STRING | STORED | FAST),
         date: b.add_text_field("date", STRING | STORED),
@@ -90,9 +103,9 @@ pub fn schema() -> (Schema, Fields) {
         length: b.add_u64_field("length", STORED),
         filename: b.add_text_field("filename", STORED),
         offset: b.add_u64_field("offset", STORED),
-        title: b.add_text_field("title", TEXT | STORED),
-        content: b.add_text_field("content", TEXT | STORED),
-        anchor: b.add_text_field("anchor", TEXT | STORED),
+        title: b.add_text_field("title", analyzed_text()),
+        content: b.add_text_field("content", analyzed_text()),
+        anchor: b.add_text_field("anchor", analyzed_text()),
         boost: b.add_f64_field("boost", FAST | STORED),
         seq: b.add_u64_field("seq", FAST | INDEXED | STORED),
     };
@@ -367,6 +380,7 @@ impl MainWriter {
         // resident (pindex/directory.rs).
         let index =
             Index::create(ReleasingDirectory::open(tmp.path())?, schema, settings).at(out)?;
+        analysis::register(&index);
         let writer = index
             .writer_with_num_threads::<TantivyDocument>(writer_threads(), WRITER_MEMORY)
             .at(out)?;

@@ -25,13 +25,16 @@ pub fn searcher_without_reload(index: &Index, dir: &Path) -> Result<Searcher> {
 /// Opens the index in `dir` and a searcher over it, refusing an index of more than one
 /// segment or with deleted documents: its DocIds would not be positions.
 pub fn open_parallel_index(dir: &Path) -> Result<(Index, Searcher)> {
-    check_parallel_index(dir, Index::open_in_dir(dir).at(dir)?)
+    let index = Index::open_in_dir(dir).at(dir)?;
+    crate::index::analysis::register(&index);
+    check_parallel_index(dir, index)
 }
 
 /// [`open_parallel_index`] for a command that reads the index through once (add-dates,
 /// dumpindex): the pages it reads do not stay resident ([`ReleasingDirectory`]).
 pub fn open_parallel_index_released(dir: &Path) -> Result<(Index, Searcher)> {
     let index = Index::open(ReleasingDirectory::open(dir)?).at(dir)?;
+    crate::index::analysis::register(&index);
     check_parallel_index(dir, index)
 }
 

@@ -1,0 +1,80 @@
+//! Words a researcher types find their pages (issue 19, items 1–2): a Chinese word inside
+//! a title written without spaces, and French words typed without their accents. Real
+//! pages of the corpus, imported and indexed as `import` and `index` do.
+
+use std::path::Path;
+
+use warcdex::import::manifest::ManifestEntry;
+use warcdex::import::segment_dir::write_segment;
+use warcdex::import::{import_archives, ImportOptions};
+use warcdex::index::{build_index, IndexOptions};
+use warcdex::search::{SearchIndex, SearchRequest};
+
+fn index_of(dir: &Path, archives: &[&str]) -> SearchIndex {
+    let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/corpus/real");
+    let entries: Vec<ManifestEntry> = archives
+        .iter()
+        .enumerate()
+        .map(|(i, a)| ManifestEntry {
+            path: real.join(a),
+            collection: Some("corpus".into()),
+            line: i as u64 + 1,
+        })
+        .collect();
+    let opts = ImportOptions::default();
+    let (rows, reports) = import_archives(&entries, None, &opts, &|_| {}, &|_| {}).unwrap();
+    let seg = dir.join("seg");
+    write_segment(&seg, &rows, reports, &opts, None).unwrap();
+    build_index(
+        &[seg],
+        &dir.join("pindexes/corpus/main"),
+        &IndexOptions::default(),
+    )
+    .unwrap();
+    SearchIndex::open(dir).unwrap()
+}
+
+fn titles(index: &SearchIndex, q: &str) -> Vec<String> {
+    let r = index
+        .search(&SearchRequest {
+            query: q.into(),
+            hits_per_site: 0,
+            ..SearchRequest::default()
+        })
+        .unwrap_or_else(|e| panic!("{q}: {e}"));
+    r.hits.into_iter().map(|h| h.title).collect()
+}
+
+#[test]
+fn chinese_words_and_unaccented_words_find_their_pages() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = index_of(
+        dir.path(),
+        &[
+            "resiliparse/warcfile.warc",
+            "cdx-writer/small_warcs/alexa_charset_in_header.arc.gz",
+        ],
+    );
+    // 卫生 ("health") inside 我国卫生与健康领域有了“基本法”.
+    let health = titles(&index, "卫生");
+    assert!(
+        health.iter().any(|t| t.contains("我国卫生与健康领域")),
+        "{health:?}"
+    );
+    // A longer word is the phrase of its bigrams; characters that are not adjacent in
+    // the title are not a match.
+    assert!(titles(&index, "卫生与健康")
+        .iter()
+        .any(|t| t.contains("卫生与健康")));
+    assert!(!titles(&index, "卫康")
+        .iter()
+        .any(|t| t.contains("卫生与健康")));
+    // "Cinéma d'action (AlloCiné TV)", typed without its accents, and with them.
+    for q in ["cinema allocine", "Cinéma AlloCiné"] {
+        let found = titles(&index, q);
+        assert!(
+            found.iter().any(|t| t.contains("AlloCiné")),
+            "{q}: {found:?}"
+        );
+    }
+}
