@@ -1,6 +1,7 @@
-//! Words a researcher types find their pages (issue 19, items 1–2): a Chinese word inside
+//! Words a researcher types find their pages (issue 19, items 1–3): a Chinese word inside
 //! a title written without spaces, and French words typed without their accents. Real
-//! pages of the corpus, imported and indexed as `import` and `index` do.
+//! pages of the corpus, imported and indexed as `import` and `index` do; and a page sent
+//! Brotli-compressed.
 
 use std::path::Path;
 
@@ -77,4 +78,19 @@ fn chinese_words_and_unaccented_words_find_their_pages() {
             "{q}: {found:?}"
         );
     }
+}
+
+/// Item 3: a page sent with `Content-Encoding: br` (wget asked for it) is decoded before
+/// parsing, so its words are found.
+#[test]
+fn a_brotli_page_is_found_by_its_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = index_of(
+        dir.path(),
+        &["webarchive-discovery/compression/transfer_compression_brotli.warc.gz"],
+    );
+    assert_eq!(
+        titles(&index, "extremely simple webpage brotli"),
+        ["Simple page"]
+    );
 }
