@@ -150,7 +150,10 @@ fn run_rewriter(state: &Rc<RefCell<State>>, enc: &'static Encoding, body: &[u8])
 /// What an element means for the extraction.
 fn on_element(state: &Rc<RefCell<State>>, el: &mut Element<'_, '_>) {
     let name = el.tag_name();
+    // A `<template>`'s content is inert: no links, no `<base>`.
+    let inert = state.borrow().template_depth > 0;
     match name.as_str() {
+        "a" | "area" | "base" if inert => {}
         "a" => on_anchor(state, el),
         "area" => {
             let Some(href) = el.get_attribute("href") else {
@@ -166,7 +169,7 @@ fn on_element(state: &Rc<RefCell<State>>, el: &mut Element<'_, '_>) {
         }
         "frame" | "iframe" => {
             block(state, el);
-            if let Some(src) = el.get_attribute("src") {
+            if let Some(src) = el.get_attribute("src").filter(|_| !inert) {
                 let mut st = state.borrow_mut();
                 if let Some(u) = st.resolve(&src) {
                     st.push_outlink(u, String::new());

@@ -272,7 +272,11 @@ impl State {
     /// An element left open does that at the end of an enclosing element, or never
     /// (at the end of the document): every use copes with that.
     fn on_element(&mut self, el: &StartTag<'_>, mark: &mut Mark) {
+        // A `<template>`'s content is inert: its links lead nowhere and its `<base>`
+        // sets nothing (HTML5 parses it into a fragment of its own).
+        let inert = self.template_depth > 0;
         match el.name() {
+            tag::A | tag::AREA | tag::BASE if inert => {}
             tag::A => self.on_anchor(el, mark),
             tag::AREA => {
                 let Some(href) = el.attr("href") else {
@@ -287,7 +291,7 @@ impl State {
             }
             tag::FRAME | tag::IFRAME => {
                 self.block(mark);
-                if let Some(src) = el.attr("src") {
+                if let Some(src) = el.attr("src").filter(|_| !inert) {
                     if let Some(u) = self.resolve(src) {
                         self.push_outlink(u, String::new());
                     }

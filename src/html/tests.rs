@@ -201,6 +201,15 @@ fn base_href_applies_to_later_links() {
 }
 
 #[test]
+fn links_and_base_inside_a_template_are_inert() {
+    let p = parse(
+        "<template><a href=\"t.html\">t</a><area href=\"u.html\"><iframe src=\"f.html\"></iframe>\
+         <base href=\"http://x.org/\"></template><a href=\"b.html\">b</a>",
+    );
+    assert_eq!(links(&p), [("http://example.com/dir/b.html", "b")]);
+}
+
+#[test]
 fn relative_base_href_resolves_against_the_document() {
     let p = parse("<base href=\"../up/\"><a href=\"x\">x</a>");
     assert_eq!(links(&p), [("http://example.com/up/x", "x")]);
