@@ -164,7 +164,7 @@ fn on_element(state: &Rc<RefCell<State>>, el: &mut Element<'_, '_>) {
             if let Some(u) = st.resolve(&href) {
                 let mut sink = TextSink::new(MAX_ANCHOR);
                 sink.push(&entities::decode(&alt, Context::Attribute));
-                st.push_outlink(u, sink.finish());
+                st.push_outlink(&href, u, sink.finish());
             }
         }
         "frame" | "iframe" => {
@@ -172,7 +172,7 @@ fn on_element(state: &Rc<RefCell<State>>, el: &mut Element<'_, '_>) {
             if let Some(src) = el.get_attribute("src").filter(|_| !inert) {
                 let mut st = state.borrow_mut();
                 if let Some(u) = st.resolve(&src) {
-                    st.push_outlink(u, String::new());
+                    st.push_outlink(&src, u, String::new());
                 }
             }
         }
@@ -204,7 +204,9 @@ fn on_element(state: &Rc<RefCell<State>>, el: &mut Element<'_, '_>) {
             };
             if joined.is_some() {
                 st.base = joined;
+                st.rebase();
             }
+            st.before_base = Vec::new();
         }
         "meta" => {
             let is_robots = el
@@ -353,7 +355,7 @@ fn on_anchor(state: &Rc<RefCell<State>>, el: &mut Element<'_, '_>) {
     let Some(url) = st.resolve(&href) else {
         return;
     };
-    let Some(index) = st.push_outlink(url, String::new()) else {
+    let Some(index) = st.push_outlink(&href, url, String::new()) else {
         return;
     };
     st.next_anchor_id += 1;
@@ -527,6 +529,8 @@ struct State {
     doc_url: Option<Url>,
     base: Option<Url>,
     base_seen: bool,
+    /// Outlinks pushed before the first `<base href>`, with their targets as written.
+    before_base: Vec<(usize, String)>,
     template_depth: u32,
     svg_depth: u32,
     /// Inside a `<title>` after the first: its text is not shown either.
@@ -552,6 +556,7 @@ impl State {
             doc_url,
             base: None,
             base_seen: false,
+            before_base: Vec::new(),
             template_depth: 0,
             svg_depth: 0,
             other_title: false,
@@ -659,13 +664,28 @@ impl State {
         Some(u.into())
     }
 
-    /// Appends an outlink unless the cap is reached; returns its index.
-    fn push_outlink(&mut self, url: String, anchor: String) -> Option<usize> {
+    /// Appends an outlink unless the cap is reached; returns its index. `raw` is the
+    /// target as written, kept until the first `<base href>` is known.
+    fn push_outlink(&mut self, raw: &str, url: String, anchor: String) -> Option<usize> {
         if self.outlinks.len() >= MAX_OUTLINKS {
             return None;
         }
         self.outlinks.push(Outlink { url, anchor });
+        if !self.base_seen {
+            self.before_base
+                .push((self.outlinks.len() - 1, raw.to_string()));
+        }
         Some(self.outlinks.len() - 1)
+    }
+
+    /// After the first `<base href>`: the links before it are resolved again against
+    /// it, as HTML5 applies the first `<base>` to the whole document.
+    fn rebase(&mut self) {
+        for (i, raw) in std::mem::take(&mut self.before_base) {
+            if let Some(u) = self.resolve(&raw) {
+                self.outlinks[i].url = u;
+            }
+        }
     }
 
     /// Closes the open anchor (only the one with `id` when given) and stores its text.

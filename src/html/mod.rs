@@ -286,14 +286,14 @@ impl State {
                 if let Some(u) = self.resolve(href) {
                     let mut sink = TextSink::new(MAX_ANCHOR);
                     sink.push(&entities::decode(alt, Context::Attribute));
-                    self.push_outlink(u, sink.finish());
+                    self.push_outlink(href, u, sink.finish());
                 }
             }
             tag::FRAME | tag::IFRAME => {
                 self.block(mark);
                 if let Some(src) = el.attr("src").filter(|_| !inert) {
                     if let Some(u) = self.resolve(src) {
-                        self.push_outlink(u, String::new());
+                        self.push_outlink(src, u, String::new());
                     }
                 }
             }
@@ -323,7 +323,9 @@ impl State {
                 };
                 if joined.is_some() {
                     self.base = joined;
+                    self.rebase();
                 }
+                self.before_base = Vec::new();
             }
             tag::META => {
                 let is_robots = el
@@ -382,7 +384,7 @@ impl State {
         let Some(url) = self.resolve(href) else {
             return;
         };
-        let Some(index) = self.push_outlink(url, String::new()) else {
+        let Some(index) = self.push_outlink(href, url, String::new()) else {
             return;
         };
         self.next_anchor_id += 1;
@@ -789,6 +791,8 @@ struct State {
     doc_url: Option<Url>,
     base: Option<Url>,
     base_seen: bool,
+    /// Outlinks pushed before the first `<base href>`, with their targets as written.
+    before_base: Vec<(usize, String)>,
     template_depth: u32,
     svg_depth: u32,
     /// Inside a `<title>` after the first: its text is not shown either.
@@ -813,6 +817,7 @@ impl State {
             doc_url,
             base: None,
             base_seen: false,
+            before_base: Vec::new(),
             template_depth: 0,
             svg_depth: 0,
             other_title: false,
@@ -897,13 +902,28 @@ impl State {
         Some(u.into())
     }
 
-    /// Appends an outlink unless the cap is reached; returns its index.
-    fn push_outlink(&mut self, url: String, anchor: String) -> Option<usize> {
+    /// Appends an outlink unless the cap is reached; returns its index. `raw` is the
+    /// target as written, kept until the first `<base href>` is known.
+    fn push_outlink(&mut self, raw: &str, url: String, anchor: String) -> Option<usize> {
         if self.outlinks.len() >= MAX_OUTLINKS {
             return None;
         }
         self.outlinks.push(Outlink { url, anchor });
+        if !self.base_seen {
+            self.before_base
+                .push((self.outlinks.len() - 1, raw.to_string()));
+        }
         Some(self.outlinks.len() - 1)
+    }
+
+    /// After the first `<base href>`: the links before it are resolved again against
+    /// it, as HTML5 applies the first `<base>` to the whole document.
+    fn rebase(&mut self) {
+        for (i, raw) in std::mem::take(&mut self.before_base) {
+            if let Some(u) = self.resolve(&raw) {
+                self.outlinks[i].url = u;
+            }
+        }
     }
 
     /// Closes the open anchor (only the one with `id` when given) and stores its text.

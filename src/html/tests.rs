@@ -182,8 +182,10 @@ fn first_title_only() {
     assert_eq!(p.text, "body");
 }
 
+/// HTML5 applies the first `<base href>` to the whole document, links before it too
+/// (issue 19, item 4); a later `<base>` is ignored.
 #[test]
-fn base_href_applies_to_later_links() {
+fn base_href_applies_to_every_link() {
     let p = parse(
         "<a href=\"a.html\">before</a><base href=\"http://other.org/sub/\">\
          <base href=\"http://ignored.org/\"><a href=\"b.html#frag\">after</a>\
@@ -192,7 +194,7 @@ fn base_href_applies_to_later_links() {
     assert_eq!(
         links(&p),
         [
-            ("http://example.com/dir/a.html", "before"),
+            ("http://other.org/sub/a.html", "before"),
             ("http://other.org/sub/b.html", "after"),
             ("http://other.org/root", "root"),
             ("http://cdn.net/x", "scheme-relative"),
