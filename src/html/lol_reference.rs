@@ -16,7 +16,9 @@ use lol_html::{
 use url::Url;
 
 use super::entities::{self, Context};
-use super::{charset, strip_bom, ParsedHtml, Robots, MAX_ANCHOR, MAX_OUTLINKS, MAX_TITLE};
+use super::{
+    charset, strip_bom, ParsedHtml, Robots, MAX_ANCHOR, MAX_NOSCRIPT, MAX_OUTLINKS, MAX_TITLE,
+};
 use crate::segment::Outlink;
 
 const MAX_HREF: usize = 64 * 1024;
@@ -220,6 +222,11 @@ fn on_element(state: &Rc<RefCell<State>>, el: &mut Element<'_, '_>) {
             }
         }
         "title" => on_title(state, el),
+        "noscript" if !inert => {
+            state.borrow_mut().noscript = Some(String::new());
+            let s = Rc::clone(state);
+            on_end_tag(el, move || s.borrow_mut().noscript_links());
+        }
         "template" => {
             state.borrow_mut().template_depth += 1;
             let s = Rc::clone(state);
@@ -531,6 +538,8 @@ struct State {
     base_seen: bool,
     /// Outlinks pushed before the first `<base href>`, with their targets as written.
     before_base: Vec<(usize, String)>,
+    /// Inside a `<noscript>`: its content so far.
+    noscript: Option<String>,
     template_depth: u32,
     svg_depth: u32,
     /// Inside a `<title>` after the first: its text is not shown either.
@@ -557,6 +566,7 @@ impl State {
             base: None,
             base_seen: false,
             before_base: Vec::new(),
+            noscript: None,
             template_depth: 0,
             svg_depth: 0,
             other_title: false,
@@ -571,8 +581,21 @@ impl State {
         let decode = match kind {
             TextType::Data | TextType::RCData => true,
             TextType::PlainText | TextType::CDataSection => false,
-            // Script, style, noscript, iframe, noembed, noframes, xmp.
-            TextType::ScriptData | TextType::RawText => return,
+            // Script, style, noscript, iframe, noembed, noframes, xmp; a noscript's
+            // is kept to be parsed for links at its end.
+            TextType::RawText => {
+                let s = t.as_str();
+                if let Some(buf) = self.noscript.as_mut() {
+                    let room = MAX_NOSCRIPT.saturating_sub(buf.len());
+                    let mut end = s.len().min(room);
+                    while !s.is_char_boundary(end) {
+                        end -= 1;
+                    }
+                    buf.push_str(&s[..end]);
+                }
+                return;
+            }
+            TextType::ScriptData => return,
         };
         if self.template_depth > 0 {
             return;
@@ -662,6 +685,24 @@ impl State {
         }
         u.set_fragment(None);
         Some(u.into())
+    }
+
+    /// The links of the `<noscript>` that just ended, its content parsed as markup.
+    fn noscript_links(&mut self) {
+        let Some(content) = self.noscript.take() else {
+            return;
+        };
+        let base = self.base.as_ref().or(self.doc_url.as_ref());
+        let url = base.map(|u| u.as_str().to_string()).unwrap_or_default();
+        let inner = parse_html(
+            content.as_bytes(),
+            Some("text/html; charset=utf-8"),
+            &url,
+            1,
+        );
+        for o in inner.outlinks {
+            self.push_outlink(&o.url.clone(), o.url, o.anchor);
+        }
     }
 
     /// Appends an outlink unless the cap is reached; returns its index. `raw` is the

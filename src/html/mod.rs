@@ -222,6 +222,11 @@ const END_FIRST_TITLE: u8 = 8;
 const END_OTHER_TITLE: u8 = 16;
 /// The end of an `<a href>` whose text is collected.
 const END_ANCHOR: u8 = 32;
+/// The end of a `<noscript>` whose content (raw text) is parsed for links.
+const END_NOSCRIPT: u8 = 64;
+
+/// The most bytes of a `<noscript>`'s content parsed for links.
+pub(super) const MAX_NOSCRIPT: usize = 1 << 20;
 
 impl Mark {
     fn add(&mut self, action: u8) {
@@ -263,6 +268,9 @@ impl tokenizer::Handler for State {
         }
         if a & END_ANCHOR != 0 {
             self.close_anchor(Some(mark.anchor));
+        }
+        if a & END_NOSCRIPT != 0 {
+            self.noscript_links();
         }
     }
 }
@@ -340,6 +348,10 @@ impl State {
             tag::TEMPLATE => {
                 self.template_depth += 1;
                 mark.add(END_TEMPLATE);
+            }
+            tag::NOSCRIPT if !inert => {
+                self.noscript = Some(String::new());
+                mark.add(END_NOSCRIPT);
             }
             tag::SVG => {
                 self.block(mark);
@@ -793,6 +805,8 @@ struct State {
     base_seen: bool,
     /// Outlinks pushed before the first `<base href>`, with their targets as written.
     before_base: Vec<(usize, String)>,
+    /// Inside a `<noscript>`: its content so far.
+    noscript: Option<String>,
     template_depth: u32,
     svg_depth: u32,
     /// Inside a `<title>` after the first: its text is not shown either.
@@ -818,6 +832,7 @@ impl State {
             base: None,
             base_seen: false,
             before_base: Vec::new(),
+            noscript: None,
             template_depth: 0,
             svg_depth: 0,
             other_title: false,
@@ -831,8 +846,20 @@ impl State {
         let decode = match kind {
             TextKind::Data | TextKind::RcData => true,
             TextKind::PlainText | TextKind::CData => false,
-            // Script, style, noscript, iframe, noembed, noframes, xmp.
-            TextKind::ScriptData | TextKind::RawText => return,
+            // Script, style, noscript, iframe, noembed, noframes, xmp; a noscript's
+            // is kept to be parsed for links at its end.
+            TextKind::RawText => {
+                if let Some(buf) = self.noscript.as_mut() {
+                    let room = MAX_NOSCRIPT.saturating_sub(buf.len());
+                    let mut end = s.len().min(room);
+                    while !s.is_char_boundary(end) {
+                        end -= 1;
+                    }
+                    buf.push_str(&s[..end]);
+                }
+                return;
+            }
+            TextKind::ScriptData => return,
         };
         if self.template_depth > 0 {
             return;
@@ -900,6 +927,26 @@ impl State {
         }
         u.set_fragment(None);
         Some(u.into())
+    }
+
+    /// The links of the `<noscript>` that just ended: a crawler without scripts (and
+    /// NutchWAX) sees its content as markup, where a browser with scripts (and HTML5's
+    /// tokenizer, which this follows) sees text. Its text stays out of the page's text.
+    fn noscript_links(&mut self) {
+        let Some(content) = self.noscript.take() else {
+            return;
+        };
+        let base = self.base.as_ref().or(self.doc_url.as_ref());
+        let url = base.map(|u| u.as_str().to_string()).unwrap_or_default();
+        let inner = parse_html(
+            content.as_bytes(),
+            Some("text/html; charset=utf-8"),
+            &url,
+            1,
+        );
+        for o in inner.outlinks {
+            self.push_outlink(&o.url.clone(), o.url, o.anchor);
+        }
     }
 
     /// Appends an outlink unless the cap is reached; returns its index. `raw` is the

@@ -202,6 +202,27 @@ fn base_href_applies_to_every_link() {
     );
 }
 
+/// Issue 19, item 4: a crawler without scripts sees a `<noscript>`'s links (NutchWAX
+/// did); its text stays out of the page's text.
+#[test]
+fn links_inside_noscript_are_kept() {
+    let p = parse(
+        "<p>a</p><noscript><a href=\"n.html\">no <b>script</b></a><img src=x>\
+         <iframe src=\"/f\"></iframe></noscript><a href=\"b.html\">b</a>",
+    );
+    assert_eq!(
+        links(&p),
+        [
+            ("http://example.com/dir/n.html", "no script"),
+            ("http://example.com/f", ""),
+            ("http://example.com/dir/b.html", "b"),
+        ]
+    );
+    assert_eq!(p.text, "a b");
+    // An unclosed noscript holds the rest of the document as text: nothing is parsed.
+    assert!(parse("<noscript><a href=\"x\">x</a>").outlinks.is_empty());
+}
+
 #[test]
 fn links_and_base_inside_a_template_are_inert() {
     let p = parse(
