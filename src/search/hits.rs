@@ -501,6 +501,18 @@ pub(crate) fn date14(d: u64) -> String {
     format!("{d:014}")
 }
 
+/// The replay links of a capture of `url` at each of `dates`: `PREFIX/DATE14/URL`
+/// (Wayback form); none without a prefix.
+pub(crate) fn replay_links(prefix: Option<&str>, dates: &[String], url: &str) -> Vec<String> {
+    match prefix {
+        Some(p) => dates
+            .iter()
+            .map(|d| format!("{}/{d}/{url}", p.trim_end_matches('/')))
+            .collect(),
+        None => Vec::new(),
+    }
+}
+
 /// Builds the hit shown for a candidate.
 pub(crate) fn build_hit(
     sets: &[OpenSet],
@@ -516,13 +528,7 @@ pub(crate) fn build_hit(
     let f = &s.fields;
     let url = first_str(&stored, f.url);
     let dates: Vec<String> = s.dates.of(doc).iter().map(|&d| date14(d)).collect();
-    let replay = match replay_prefix {
-        Some(p) => dates
-            .iter()
-            .map(|d| format!("{}/{d}/{url}", p.trim_end_matches('/')))
-            .collect(),
-        None => Vec::new(),
-    };
+    let replay = replay_links(replay_prefix, &dates, &url);
     // Pages have one content value; join only when there are several.
     let values: Vec<&str> = stored
         .get_all(f.content)

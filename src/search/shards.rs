@@ -16,6 +16,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use super::hits::replay_links;
 use super::{query, Hit, QueryError, SearchError, SearchRequest, SearchResults};
 use super::{MAX_HITS_PER_PAGE, MAX_START};
 
@@ -50,34 +51,53 @@ pub struct ShardAnswer {
     pub results: Result<ShardResults, String>,
 }
 
-/// The number of hits a front server asks each shard for, and the per-site limit to
-/// apply, for the request `req`; a malformed query or an out-of-range request is the
+/// What a front server asks each shard for, worked out from the request once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Plan {
+    /// Hits on the page (the request's, capped at [`MAX_HITS_PER_PAGE`]).
+    pub hits_per_page: usize,
+    /// Hits each shard returns: up to the page's end, and one more to know whether a
+    /// next page exists.
+    pub need: usize,
+    /// The per-site limit (0 with `site:`).
+    pub per_site: usize,
+}
+
+/// The plan of the request `req`; a malformed query or an out-of-range request is the
 /// user's error, found before any shard is asked.
-pub fn plan(req: &SearchRequest) -> Result<(usize, usize), SearchError> {
+pub fn plan(req: &SearchRequest) -> Result<Plan, SearchError> {
     if req.start > MAX_START {
         return Err(QueryError(format!("start is at most {MAX_START}")).into());
     }
     let parsed = query::parse(&req.query)?;
-    let hits = req.hits.clamp(1, MAX_HITS_PER_PAGE);
+    let hits_per_page = req.hits.clamp(1, MAX_HITS_PER_PAGE);
     let per_site = if parsed.has_site_filter() {
         0
     } else {
         req.hits_per_site
     };
-    Ok((req.start + hits + 1, per_site))
+    Ok(Plan {
+        hits_per_page,
+        need: req.start + hits_per_page + 1,
+        per_site,
+    })
 }
 
-/// Merges the shards' answers to `req` into a page: the hits of every shard by score
-/// (ties by URL key, then digest), at most `hits_per_site` per site (none with
-/// `site:`), then the page at `req.start`. Shards without an answer are listed in
+/// Merges the shards' answers to `req` (planned as `plan`) into a page: the hits of
+/// every shard by score (ties by URL key, then digest), at most `plan.per_site` per
+/// site, then the page at `req.start`. Shards without an answer are listed in
 /// `unavailable`.
-pub fn merge(req: &SearchRequest, answers: Vec<ShardAnswer>, took: Duration) -> SearchResults {
-    let hits_per_page = req.hits.clamp(1, MAX_HITS_PER_PAGE);
-    let need = req.start + hits_per_page + 1;
-    let per_site = match query::parse(&req.query) {
-        Ok(p) if p.has_site_filter() => 0,
-        _ => req.hits_per_site,
-    };
+pub fn merge(
+    req: &SearchRequest,
+    plan: &Plan,
+    answers: Vec<ShardAnswer>,
+    took: Duration,
+) -> SearchResults {
+    let Plan {
+        hits_per_page,
+        need,
+        per_site,
+    } = *plan;
     let mut total = 0;
     let mut hidden: HashSet<String> = HashSet::new();
     let mut all: Vec<ShardHit> = Vec::new();
@@ -126,14 +146,7 @@ pub fn merge(req: &SearchRequest, answers: Vec<ShardAnswer>, took: Duration) -> 
         .map(|(i, mut h)| {
             h.index = i;
             h.more_from_site = hidden.contains(&h.site);
-            h.replay = match &req.replay_prefix {
-                Some(p) => h
-                    .dates
-                    .iter()
-                    .map(|d| format!("{}/{d}/{}", p.trim_end_matches('/'), h.url))
-                    .collect(),
-                None => Vec::new(),
-            };
+            h.replay = replay_links(req.replay_prefix.as_deref(), &h.dates, &h.url);
             h
         })
         .collect();
@@ -200,6 +213,10 @@ mod tests {
         }
     }
 
+    fn merged(req: &SearchRequest, answers: Vec<ShardAnswer>) -> SearchResults {
+        merge(req, &plan(req).unwrap(), answers, Duration::ZERO)
+    }
+
     fn urls(r: &SearchResults) -> Vec<&str> {
         r.hits.iter().map(|h| h.url.as_str()).collect()
     }
@@ -212,7 +229,7 @@ mod tests {
             hit("c", "", 1.0),
         ]);
         let b = answer(vec![hit("a0", "a", 4.0), hit("b", "b", 2.0)]);
-        let r = merge(&req(0, 10, 2), vec![a, b], Duration::ZERO);
+        let r = merged(&req(0, 10, 2), vec![a, b]);
         // a2 ties with b at 2.0 and sorts first by key, but is the third hit of site a.
         assert_eq!(urls(&r), ["a0", "a1", "b", "c"]);
         assert_eq!(r.total, 5);
@@ -224,7 +241,7 @@ mod tests {
         // The second page of one hit each.
         let a = answer(vec![hit("x", "x", 2.0), hit("y", "y", 1.0)]);
         let b = answer(vec![hit("w", "w", 1.5)]);
-        let r = merge(&req(1, 1, 0), vec![a, b], Duration::ZERO);
+        let r = merged(&req(1, 1, 0), vec![a, b]);
         assert_eq!(urls(&r), ["w"]);
         assert!(r.has_more);
         assert_eq!(r.hits[0].index, 1);
@@ -237,7 +254,7 @@ mod tests {
             server: "http://down:1".into(),
             results: Err("connection refused".into()),
         };
-        let r = merge(&req(0, 10, 2), vec![a, down], Duration::ZERO);
+        let r = merged(&req(0, 10, 2), vec![a, down]);
         assert_eq!(urls(&r), ["a"]);
         assert_eq!(r.unavailable, ["http://down:1: connection refused"]);
     }
@@ -251,7 +268,7 @@ mod tests {
         ]);
         let mut q = req(0, 10, 2);
         q.query = "site:a".into();
-        let r = merge(&q, vec![a], Duration::ZERO);
+        let r = merged(&q, vec![a]);
         assert_eq!(urls(&r), ["a1", "a2", "a3"]);
         assert_eq!(r.hits_per_site, 0);
     }

@@ -266,13 +266,20 @@ fn number(raw: &[(String, String)], names: &[&str], default: usize) -> Result<us
     }
 }
 
-fn params(raw: Vec<(String, String)>, opts: &ServeOptions) -> Result<Params, String> {
-    let query = raw
-        .iter()
+/// The last `query` (or `q`) parameter, trimmed; `None` when there is none or it is blank.
+fn query_param(raw: &[(String, String)]) -> Option<String> {
+    raw.iter()
         .rev()
         .find(|(k, _)| k == "query" || k == "q")
         .map(|(_, v)| v.trim().to_string())
-        .filter(|q| !q.is_empty());
+        .filter(|q| !q.is_empty())
+}
+
+/// The answer to an API request without a query.
+const NO_QUERY: &str = "no query: add ?query=words";
+
+fn params(raw: Vec<(String, String)>, opts: &ServeOptions) -> Result<Params, String> {
+    let query = query_param(&raw);
     let start = number(&raw, &["start"], 0)?;
     let hits = number(&raw, &["hitsPerPage"], 10)?.clamp(1, MAX_HITS_PER_PAGE);
     let hits_per_site = number(&raw, &["hitsPerSite", "hitsPerDup"], opts.hits_per_site)?;
@@ -413,7 +420,7 @@ async fn query_search(
 ) -> Result<(Params, SearchResults), (StatusCode, String)> {
     let p = params(raw, &state.opts).map_err(|e| (StatusCode::BAD_REQUEST, e))?;
     let Some(q) = p.query.clone() else {
-        return Err((StatusCode::BAD_REQUEST, "no query: add ?query=words".into()));
+        return Err((StatusCode::BAD_REQUEST, NO_QUERY.into()));
     };
     let r = run_search(state, &p, q).await?;
     Ok((p, r))
@@ -498,12 +505,7 @@ fn local_index(state: &AppState) -> &LocalState {
 
 /// The query of a shard request, required.
 fn shard_query(raw: &[(String, String)]) -> Result<String, (StatusCode, String)> {
-    raw.iter()
-        .rev()
-        .find(|(k, _)| k == "query" || k == "q")
-        .map(|(_, v)| v.trim().to_string())
-        .filter(|q| !q.is_empty())
-        .ok_or((StatusCode::BAD_REQUEST, "no query: add ?query=words".into()))
+    query_param(raw).ok_or((StatusCode::BAD_REQUEST, NO_QUERY.into()))
 }
 
 fn json_result<T: serde::Serialize>(r: Result<T, (StatusCode, String)>) -> Response {

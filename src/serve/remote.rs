@@ -179,7 +179,7 @@ impl Front {
     /// Runs `req` on every shard server and merges their hits.
     pub async fn search(&self, req: &SearchRequest) -> Result<SearchResults, SearchError> {
         let t0 = Instant::now();
-        let (need, per_site) = plan(req)?;
+        let plan = plan(req)?;
         let query = serde_urlencoded::to_string([("query", req.query.as_str())])
             .expect("a string pair encodes");
         // Round 1: the collection's statistics.
@@ -206,7 +206,10 @@ impl Front {
         // Round 2: each server's best hits, ranked with the sums.
         let body = serde_json::to_vec(&total).expect("statistics serialize");
         let asked = join_all(self.servers.iter().zip(&failed).map(|(s, f)| {
-            let url = format!("{s}/shard/search.json?{query}&need={need}&hitsPerSite={per_site}");
+            let url = format!(
+                "{s}/shard/search.json?{query}&need={}&hitsPerSite={}",
+                plan.need, plan.per_site
+            );
             let body = body.clone();
             async move {
                 match f {
@@ -234,7 +237,7 @@ impl Front {
                 results,
             });
         }
-        Ok(merge(req, answers, t0.elapsed()))
+        Ok(merge(req, &plan, answers, t0.elapsed()))
     }
 
     /// Every shard server's `/healthz`: whether any answered (the front can search), and
