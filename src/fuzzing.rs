@@ -232,6 +232,7 @@ pub fn query(data: &[u8]) {
             FilterField::Site,
             FilterField::Type,
             FilterField::Collection,
+            FilterField::Lang,
         ] {
             let _ = f.normalise(value);
         }

@@ -92,10 +92,13 @@ fn row(i: u64, rng: &mut Lcg) -> SegmentRow {
         }
         .to_string(),
         filename: format!("crawl-{:05}.warc.gz", i / 1000),
-        offset: i * 1_000_003 + (u64::MAX - 10_000_000_000_000) * (i % 3 / 2),
+        archive: format!("batch-{}/crawl-{:05}.warc.gz", i % 3, i / 1000),
+        lang: (!i.is_multiple_of(6)).then(|| ["en", "zh", "fr"][(i % 3) as usize].to_string()),
+        main_text: (i % 4 != 2).then(|| some_words(rng, 100)),
+        offset: i * 1_000_003 + (i64::MAX as u64 - 10_000_000_000_000) * (i % 3 / 2),
         length: rng.below(1 << 20),
         mime: ["text/html", "application/pdf", "text/plain", ""][(i % 4) as usize].to_string(),
-        status: (!i.is_multiple_of(7)).then_some([200, 404, 301, 0, u16::MAX][(i % 5) as usize]),
+        status: (!i.is_multiple_of(7)).then_some([200, 404, 301, 0, 999][(i % 5) as usize]),
         charset: (!i.is_multiple_of(3))
             .then(|| ["", "UTF-8", "windows-1252"][(i % 3) as usize].to_string()),
         title: (i % 4 != 1).then(|| some_words(rng, 8)),
@@ -314,8 +317,13 @@ fn opens_in_a_reader_that_is_not_ours() {
 
     // Leaf columns: path, physical type, logical type, repetition.
     let string = Some(LogicalType::String);
-    let u64 = Some(LogicalType::integer(64, false));
-    let u16 = Some(LogicalType::integer(16, false));
+    // A signed 64-bit integer is plain INT64, without a logical type.
+    let i64 = None;
+    let i16 = Some(LogicalType::integer(16, true));
+    let micros = Some(LogicalType::timestamp(
+        true,
+        parquet::basic::TimeUnit::MICROS,
+    ));
     use PhysicalType::{BYTE_ARRAY, INT32, INT64};
     // `Repetition` is a type alias, so its variants cannot be imported.
     let (required, optional, repeated) = (
@@ -329,16 +337,26 @@ fn opens_in_a_reader_that_is_not_ours() {
         ("urlkey", BYTE_ARRAY, string.clone(), required),
         ("digest", BYTE_ARRAY, string.clone(), required),
         ("dates.list.element", BYTE_ARRAY, string.clone(), required),
+        (
+            "capture_times.list.element",
+            INT64,
+            micros.clone(),
+            optional,
+        ),
         ("first_date", BYTE_ARRAY, string.clone(), required),
+        ("first_time", INT64, micros, optional),
         ("collection", BYTE_ARRAY, string.clone(), required),
         ("filename", BYTE_ARRAY, string.clone(), required),
-        ("offset", INT64, u64.clone(), required),
-        ("length", INT64, u64, required),
+        ("archive", BYTE_ARRAY, string.clone(), required),
+        ("offset", INT64, i64.clone(), required),
+        ("length", INT64, i64, required),
         ("mime", BYTE_ARRAY, string.clone(), required),
-        ("status", INT32, u16, optional),
+        ("status", INT32, i16, optional),
         ("charset", BYTE_ARRAY, string.clone(), optional),
+        ("lang", BYTE_ARRAY, string.clone(), optional),
         ("title", BYTE_ARRAY, string.clone(), optional),
         ("text", BYTE_ARRAY, string.clone(), required),
+        ("main_text", BYTE_ARRAY, string.clone(), optional),
         (
             "outlinks.list.element.url",
             BYTE_ARRAY,
@@ -372,7 +390,7 @@ fn opens_in_a_reader_that_is_not_ours() {
     let names: Vec<&str> = root.get_fields().iter().map(|f| f.name()).collect();
     let arrow_names: Vec<String> = schema().fields().iter().map(|f| f.name().clone()).collect();
     assert_eq!(names, arrow_names);
-    for list in ["dates", "outlinks"] {
+    for list in ["dates", "capture_times", "outlinks"] {
         let f = root.get_fields().iter().find(|f| f.name() == list).unwrap();
         let info = f.get_basic_info();
         assert_eq!(info.logical_type_ref(), Some(&LogicalType::List), "{list}");
@@ -399,17 +417,52 @@ fn opens_in_a_reader_that_is_not_ours() {
             f => panic!("dates: {f:?}"),
         };
         assert_eq!(dates, want.dates, "row {i} dates");
-        assert_eq!(got.get_ulong(8).unwrap(), want.offset, "row {i} offset");
-        assert_eq!(got.get_ulong(9).unwrap(), want.length, "row {i} length");
+        // Capture times: microseconds since 1970 UTC, one per date.
+        let times: Vec<i64> = match field(&got, "capture_times") {
+            Field::ListInternal(l) => (0..l.len())
+                .map(|j| match &l.elements()[j] {
+                    Field::TimestampMicros(t) => *t,
+                    f => panic!("capture time: {f:?}"),
+                })
+                .collect(),
+            f => panic!("capture_times: {f:?}"),
+        };
+        let want_times: Vec<i64> = want
+            .dates
+            .iter()
+            .map(|d| warcdex::reader::date::capture_micros(d, i64::MAX).unwrap())
+            .collect();
+        assert_eq!(times, want_times, "row {i} capture_times");
+        assert_eq!(
+            got.get_long(11).unwrap() as u64,
+            want.offset,
+            "row {i} offset"
+        );
+        assert_eq!(
+            got.get_long(12).unwrap() as u64,
+            want.length,
+            "row {i} length"
+        );
         let status = match field(&got, "status") {
             Field::Null => None,
-            Field::UShort(s) => Some(*s),
+            Field::Short(s) => Some(*s as u16),
             f => panic!("status: {f:?}"),
         };
         assert_eq!(status, want.status, "row {i} status");
         assert_eq!(opt_str(&got, "charset"), want.charset, "row {i} charset");
         assert_eq!(opt_str(&got, "title"), want.title, "row {i} title");
-        assert_eq!(got.get_string(14).unwrap(), &want.text, "row {i} text");
+        assert_eq!(got.get_string(18).unwrap(), &want.text, "row {i} text");
+        assert_eq!(
+            opt_str(&got, "archive").unwrap(),
+            want.archive,
+            "row {i} archive"
+        );
+        assert_eq!(opt_str(&got, "lang"), want.lang, "row {i} lang");
+        assert_eq!(
+            opt_str(&got, "main_text"),
+            want.main_text,
+            "row {i} main_text"
+        );
         let links: Vec<Outlink> = match field(&got, "outlinks") {
             Field::ListInternal(l) => (0..l.len())
                 .map(|j| {
@@ -439,7 +492,7 @@ fn every_column_chunk_is_zstd() {
     let meta = reader.metadata();
     assert_eq!(meta.num_row_groups(), 4);
     for rg in meta.row_groups() {
-        assert_eq!(rg.num_columns(), 17);
+        assert_eq!(rg.num_columns(), 22);
         for c in rg.columns() {
             assert!(
                 matches!(c.compression(), Compression::ZSTD(_)),
@@ -458,7 +511,9 @@ fn every_column_chunk_is_zstd() {
             let repetitive = [
                 "collection",
                 "filename",
+                "archive",
                 "mime",
+                "lang",
                 "charset",
                 "status",
                 "first_date",
@@ -466,8 +521,113 @@ fn every_column_chunk_is_zstd() {
             ]
             .contains(&name.as_str());
             assert_eq!(dictionary, repetitive, "{name}: dictionary");
-            let no_stats = name == "text" || name.starts_with("outlinks.");
+            let no_stats = name == "text" || name == "main_text" || name.starts_with("outlinks.");
             assert_eq!(c.statistics().is_none(), no_stats, "{name}: statistics");
         }
     }
+}
+
+/// A file of segment format version 1 (as imports before this one wrote it: unsigned
+/// `offset`, `length` and `status`, no times, `archive`, `lang` or `main_text`) still
+/// reads, its new fields empty.
+#[test]
+fn format_version_1_files_still_read() {
+    use arrow_array::builder::{ListBuilder, StringBuilder, StructBuilder};
+    use arrow_array::{ArrayRef, StringArray, UInt16Array, UInt64Array};
+    use arrow_schema::{DataType, Field as AField, Fields};
+    let element = |t: DataType| Arc::new(AField::new("element", t, false));
+    let link_fields = Fields::from(vec![
+        AField::new("url", DataType::Utf8, false),
+        AField::new("anchor", DataType::Utf8, false),
+    ]);
+    let utf8 = |n: &str| AField::new(n, DataType::Utf8, false);
+    let v1 = Arc::new(arrow_schema::Schema::new(vec![
+        utf8("key"),
+        utf8("url"),
+        utf8("urlkey"),
+        utf8("digest"),
+        AField::new("dates", DataType::List(element(DataType::Utf8)), false),
+        utf8("first_date"),
+        utf8("collection"),
+        utf8("filename"),
+        AField::new("offset", DataType::UInt64, false),
+        AField::new("length", DataType::UInt64, false),
+        utf8("mime"),
+        AField::new("status", DataType::UInt16, true),
+        AField::new("charset", DataType::Utf8, true),
+        AField::new("title", DataType::Utf8, true),
+        utf8("text"),
+        AField::new(
+            "outlinks",
+            DataType::List(element(DataType::Struct(link_fields.clone()))),
+            false,
+        ),
+    ]));
+    let s = |v: &str| Arc::new(StringArray::from(vec![v])) as ArrayRef;
+    let mut dates = ListBuilder::new(StringBuilder::new()).with_field(element(DataType::Utf8));
+    dates.values().append_value("20050101000000");
+    dates.append(true);
+    let mut links = ListBuilder::new(StructBuilder::from_fields(link_fields.clone(), 1))
+        .with_field(element(DataType::Struct(link_fields)));
+    let l = links.values();
+    l.field_builder::<StringBuilder>(0)
+        .unwrap()
+        .append_value("http://b.org/");
+    l.field_builder::<StringBuilder>(1)
+        .unwrap()
+        .append_value("b");
+    l.append(true);
+    links.append(true);
+    let batch = arrow_array::RecordBatch::try_new(
+        v1.clone(),
+        vec![
+            s("http://a.org/ sha1:X"),
+            s("http://a.org/"),
+            s("org,a)/"),
+            s("sha1:X"),
+            Arc::new(dates.finish()),
+            s("20050101000000"),
+            s("c"),
+            s("a.arc.gz"),
+            Arc::new(UInt64Array::from(vec![1234])),
+            Arc::new(UInt64Array::from(vec![567])),
+            s("text/html"),
+            Arc::new(UInt16Array::from(vec![Some(200)])),
+            s("UTF-8"),
+            s("A"),
+            s("words"),
+            Arc::new(links.finish()),
+        ],
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v1.parquet");
+    let mut w =
+        parquet::arrow::ArrowWriter::try_new(std::fs::File::create(&path).unwrap(), v1, None)
+            .unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+    let rows = read_all(&path);
+    assert_eq!(
+        rows,
+        vec![SegmentRow {
+            key: "http://a.org/ sha1:X".into(),
+            url: "http://a.org/".into(),
+            urlkey: "org,a)/".into(),
+            digest: "sha1:X".into(),
+            dates: vec!["20050101000000".into()],
+            first_date: "20050101000000".into(),
+            collection: "c".into(),
+            filename: "a.arc.gz".into(),
+            offset: 1234,
+            length: 567,
+            mime: "text/html".into(),
+            status: Some(200),
+            charset: Some("UTF-8".into()),
+            title: Some("A".into()),
+            text: "words".into(),
+            outlinks: Outlink::list(&[("http://b.org/", "b")]),
+            ..SegmentRow::default()
+        }]
+    );
 }

@@ -67,6 +67,9 @@ pub fn run(args: ImportArgs) -> Result<i32> {
         collection: args.collection.clone(),
         memory: args.memory.bytes(1) / 4 * 3,
         tmp_dir: args.memory.tmp_dir.clone(),
+        archive_base: (args.manifest.as_os_str() != "-")
+            .then(|| args.manifest.parent().map(Path::to_path_buf))
+            .flatten(),
     };
     let entries = if args.manifest.as_os_str() == "-" {
         read_manifest(io::stdin().lock(), None).context("manifest -")?

@@ -491,6 +491,8 @@ struct Joiner<'a> {
     /// main's keys of the documents around `next`.
     window: KeyWindow,
     held: Vec<String>,
+    /// The bound of a possible capture date ([`crate::reader::date::capture_micros`]).
+    now: i64,
 }
 
 /// Documents whose keys are read from main's dictionaries at once (about 10 MiB of keys).
@@ -526,6 +528,7 @@ impl<'a> Joiner<'a> {
             progress,
             window: KeyWindow::default(),
             held: Vec::new(),
+            now: crate::reader::date::now_micros(),
         };
         if ctx.n > 0 {
             j.load_key(0)?;
@@ -653,7 +656,12 @@ impl<'a> Joiner<'a> {
         let mut written = 0u64;
         let mut add = |d: &mut TantivyDocument, date: &str| {
             d.add_text(self.f.date, date);
-            if is_date14(date.as_bytes()) {
+            // The searchable value only for a possible capture date: a date such as
+            // 29991231235959 (warcio's reading of an ARC date that is not one) stays in
+            // the stored dates but out of date filters, timelines and replay links.
+            if is_date14(date.as_bytes())
+                && crate::reader::date::capture_micros(date, self.now).is_some()
+            {
                 d.add_u64(self.f.date_value, date.parse().expect("14 digits"));
             }
             written += 1;

@@ -86,7 +86,9 @@ fn manifest(
     exclusions: Option<ExclusionsInfo>,
 ) -> SegmentManifest {
     SegmentManifest {
-        version: 1,
+        // 2: signed integers, capture times, `archive`, `lang`, `main_text`
+        // (src/segment/rows.rs).
+        version: 2,
         canonicalizer: match opts.key {
             warcdex_cdx::KeyStyle::Surt => "surt".into(),
             warcdex_cdx::KeyStyle::Url => "url".into(),

@@ -19,6 +19,14 @@
 //! spaces and punctuation: a word inside a run is not found unless it is the whole run
 //! (a dictionary segmenter would be needed; see the closing note of issue 19).
 //!
+//! Stemming: for each of the 18 languages tantivy has a Snowball stemmer for, an
+//! analyzer `warcdex_stem_<code>` (the same chain with the language's stemmer between
+//! lower-casing and folding) and a field `stem_<code>` of the main index: a document's
+//! text goes into the field of its detected language (src/import/language.rs), and a
+//! query word is looked for, stemmed, in the stemmed field of every language the
+//! collection has, beside its exact form in the other fields (src/search/set.rs), so an
+//! exact match and a stemmed one both count.
+//!
 //! An index records its fields' analyzer by name in its schema: indexes built before
 //! this analyzer existed say `default` and keep working; [`register`] must be called on
 //! every index opened or created so that `warcdex` resolves.
@@ -27,7 +35,8 @@ use std::iter::Peekable;
 use std::str::CharIndices;
 
 use tantivy::tokenizer::{
-    AsciiFoldingFilter, LowerCaser, RemoveLongFilter, TextAnalyzer, Token, TokenStream, Tokenizer,
+    AsciiFoldingFilter, Language, LowerCaser, RemoveLongFilter, Stemmer, TextAnalyzer, Token,
+    TokenStream, Tokenizer,
 };
 use tantivy::Index;
 
@@ -41,6 +50,62 @@ const MAX_TOKEN_BYTES: usize = 40;
 /// of fields that use it).
 pub fn register(index: &Index) {
     index.tokenizers().register(TEXT_ANALYZER, text_analyzer());
+    for &(code, lang) in STEMMED_LANGUAGES {
+        index
+            .tokenizers()
+            .register(&stem_analyzer_name(code), stem_analyzer(lang));
+    }
+}
+
+/// The languages with a stemmer (tantivy's Snowball stemmers), by ISO 639-1 code as
+/// src/import/language.rs names them.
+pub const STEMMED_LANGUAGES: &[(&str, Language)] = &[
+    ("ar", Language::Arabic),
+    ("da", Language::Danish),
+    ("de", Language::German),
+    ("el", Language::Greek),
+    ("en", Language::English),
+    ("es", Language::Spanish),
+    ("fi", Language::Finnish),
+    ("fr", Language::French),
+    ("hu", Language::Hungarian),
+    ("it", Language::Italian),
+    ("nb", Language::Norwegian),
+    ("nl", Language::Dutch),
+    ("pt", Language::Portuguese),
+    ("ro", Language::Romanian),
+    ("ru", Language::Russian),
+    ("sv", Language::Swedish),
+    ("ta", Language::Tamil),
+    ("tr", Language::Turkish),
+];
+
+/// The position of language `code` in [`STEMMED_LANGUAGES`] (`no`, Norwegian's
+/// macrolanguage code, is Bokmål's `nb`).
+pub fn stem_index(code: &str) -> Option<usize> {
+    let code = if code == "no" { "nb" } else { code };
+    STEMMED_LANGUAGES.iter().position(|(c, _)| *c == code)
+}
+
+/// The main index's stemmed field of language `code` (`stem_en`).
+pub fn stem_field_name(code: &str) -> String {
+    format!("stem_{code}")
+}
+
+/// The analyzer of [`stem_field_name`]`(code)`.
+pub fn stem_analyzer_name(code: &str) -> String {
+    format!("warcdex_stem_{code}")
+}
+
+/// The `warcdex` analyzer with `lang`'s stemmer: words are stemmed before their
+/// diacritics are folded, since the Snowball rules are written for the accented forms.
+pub fn stem_analyzer(lang: Language) -> TextAnalyzer {
+    TextAnalyzer::builder(WordTokenizer::default())
+        .filter(RemoveLongFilter::limit(MAX_TOKEN_BYTES))
+        .filter(LowerCaser)
+        .filter(Stemmer::new(lang))
+        .filter(AsciiFoldingFilter)
+        .build()
 }
 
 /// The `warcdex` analyzer.

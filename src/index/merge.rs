@@ -128,7 +128,15 @@ fn record_of(f: &super::Fields, doc: &TantivyDocument) -> VersionRecord {
                 .get_first(f.title)
                 .and_then(|v| v.as_str().map(String::from)),
             text: text(f.content),
+            lang: f
+                .lang
+                .and_then(|l| doc.get_first(l)?.as_str().map(String::from)),
+            // `main` holds the whole text when the document had no separate main
+            // content: the same value again is stored as "no separate main content".
+            main_text: f.main.map(text).filter(|m| *m != text(f.content)),
             outlinks: Vec::new(),
+            // Not in the index: the segments hold it.
+            archive: String::new(),
         },
         anchors: all(f.anchor),
         boost: doc.get_first(f.boost).and_then(|v| v.as_f64()),

@@ -74,7 +74,20 @@ pub struct Fields {
     pub boost: Field,
     /// Position in the index: the join key of parallel indexes.
     pub seq: Field,
+    /// Language (ISO 639-1; exact, fast; the `lang:` filter and facet). This field and
+    /// the ones after it are `None` in indexes built before they existed, which still
+    /// open.
+    pub lang: Option<Field>,
+    /// The main content (tokenized, stored): the text without boilerplate, or the whole
+    /// text of a document without markup; a word here counts on top of `content`.
+    pub main: Option<Field>,
+    /// The stemmed text, one field per language of [`analysis::STEMMED_LANGUAGES`] (in
+    /// its order): a document's text is in the field of its language.
+    pub stems: [Option<Field>; STEMS],
 }
+
+/// The number of stemmed fields.
+pub const STEMS: usize = analysis::STEMMED_LANGUAGES.len();
 
 /// A tokenized, stored text field analyzed by [`analysis::TEXT_ANALYZER`] (positions
 /// kept, for phrases and CJK words).
@@ -108,6 +121,19 @@ pub fn schema() -> (Schema, Fields) {
         anchor: b.add_text_field("anchor", analyzed_text()),
         boost: b.add_f64_field("boost", FAST | STORED),
         seq: b.add_u64_field("seq", FAST | INDEXED | STORED),
+        lang: Some(b.add_text_field("lang", STRING | STORED | FAST)),
+        main: Some(b.add_text_field("main", analyzed_text())),
+        stems: std::array::from_fn(|i| {
+            let code = analysis::STEMMED_LANGUAGES[i].0;
+            // Not stored (the text is in `main`); with positions, since the query
+            // parser looks for a quoted phrase in every default field.
+            let opts = TextOptions::default().set_indexing_options(
+                TextFieldIndexing::default()
+                    .set_tokenizer(&analysis::stem_analyzer_name(code))
+                    .set_index_option(IndexRecordOption::WithFreqsAndPositions),
+            );
+            Some(b.add_text_field(&analysis::stem_field_name(code), opts))
+        }),
     };
     (b.build(), f)
 }
@@ -504,5 +530,17 @@ fn document(
     }
     d.add_f64(f.boost, boost);
     d.add_u64(f.seq, seq);
+    if let (Some(l), Some(lang)) = (f.lang, &row.lang) {
+        d.add_text(l, lang);
+    }
+    let main = row.main_text.as_deref().unwrap_or(&row.text);
+    if let Some(m) = f.main {
+        d.add_text(m, main);
+    }
+    if let Some(i) = row.lang.as_deref().and_then(analysis::stem_index) {
+        if let Some(field) = f.stems[i] {
+            d.add_text(field, main);
+        }
+    }
     d
 }

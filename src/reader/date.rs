@@ -93,6 +93,57 @@ fn days_in_month(year: i64, month: i64) -> i64 {
     }
 }
 
+/// The earliest year a web capture can have: the first web server went up in 1990, and
+/// the oldest archives (the Internet Archive's, from 1996) are later.
+pub const FIRST_CAPTURE_YEAR: i64 = 1991;
+
+/// A 14-digit capture date as microseconds since 1970-01-01 UTC, or `None` when it is
+/// not a possible capture date: not 14 digits, not a calendar date, before
+/// [`FIRST_CAPTURE_YEAR`] or more than a day after `now` (microseconds). warcio's rules
+/// turn an ARC date that is not a date at all into one (`a0d1fdddf3165d`, a hex digest
+/// written where cdx-writer's `hex_instead_of_date.arc.gz` has its date, becomes
+/// 2999-12-31T23:16:59): such a date is kept in the CDX as the peers keep it, but it
+/// must not reach search dates or replay links.
+pub fn capture_micros(date14: &str, now: i64) -> Option<i64> {
+    let b = date14.as_bytes();
+    if b.len() != 14 || !b.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let n = |r: std::ops::Range<usize>| -> i64 { date14[r].parse().unwrap_or(-1) };
+    let (y, mo, d, h, mi, s) = (n(0..4), n(4..6), n(6..8), n(8..10), n(10..12), n(12..14));
+    if y < FIRST_CAPTURE_YEAR
+        || !(1..=12).contains(&mo)
+        || d < 1
+        || d > days_in_month(y, mo)
+        || h > 23
+        || mi > 59
+        || s > 59
+    {
+        return None;
+    }
+    let micros = ((days_from_civil(y, mo, d) * 24 + h) * 60 + mi) * 60 + s;
+    let micros = micros * 1_000_000;
+    (micros <= now.saturating_add(86_400 * 1_000_000)).then_some(micros)
+}
+
+/// Now, in microseconds since 1970 (the bound of [`capture_micros`]).
+pub fn now_micros() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX))
+}
+
+/// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -111,6 +162,26 @@ mod tests {
         assert_eq!(arc_date_to_iso("63.241.16.130"), "2999-12-31T23:13:59Z");
         assert_eq!(arc_date_to_iso("200011101120"), "2000-11-10T11:20:59Z");
         assert_eq!(arc_date_to_iso("20040230120000"), "2004-02-29T12:00:00Z");
+    }
+
+    #[test]
+    fn capture_times_only_for_possible_dates() {
+        let now = capture_micros("20261124000000", i64::MAX).unwrap();
+        assert_eq!(capture_micros("19700101000000", i64::MAX), None);
+        assert_eq!(
+            capture_micros("19910101000000", now),
+            Some(662_688_000_000_000)
+        );
+        assert_eq!(
+            capture_micros("20000229123456", now),
+            Some(951_827_696_000_000)
+        );
+        assert_eq!(capture_micros("20010229000000", now), None);
+        assert_eq!(capture_micros(&arc_date_to_14("a0d1fdddf3165d"), now), None);
+        assert_eq!(arc_date_to_14("a0d1fdddf3165d"), "29991231231659");
+        assert_eq!(capture_micros("2026112500000", now), None);
+        assert!(capture_micros("20261124235959", now).is_some());
+        assert_eq!(capture_micros("20261126000000", now), None);
     }
 
     #[test]

@@ -666,19 +666,21 @@ fn full_query(s: &OpenSet, p: &ParsedQuery, text: Option<Box<dyn Query>>) -> Box
     }
     let schema = s.index.schema();
     let term = |f: query::FilterField, v: &str| -> Box<dyn Query> {
-        let field = schema
-            .get_field(f.field_name())
-            .expect("checked when the set was opened");
-        Box::new(TermQuery::new(
-            Term::from_field_text(field, v),
-            IndexRecordOption::Basic,
-        ))
+        match schema.get_field(f.field_name()) {
+            Ok(field) => Box::new(TermQuery::new(
+                Term::from_field_text(field, v),
+                IndexRecordOption::Basic,
+            )),
+            // `lang:` on an index built before languages were: no document has one.
+            Err(_) => Box::new(tantivy::query::EmptyQuery),
+        }
     };
     let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, main)];
     for f in [
         query::FilterField::Site,
         query::FilterField::Type,
         query::FilterField::Collection,
+        query::FilterField::Lang,
     ] {
         let alternatives: Vec<(Occur, Box<dyn Query>)> = p
             .filters

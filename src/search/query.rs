@@ -1,5 +1,6 @@
 //! The query language: words and phrases (handed to tantivy's `QueryParser`) plus the
-//! NutchWAX filters `site:`, `type:`, `collection:` and `date:` (docs/formats.md §4.7).
+//! NutchWAX filters `site:`, `type:`, `collection:` and `date:` (docs/formats.md §4.7),
+//! and `lang:` (the language detected at import, src/import/language.rs).
 //!
 //! The filters are taken out of the query text here rather than left to the parser,
 //! because `date:` is not a field of the main index (it is evaluated on the dates index,
@@ -52,6 +53,8 @@ pub enum FilterField {
     Type,
     /// `collection:`.
     Collection,
+    /// `lang:` — the detected language (ISO 639-1, `en`).
+    Lang,
 }
 
 impl FilterField {
@@ -61,6 +64,7 @@ impl FilterField {
             FilterField::Site => "site",
             FilterField::Type => "type",
             FilterField::Collection => "collection",
+            FilterField::Lang => "lang",
         }
     }
 
@@ -72,7 +76,7 @@ impl FilterField {
                 let v = value.to_ascii_lowercase();
                 v.strip_prefix("www.").map(str::to_string).unwrap_or(v)
             }
-            FilterField::Type => value.to_ascii_lowercase(),
+            FilterField::Type | FilterField::Lang => value.to_ascii_lowercase(),
             FilterField::Collection => value.to_string(),
         }
     }
@@ -164,6 +168,7 @@ fn filter_field(name: &str) -> Option<Option<FilterField>> {
         "site" => Some(Some(FilterField::Site)),
         "type" => Some(Some(FilterField::Type)),
         "collection" => Some(Some(FilterField::Collection)),
+        "lang" => Some(Some(FilterField::Lang)),
         "date" => Some(None),
         _ => None,
     }

@@ -28,6 +28,23 @@ pub(crate) const FIELD_BOOSTS: [(&str, f32); 4] = [
     ("url", 1.0),
 ];
 
+/// How a word in the main content weighs, on top of its weight in `content` (which
+/// holds boilerplate too): a word in the main text counts twice what a word only in
+/// navigation, headers or footers counts.
+pub(crate) const MAIN_BOOST: f32 = 1.0;
+
+/// How a match of a word's stem weighs (the word itself also matches `content` and
+/// `main`, so an exact match always scores more than a stemmed one alone).
+pub(crate) const STEM_BOOST: f32 = 0.5;
+
+/// Whether `field` has any term in the set.
+fn has_terms(searcher: &Searcher, field: Field) -> bool {
+    searcher.segment_readers().iter().any(|s| {
+        s.inverted_index(field)
+            .is_ok_and(|i| i.terms().num_terms() > 0)
+    })
+}
+
 /// Capture dates of every document, both ways round: by date (to evaluate `date:`
 /// ranges in time proportional to the matches) and by document (to show every date of
 /// a hit).
@@ -57,6 +74,9 @@ impl DateTable {
             ..DateTable::default()
         };
         let mut skipped = 0;
+        // Dates that are not possible capture dates (29991231235959, warcio's reading
+        // of an ARC date that is not one) are left out of filters and replay links.
+        let now = crate::reader::date::now_micros();
         let Some(segment) = searcher.segment_readers().first() else {
             t.by_doc = vec![0; docs as usize + 1];
             return Ok((t, 0));
@@ -67,7 +87,7 @@ impl DateTable {
         while terms.advance() {
             let date = std::str::from_utf8(terms.key())
                 .ok()
-                .filter(|s| s.len() == 14)
+                .filter(|s| crate::reader::date::capture_micros(s, now).is_some())
                 .and_then(|s| s.parse::<u64>().ok());
             let Some(date) = date else {
                 skipped += 1;
@@ -186,6 +206,27 @@ fn schema_field(schema: &tantivy::schema::Schema, name: &str, dir: &Path) -> pin
 /// whose schema differs in a field we do not use still opens).
 fn fields_of(index: &Index, dir: &Path) -> pindex::Result<Fields> {
     let f = |n| field(index, n, dir);
+    // The fields queries and filters look terms up in must be indexed: a schema that says
+    // otherwise (a damaged meta.json that still parses) is refused here, not met as a
+    // query error on every search.
+    let schema = index.schema();
+    for name in TEXT_FIELDS
+        .iter()
+        .chain(&["site", "type", "collection", "date"])
+    {
+        let fld = f(name)?;
+        if !schema.get_field_entry(fld).is_indexed() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "{}: field {name:?} is not indexed: damaged, or not a warcdex index",
+                    dir.display()
+                ),
+            )
+            .into());
+        }
+    }
+    let optional = |n: &str| index.schema().get_field(n).ok();
     Ok(Fields {
         key: f("key")?,
         url: f("url")?,
@@ -205,6 +246,13 @@ fn fields_of(index: &Index, dir: &Path) -> pindex::Result<Fields> {
         anchor: f("anchor")?,
         boost: f("boost")?,
         seq: f("seq")?,
+        lang: optional("lang"),
+        main: optional("main"),
+        stems: std::array::from_fn(|i| {
+            optional(&crate::index::analysis::stem_field_name(
+                crate::index::analysis::STEMMED_LANGUAGES[i].0,
+            ))
+        }),
     })
 }
 
@@ -335,7 +383,7 @@ pub(crate) fn open(dir: &Path) -> io::Result<OpenSet> {
     };
     if skipped > 0 {
         eprintln!(
-            "warcdex: {}: {skipped} date values are not 14 digits; ignored",
+            "warcdex: {}: {skipped} date values are not possible 14-digit capture dates; ignored",
             dir.display()
         );
     }
@@ -348,17 +396,27 @@ pub(crate) fn open(dir: &Path) -> io::Result<OpenSet> {
         }
         None => None,
     };
-    let mut parser = QueryParser::for_index(
-        &set.main,
-        TEXT_FIELDS
-            .iter()
-            .map(|n| field(&set.main, n, &main_dir))
-            .collect::<pindex::Result<_>>()?,
-    );
+    let mut defaults: Vec<Field> = TEXT_FIELDS
+        .iter()
+        .map(|n| field(&set.main, n, &main_dir))
+        .collect::<pindex::Result<_>>()?;
+    defaults.extend(fields.main);
+    // Only the stemmed fields of languages the set has: each costs a lookup per word.
+    let stems: Vec<Field> = (fields.stems.iter().flatten().copied())
+        .filter(|&f| has_terms(&searcher, f))
+        .collect();
+    defaults.extend(&stems);
+    let mut parser = QueryParser::for_index(&set.main, defaults);
     // Every word must match (Nutch's default), each in any of the fields.
     parser.set_conjunction_by_default();
     for (n, boost) in FIELD_BOOSTS {
         parser.set_field_boost(field(&set.main, n, &main_dir)?, boost);
+    }
+    if let Some(main) = fields.main {
+        parser.set_field_boost(main, MAIN_BOOST);
+    }
+    for f in stems {
+        parser.set_field_boost(f, STEM_BOOST);
     }
     Ok(OpenSet {
         name,

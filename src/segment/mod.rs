@@ -57,6 +57,11 @@ pub struct SegmentRow {
     pub collection: String,
     /// The archive file of the earliest capture (base name).
     pub filename: String,
+    /// That archive's path relative to the import manifest's folder (as the manifest
+    /// line wrote it when relative; absolute when it lies outside that folder), so that
+    /// two archives of one name in different folders can be told apart.
+    #[serde(default)]
+    pub archive: String,
     /// Stored offset of that capture's record.
     pub offset: u64,
     /// Stored length of that capture's record.
@@ -67,10 +72,19 @@ pub struct SegmentRow {
     pub status: Option<u16>,
     /// The charset the text was decoded with (WHATWG name), for text types.
     pub charset: Option<String>,
+    /// The language of the text (ISO 639-1 code, `en`), when it could be told.
+    #[serde(default)]
+    pub lang: Option<String>,
     /// The HTML title.
     pub title: Option<String>,
     /// Visible text, capped at the import's content limit.
     pub text: String,
+    /// The main content: `text` without the page's boilerplate (navigation, headers,
+    /// footers, link lists), for HTML pages (empty when all of it is boilerplate);
+    /// `None` for documents without markup to tell them apart by, whose whole `text`
+    /// is content (plain text, PDF).
+    #[serde(default)]
+    pub main_text: Option<String>,
     /// Links out of the page.
     pub outlinks: Vec<Outlink>,
 }

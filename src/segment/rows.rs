@@ -12,14 +12,16 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use arrow_array::builder::{
-    ArrayBuilder, ListBuilder, StringBuilder, StructBuilder, UInt16Builder, UInt64Builder,
+    ArrayBuilder, Int16Builder, Int64Builder, ListBuilder, StringBuilder, StructBuilder,
+    TimestampMicrosecondBuilder,
 };
 use arrow_array::cast::AsArray;
-use arrow_array::types::{UInt16Type, UInt64Type};
+use arrow_array::types::{Int16Type, Int64Type, UInt16Type, UInt64Type};
 use arrow_array::{
-    Array, ArrayRef, ListArray, RecordBatch, StringArray, StructArray, UInt16Array, UInt64Array,
+    Array, ArrayRef, Int16Array, Int64Array, ListArray, RecordBatch, StringArray, StructArray,
+    UInt16Array, UInt64Array,
 };
-use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef};
+use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef, TimeUnit};
 use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
 use parquet::arrow::{ArrowWriter, ProjectionMask};
 use parquet::basic::{Compression, ZstdLevel};
@@ -56,32 +58,45 @@ const MAX_ROW_BYTES: usize = 1 << 30;
 /// list layout (Spark, Hive, Trino) read `dates` and `outlinks` as lists.
 const LIST_ELEMENT: &str = "element";
 
-/// The Arrow/Parquet schema of segment rows, in the field order of [`SegmentRow`].
+/// The Arrow/Parquet schema of segment rows (format version 2), in the field order of
+/// [`SegmentRow`], with the capture times beside the dates.
 ///
-/// | # | column       | Arrow type                                  | nullable |
-/// |---|--------------|---------------------------------------------|----------|
-/// | 0 | `key`        | `Utf8`                                      | no       |
-/// | 1 | `url`        | `Utf8`                                      | no       |
-/// | 2 | `urlkey`     | `Utf8`                                      | no       |
-/// | 3 | `digest`     | `Utf8`                                      | no       |
-/// | 4 | `dates`      | `List<element: Utf8 not null>`              | no       |
-/// | 5 | `first_date` | `Utf8`                                      | no       |
-/// | 6 | `collection` | `Utf8`                                      | no       |
-/// | 7 | `filename`   | `Utf8`                                      | no       |
-/// | 8 | `offset`     | `UInt64`                                    | no       |
-/// | 9 | `length`     | `UInt64`                                    | no       |
-/// |10 | `mime`       | `Utf8`                                      | no       |
-/// |11 | `status`     | `UInt16`                                    | yes      |
-/// |12 | `charset`    | `Utf8`                                      | yes      |
-/// |13 | `title`      | `Utf8`                                      | yes      |
-/// |14 | `text`       | `Utf8`                                      | no       |
-/// |15 | `outlinks`   | `List<element: Struct<url: Utf8, anchor: Utf8> not null>` | no |
+/// | # | column          | Arrow type                                   | nullable |
+/// |---|-----------------|----------------------------------------------|----------|
+/// | 0 | `key`           | `Utf8`                                       | no       |
+/// | 1 | `url`           | `Utf8`                                       | no       |
+/// | 2 | `urlkey`        | `Utf8`                                       | no       |
+/// | 3 | `digest`        | `Utf8`                                       | no       |
+/// | 4 | `dates`         | `List<element: Utf8 not null>`               | no       |
+/// | 5 | `capture_times` | `List<element: Timestamp(µs, UTC)>`          | no       |
+/// | 6 | `first_date`    | `Utf8`                                       | no       |
+/// | 7 | `first_time`    | `Timestamp(µs, UTC)`                         | yes      |
+/// | 8 | `collection`    | `Utf8`                                       | no       |
+/// | 9 | `filename`      | `Utf8`                                       | no       |
+/// |10 | `archive`       | `Utf8`                                       | no       |
+/// |11 | `offset`        | `Int64`                                      | no       |
+/// |12 | `length`        | `Int64`                                      | no       |
+/// |13 | `mime`          | `Utf8`                                       | no       |
+/// |14 | `status`        | `Int16`                                      | yes      |
+/// |15 | `charset`       | `Utf8`                                       | yes      |
+/// |16 | `lang`          | `Utf8`                                       | yes      |
+/// |17 | `title`         | `Utf8`                                       | yes      |
+/// |18 | `text`          | `Utf8`                                       | no       |
+/// |19 | `main_text`     | `Utf8`                                       | yes      |
+/// |20 | `outlinks`      | `List<element: Struct<url: Utf8, anchor: Utf8> not null>` | no |
 ///
-/// The list elements and the struct's `url` and `anchor` are non-null too. In Parquet
-/// terms: strings are `BYTE_ARRAY` (`STRING`), `offset`/`length` are `INT64`
-/// (`INTEGER(64, unsigned)`), `status` is `INT32` (`INTEGER(16, unsigned)`), and the
-/// lists use the standard three-level layout (`dates.list.element`,
-/// `outlinks.list.element.url`, `outlinks.list.element.anchor`).
+/// Every integer is signed (Spark before 3.2 cannot read unsigned 64-bit columns, and
+/// later versions read them as decimals). `capture_times` holds one timestamp per date of
+/// `dates`, in the same order, null where the date is not a possible capture date
+/// ([`crate::reader::date::capture_micros`]); `first_time` is that of `first_date`. They
+/// are written for readers of the files (Spark, DuckDB, pandas) and not read back: the
+/// 14-digit strings are the dates. In Parquet terms: strings are `BYTE_ARRAY`
+/// (`STRING`), `offset`/`length` are `INT64`, `status` is `INT32` (`INTEGER(16,
+/// signed)`), the times are `INT64` (`TIMESTAMP(MICROS, true)`), and the lists use the
+/// standard three-level layout (`dates.list.element`, `outlinks.list.element.url`).
+///
+/// Files of format version 1 (unsigned `offset`, `length` and `status`; no times,
+/// `archive`, `lang` or `main_text`) are still read: see [`read_rows`].
 pub fn schema() -> SchemaRef {
     static SCHEMA: OnceLock<SchemaRef> = OnceLock::new();
     SCHEMA
@@ -93,25 +108,40 @@ pub fn schema() -> SchemaRef {
                 utf8("urlkey"),
                 utf8("digest"),
                 Field::new("dates", DataType::List(date_field()), false),
+                Field::new("capture_times", DataType::List(time_field()), false),
                 utf8("first_date"),
+                Field::new("first_time", time_type(), true),
                 utf8("collection"),
                 utf8("filename"),
-                Field::new("offset", DataType::UInt64, false),
-                Field::new("length", DataType::UInt64, false),
+                utf8("archive"),
+                Field::new("offset", DataType::Int64, false),
+                Field::new("length", DataType::Int64, false),
                 utf8("mime"),
-                Field::new("status", DataType::UInt16, true),
+                Field::new("status", DataType::Int16, true),
                 Field::new("charset", DataType::Utf8, true),
+                Field::new("lang", DataType::Utf8, true),
                 Field::new("title", DataType::Utf8, true),
                 utf8("text"),
+                Field::new("main_text", DataType::Utf8, true),
                 Field::new("outlinks", DataType::List(outlink_field()), false),
             ]))
         })
         .clone()
 }
 
+/// The type of a capture time: microseconds since 1970 in UTC.
+fn time_type() -> DataType {
+    DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into()))
+}
+
 /// The element of `dates`.
 fn date_field() -> Arc<Field> {
     Arc::new(Field::new(LIST_ELEMENT, DataType::Utf8, false))
+}
+
+/// The element of `capture_times`: null for a date that is not a possible capture date.
+fn time_field() -> Arc<Field> {
+    Arc::new(Field::new(LIST_ELEMENT, time_type(), true))
 }
 
 /// The fields of an outlink struct.
@@ -173,7 +203,9 @@ fn writer_properties(opts: &RowWriterOptions) -> WriterProperties {
     for p in [
         &["collection"][..],
         &["filename"],
+        &["archive"],
         &["mime"],
+        &["lang"],
         &["charset"],
         &["status"],
         &["first_date"],
@@ -184,6 +216,7 @@ fn writer_properties(opts: &RowWriterOptions) -> WriterProperties {
     // Min/max of page text or anchors prunes nothing and only fills the page index.
     for p in [
         &["text"][..],
+        &["main_text"],
         &["outlinks", "list", LIST_ELEMENT, "url"],
         &["outlinks", "list", LIST_ELEMENT, "anchor"],
     ] {
@@ -200,17 +233,24 @@ struct Builders {
     urlkey: StringBuilder,
     digest: StringBuilder,
     dates: ListBuilder<StringBuilder>,
+    capture_times: ListBuilder<TimestampMicrosecondBuilder>,
     first_date: StringBuilder,
+    first_time: TimestampMicrosecondBuilder,
     collection: StringBuilder,
     filename: StringBuilder,
-    offset: UInt64Builder,
-    length: UInt64Builder,
+    archive: StringBuilder,
+    offset: Int64Builder,
+    length: Int64Builder,
     mime: StringBuilder,
-    status: UInt16Builder,
+    status: Int16Builder,
     charset: StringBuilder,
+    lang: StringBuilder,
     title: StringBuilder,
     text: StringBuilder,
+    main_text: StringBuilder,
     outlinks: ListBuilder<StructBuilder>,
+    /// The bound of a possible capture time (now, when the writer was made).
+    now: i64,
 }
 
 impl Builders {
@@ -222,45 +262,62 @@ impl Builders {
                 Box::new(StringBuilder::new()),
             ],
         );
+        let times = || TimestampMicrosecondBuilder::new().with_timezone("UTC");
         Builders {
             key: StringBuilder::new(),
             url: StringBuilder::new(),
             urlkey: StringBuilder::new(),
             digest: StringBuilder::new(),
             dates: ListBuilder::new(StringBuilder::new()).with_field(date_field()),
+            capture_times: ListBuilder::new(times()).with_field(time_field()),
             first_date: StringBuilder::new(),
+            first_time: times(),
             collection: StringBuilder::new(),
             filename: StringBuilder::new(),
-            offset: UInt64Builder::new(),
-            length: UInt64Builder::new(),
+            archive: StringBuilder::new(),
+            offset: Int64Builder::new(),
+            length: Int64Builder::new(),
             mime: StringBuilder::new(),
-            status: UInt16Builder::new(),
+            status: Int16Builder::new(),
             charset: StringBuilder::new(),
+            lang: StringBuilder::new(),
             title: StringBuilder::new(),
             text: StringBuilder::new(),
+            main_text: StringBuilder::new(),
             outlinks: ListBuilder::new(outlink).with_field(outlink_field()),
+            now: crate::reader::date::now_micros(),
         }
     }
 
     fn append(&mut self, row: &SegmentRow) {
+        let time = |d: &str| crate::reader::date::capture_micros(d, self.now);
         self.key.append_value(&row.key);
         self.url.append_value(&row.url);
         self.urlkey.append_value(&row.urlkey);
         self.digest.append_value(&row.digest);
         for d in &row.dates {
             self.dates.values().append_value(d);
+            self.capture_times.values().append_option(time(d));
         }
         self.dates.append(true);
+        self.capture_times.append(true);
         self.first_date.append_value(&row.first_date);
+        self.first_time.append_option(time(&row.first_date));
         self.collection.append_value(&row.collection);
         self.filename.append_value(&row.filename);
-        self.offset.append_value(row.offset);
-        self.length.append_value(row.length);
+        self.archive.append_value(&row.archive);
+        // Offsets and lengths of real files are far below 2^63.
+        self.offset.append_value(signed(row.offset));
+        self.length.append_value(signed(row.length));
         self.mime.append_value(&row.mime);
-        self.status.append_option(row.status);
+        // HTTP status codes are three digits (a reader refuses others), far below 2^15.
+        self.status
+            .append_option(row.status.map(|s| i16::try_from(s).unwrap_or(i16::MAX)));
         self.charset.append_option(row.charset.as_deref());
+        self.lang.append_option(row.lang.as_deref());
         self.title.append_option(row.title.as_deref());
         self.text.append_value(&row.text);
+        self.main_text.append_option(row.main_text.as_deref());
         let links = self.outlinks.values();
         for link in &row.outlinks {
             // The builders were created just above as StringBuilders, so these
@@ -286,20 +343,30 @@ impl Builders {
             Arc::new(self.urlkey.finish()),
             Arc::new(self.digest.finish()),
             Arc::new(self.dates.finish()),
+            Arc::new(self.capture_times.finish()),
             Arc::new(self.first_date.finish()),
+            Arc::new(self.first_time.finish()),
             Arc::new(self.collection.finish()),
             Arc::new(self.filename.finish()),
+            Arc::new(self.archive.finish()),
             Arc::new(self.offset.finish()),
             Arc::new(self.length.finish()),
             Arc::new(self.mime.finish()),
             Arc::new(self.status.finish()),
             Arc::new(self.charset.finish()),
+            Arc::new(self.lang.finish()),
             Arc::new(self.title.finish()),
             Arc::new(self.text.finish()),
+            Arc::new(self.main_text.finish()),
             Arc::new(self.outlinks.finish()),
         ];
         RecordBatch::try_new(schema(), columns)
     }
+}
+
+/// A file offset or length as the signed 64-bit integer the schema stores.
+fn signed(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
 }
 
 /// The string bytes a row adds to the builders.
@@ -313,10 +380,13 @@ fn row_bytes(row: &SegmentRow) -> usize {
         + row.first_date.len()
         + row.collection.len()
         + row.filename.len()
+        + row.archive.len()
         + row.mime.len()
         + opt(&row.charset)
+        + opt(&row.lang)
         + opt(&row.title)
         + row.text.len()
+        + opt(&row.main_text)
         + row
             .outlinks
             .iter()
@@ -457,8 +527,10 @@ pub fn row_count(path: &Path) -> Result<u64> {
 /// Reads the rows of a segment file back, one batch of [`DEFAULT_BATCH_ROWS`] rows in
 /// memory at a time, in file order.
 ///
-/// Fails at once when the file is not Parquet or its columns do not match [`schema`]
-/// (names, order, types and nullability; field metadata is ignored).
+/// Columns are found by name, so files of format version 1 (unsigned integers, without
+/// `archive`, `lang`, `main_text` and the capture times) read as rows whose new fields
+/// are empty. Fails at once when the file is not Parquet or a column a row needs is
+/// missing or of another type.
 pub fn read_rows(path: &Path) -> Result<RowReader> {
     read_rows_with(path, Columns::All)
 }
@@ -468,83 +540,148 @@ pub fn read_rows(path: &Path) -> Result<RowReader> {
 pub enum Columns {
     /// Every column.
     All,
-    /// All but `title` and `text`, the bulk of a segment: the rows have no title and an
-    /// empty text. For the link graph (src/index/graph.rs), which reads the whole
-    /// collection in one task and needs only keys, URLs and outlinks.
+    /// All but `title`, `text` and `main_text`, the bulk of a segment: the rows have no
+    /// title and an empty text. For the link graph (src/index/graph.rs), which reads the
+    /// whole collection in one task and needs only keys, URLs and outlinks.
     WithoutText,
 }
 
-/// The columns [`Columns::WithoutText`] leaves out, by position in [`schema`].
-const TITLE_COLUMN: usize = 13;
-const TEXT_COLUMN: usize = 14;
+/// The columns [`Columns::WithoutText`] leaves out.
+const TEXT_COLUMNS: [&str; 3] = ["title", "text", "main_text"];
+
+/// Columns written for other readers and never read back (see [`schema`]).
+const WRITE_ONLY_COLUMNS: [&str; 2] = ["capture_times", "first_time"];
+
+/// Columns a file of format version 1 lacks: a row read from it has them empty.
+const NEWER_COLUMNS: [&str; 3] = ["archive", "lang", "main_text"];
 
 /// [`read_rows`] decoding only `columns`: Parquet skips the column chunks of the others.
 pub fn read_rows_with(path: &Path, columns: Columns) -> Result<RowReader> {
     let file = File::open(path).at(path)?;
-    let mut builder = ParquetRecordBatchReaderBuilder::try_new(file).at(path)?;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file).at(path)?;
     check_schema(path, builder.schema())?;
-    if columns == Columns::WithoutText {
-        let roots = (0..schema().fields().len()).filter(|&i| i != TITLE_COLUMN && i != TEXT_COLUMN);
-        let mask = ProjectionMask::roots(builder.parquet_schema(), roots);
-        builder = builder.with_projection(mask);
-    }
+    let skipped = |name: &str| {
+        WRITE_ONLY_COLUMNS.contains(&name)
+            || (columns == Columns::WithoutText && TEXT_COLUMNS.contains(&name))
+    };
+    let roots: Vec<usize> = (builder.schema().fields().iter().enumerate())
+        .filter(|(_, f)| !skipped(f.name()))
+        .map(|(i, _)| i)
+        .collect();
+    let mask = ProjectionMask::roots(builder.parquet_schema(), roots);
     let batches = builder
+        .with_projection(mask)
         .with_batch_size(DEFAULT_BATCH_ROWS)
         .build()
         .at(path)?;
     Ok(RowReader {
         path: path.to_path_buf(),
         batches,
-        columns,
         current: None,
         done: false,
     })
 }
 
-/// A batch read [`Columns::WithoutText`], with a null `title` and an empty `text` put
-/// back, so that it has the [`schema`] rows are built from.
-fn with_empty_text(batch: RecordBatch) -> Result<RecordBatch, arrow_schema::ArrowError> {
-    let n = batch.num_rows();
-    let mut columns: Vec<ArrayRef> = batch.columns().to_vec();
-    columns.insert(
-        TITLE_COLUMN,
-        arrow_array::new_null_array(&DataType::Utf8, n),
-    );
-    columns.insert(
-        TEXT_COLUMN,
-        Arc::new(StringArray::from_iter_values(std::iter::repeat_n("", n))),
-    );
-    RecordBatch::try_new(schema(), columns)
+/// Whether a column of type `found` can be read as column `name` of [`schema`]: the same
+/// type, or for the integers, the unsigned type of format version 1.
+fn readable_as(name: &str, found: &DataType, want: &DataType) -> bool {
+    found == want
+        || matches!(
+            (name, found),
+            ("offset" | "length", DataType::UInt64) | ("status", DataType::UInt16)
+        )
 }
 
-/// Refuses a file whose columns are not exactly ours.
+/// Refuses a file that lacks a column a row needs, or has one of another type.
 fn check_schema(path: &Path, found: &Schema) -> Result<()> {
     let want = schema();
-    let same = found.fields().len() == want.fields().len()
-        && found.fields().iter().zip(want.fields()).all(|(f, w)| {
-            f.name() == w.name()
-                && f.is_nullable() == w.is_nullable()
-                && f.data_type() == w.data_type()
-        });
-    if same {
+    let problems: Vec<String> = want
+        .fields()
+        .iter()
+        .filter(|w| !WRITE_ONLY_COLUMNS.contains(&w.name().as_str()))
+        .filter_map(|w| match found.field_with_name(w.name()) {
+            Ok(f) if readable_as(w.name(), f.data_type(), w.data_type()) => None,
+            Ok(f) => Some(format!(
+                "column {} is {}, expected {}",
+                w.name(),
+                f.data_type(),
+                w.data_type()
+            )),
+            Err(_) if NEWER_COLUMNS.contains(&w.name().as_str()) => None,
+            Err(_) => Some(format!("no column {}", w.name())),
+        })
+        .collect();
+    if problems.is_empty() {
         Ok(())
     } else {
         Err(io::Error::new(
             io::ErrorKind::InvalidData,
             format!(
-                "{}: not a segment rows file: columns are {:?}, expected {:?}",
+                "{}: not a segment rows file: {}",
                 path.display(),
-                found.fields(),
-                want.fields()
+                problems.join("; ")
             ),
         )
         .into())
     }
 }
 
+/// A 64-bit integer column: signed (format version 2) or unsigned (version 1).
+enum Int64s {
+    Signed(Int64Array),
+    Unsigned(UInt64Array),
+}
+
+impl Int64s {
+    fn of(a: &ArrayRef) -> Option<Self> {
+        a.as_primitive_opt::<Int64Type>()
+            .map(|a| Int64s::Signed(a.clone()))
+            .or_else(|| {
+                a.as_primitive_opt::<UInt64Type>()
+                    .map(|a| Int64s::Unsigned(a.clone()))
+            })
+    }
+
+    fn value(&self, i: usize) -> u64 {
+        match self {
+            // Written from u64 values, so never negative unless the file was forged.
+            Int64s::Signed(a) => u64::try_from(a.value(i)).unwrap_or(0),
+            Int64s::Unsigned(a) => a.value(i),
+        }
+    }
+}
+
+/// The status column: signed (format version 2) or unsigned (version 1).
+enum Statuses {
+    Signed(Int16Array),
+    Unsigned(UInt16Array),
+}
+
+impl Statuses {
+    fn of(a: &ArrayRef) -> Option<Self> {
+        a.as_primitive_opt::<Int16Type>()
+            .map(|a| Statuses::Signed(a.clone()))
+            .or_else(|| {
+                a.as_primitive_opt::<UInt16Type>()
+                    .map(|a| Statuses::Unsigned(a.clone()))
+            })
+    }
+
+    fn value(&self, i: usize) -> Option<u16> {
+        match self {
+            Statuses::Signed(a) => a
+                .is_valid(i)
+                .then(|| a.value(i))
+                .and_then(|v| u16::try_from(v).ok()),
+            Statuses::Unsigned(a) => a.is_valid(i).then(|| a.value(i)),
+        }
+    }
+}
+
 /// The columns of one decoded batch, downcast once, and the next row to hand out.
 /// Rows are built one at a time from the batch so that a batch's strings are not held
-/// twice (as Arrow buffers and as `String`s) at once.
+/// twice (as Arrow buffers and as `String`s) at once. A column the file or the
+/// projection lacks is `None` and reads as empty.
 struct Batch {
     key: StringArray,
     url: StringArray,
@@ -555,13 +692,16 @@ struct Batch {
     first_date: StringArray,
     collection: StringArray,
     filename: StringArray,
-    offset: UInt64Array,
-    length: UInt64Array,
+    archive: Option<StringArray>,
+    offset: Int64s,
+    length: Int64s,
     mime: StringArray,
-    status: UInt16Array,
+    status: Statuses,
     charset: StringArray,
-    title: StringArray,
-    text: StringArray,
+    lang: Option<StringArray>,
+    title: Option<StringArray>,
+    text: Option<StringArray>,
+    main_text: Option<StringArray>,
     outlinks: ListArray,
     outlink_urls: StringArray,
     outlink_anchors: StringArray,
@@ -573,31 +713,35 @@ impl Batch {
     /// Downcasts the columns; [`check_schema`] already guaranteed their types, so a
     /// failure here means a reader bug, reported rather than panicking.
     fn new(batch: &RecordBatch) -> Option<Self> {
-        let s = |i: usize| batch.column(i).as_string_opt::<i32>().cloned();
-        let u64s = |i: usize| batch.column(i).as_primitive_opt::<UInt64Type>().cloned();
-        let dates = batch.column(4).as_list_opt::<i32>()?.clone();
+        let col = |name: &str| batch.column_by_name(name);
+        let opt_s = |name: &str| col(name).and_then(|c| c.as_string_opt::<i32>().cloned());
+        let s = &opt_s;
+        let dates = col("dates")?.as_list_opt::<i32>()?.clone();
         let dates_values = dates.values().as_string_opt::<i32>()?.clone();
-        let outlinks = batch.column(15).as_list_opt::<i32>()?.clone();
+        let outlinks = col("outlinks")?.as_list_opt::<i32>()?.clone();
         let links: &StructArray = outlinks.values().as_struct_opt()?;
         let outlink_urls = links.column(0).as_string_opt::<i32>()?.clone();
         let outlink_anchors = links.column(1).as_string_opt::<i32>()?.clone();
         Some(Batch {
-            key: s(0)?,
-            url: s(1)?,
-            urlkey: s(2)?,
-            digest: s(3)?,
+            key: s("key")?,
+            url: s("url")?,
+            urlkey: s("urlkey")?,
+            digest: s("digest")?,
             dates,
             dates_values,
-            first_date: s(5)?,
-            collection: s(6)?,
-            filename: s(7)?,
-            offset: u64s(8)?,
-            length: u64s(9)?,
-            mime: s(10)?,
-            status: batch.column(11).as_primitive_opt::<UInt16Type>()?.clone(),
-            charset: s(12)?,
-            title: s(13)?,
-            text: s(14)?,
+            first_date: s("first_date")?,
+            collection: s("collection")?,
+            filename: s("filename")?,
+            archive: opt_s("archive"),
+            offset: Int64s::of(col("offset")?)?,
+            length: Int64s::of(col("length")?)?,
+            mime: s("mime")?,
+            status: Statuses::of(col("status")?)?,
+            charset: s("charset")?,
+            lang: opt_s("lang"),
+            title: opt_s("title"),
+            text: opt_s("text"),
+            main_text: opt_s("main_text"),
             outlinks,
             outlink_urls,
             outlink_anchors,
@@ -609,6 +753,7 @@ impl Batch {
     /// The row at `i`.
     fn row(&self, i: usize) -> SegmentRow {
         let opt_str = |a: &StringArray| a.is_valid(i).then(|| a.value(i).to_string());
+        let maybe = |a: &Option<StringArray>| a.as_ref().and_then(opt_str);
         // Offsets index the flattened child arrays directly, which avoids slicing a
         // child array (an allocation) per row.
         let range = |l: &ListArray| {
@@ -626,13 +771,16 @@ impl Batch {
             first_date: self.first_date.value(i).to_string(),
             collection: self.collection.value(i).to_string(),
             filename: self.filename.value(i).to_string(),
+            archive: maybe(&self.archive).unwrap_or_default(),
             offset: self.offset.value(i),
             length: self.length.value(i),
             mime: self.mime.value(i).to_string(),
-            status: self.status.is_valid(i).then(|| self.status.value(i)),
+            status: self.status.value(i),
             charset: opt_str(&self.charset),
-            title: opt_str(&self.title),
-            text: self.text.value(i).to_string(),
+            lang: maybe(&self.lang),
+            title: maybe(&self.title),
+            text: maybe(&self.text).unwrap_or_default(),
+            main_text: maybe(&self.main_text),
             outlinks: range(&self.outlinks)
                 .map(|j| Outlink {
                     url: self.outlink_urls.value(j).to_string(),
@@ -648,7 +796,6 @@ impl Batch {
 pub struct RowReader {
     path: PathBuf,
     batches: ParquetRecordBatchReader,
-    columns: Columns,
     current: Option<Batch>,
     done: bool,
 }
@@ -693,13 +840,7 @@ impl Iterator for RowReader {
                     }
                     .into()));
                 }
-                Some(Ok(batch)) => match match self.columns {
-                    Columns::All => Some(batch),
-                    Columns::WithoutText => with_empty_text(batch).ok(),
-                }
-                .as_ref()
-                .and_then(Batch::new)
-                {
+                Some(Ok(batch)) => match Batch::new(&batch) {
                     Some(b) => self.current = Some(b),
                     None => {
                         self.done = true;
