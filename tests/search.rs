@@ -181,13 +181,15 @@ fn search_worked_example() {
         0
     );
 
-    // All five are on example.org: two per site, the rest behind "more from this site".
+    // All five are on example.org: the per-site limit is not applied when every match
+    // is on one site (it would show two and hide three behind "more from this site").
+    // tests/facets.rs has the limit over several sites.
     let r = search(&index, "organisation", 2);
     assert_eq!(r.total, 5);
-    assert_eq!(r.hits.len(), 2);
-    assert!(r.site_limited && !r.has_more);
-    assert!(r.hits.iter().all(|h| h.more_from_site));
-    assert_eq!(r.total_results(), 2);
+    assert_eq!(r.hits.len(), 5);
+    assert!(!r.site_limited && !r.has_more);
+    assert!(r.hits.iter().all(|h| !h.more_from_site));
+    assert_eq!(r.total_results(), 5);
     assert_eq!(search(&index, "organisation", 0).hits.len(), 5);
 
     // Pages: start and has_more.
@@ -448,18 +450,23 @@ fn serve_routes() {
         .unwrap();
     assert_eq!(title, "<script>alert(1)</script> Tags & \"quotes\"");
 
-    // The page: results with every date as a replay link, the per-site limit with
-    // its "more from" link, and the empty form.
+    // The page: results with every date as a replay link (all five: every match is on
+    // one site, so no per-site limit), the facets as links that narrow the query, the
+    // timeline, and the empty form.
     let r = get(&addr, "/?query=organisation");
     assert_eq!(r.status, 200);
     assert_eq!(
         r.body.matches("<li class=\"hit\">").count(),
-        2,
+        5,
         "{}",
         r.body
     );
-    assert!(r.body.contains("more from example.org"));
-    assert!(r.body.contains("href=\"/?query=organisation%20site%3Aexample.org&amp;hitsPerPage=10&amp;hitsPerSite=0\""), "{}", r.body);
+    assert!(!r.body.contains("more from example.org"));
+    assert!(r.body.contains("Hits <b>1–5</b> of <b>5</b>"), "{}", r.body);
+    assert!(r.body.contains("href=\"/?query=organisation%20site%3Aexample.org&amp;hitsPerPage=10&amp;hitsPerSite=2\">example.org</a> <span class=\"n\">5</span>"), "{}", r.body);
+    assert!(r.body.contains("<svg class=\"timeline\""), "{}", r.body);
+    assert!(r.body.contains("<title>2007-10: "), "{}", r.body);
+    assert!(r.body.contains("<svg class=\"captures\""), "{}", r.body);
     let r = get(&addr, "/?query=organisation+site%3Aexample.org");
     assert_eq!(r.body.matches("<li class=\"hit\">").count(), 5);
     assert!(r.body.contains(
@@ -497,10 +504,11 @@ fn paging_past_the_end_counts_what_matched() {
     assert_eq!(String::from_utf8(out).unwrap(), "Total hits: 0\n");
     let v: serde_json::Value = serde_json::from_str(&warcdex::search::json::to_json(&r)).unwrap();
     assert_eq!(v["total_results"], 0);
-    // Five match; past the end the count is five (two under the per-site limit).
+    // Five match; past the end the count is five (all on one site, so the per-site
+    // limit does not apply).
     assert_eq!(page("organisation", 9000, 0).total_results(), 5);
-    assert_eq!(page("organisation", 9000, 2).total_results(), 2);
-    assert_eq!(page("organisation", 3, 2).total_results(), 2);
+    assert_eq!(page("organisation", 9000, 2).total_results(), 5);
+    assert_eq!(page("organisation", 3, 2).total_results(), 5);
     assert_eq!(page("organisation", 5, 0).total_results(), 5);
     // The last page itself is unchanged.
     assert_eq!(page("organisation", 4, 0).total_results(), 5);

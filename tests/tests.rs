@@ -7,6 +7,7 @@ mod cdx_corpus;
 mod cdx_fixtures;
 mod dates;
 mod example_script;
+mod facets;
 mod fuzz_replay;
 mod html_pages;
 mod import;

@@ -15,6 +15,7 @@ use tantivy::snippet::SnippetGenerator;
 use tantivy::{DocAddress, DocId, Score, SegmentOrdinal, SegmentReader, TantivyDocument};
 
 use super::escape::push_escaped;
+use super::facets::{FacetSources, SetTally};
 use super::set::OpenSet;
 use super::stats::{snippet_generator, Statistics, TermStats};
 
@@ -149,11 +150,13 @@ pub(crate) struct TopFiltered {
     pub per_site: usize,
     pub filter: Option<Arc<Vec<u64>>>,
     pub site_of: Arc<Vec<u32>>,
+    /// Counted for the facets and the timeline, when asked for.
+    pub facets: Option<Arc<FacetSources>>,
 }
 
-/// What a set's search gives: documents matching, candidates best first, and the
-/// sites (ordinals) with more matches than `per_site`.
-pub(crate) type Fruit = (u64, Vec<(Score, DocId)>, Vec<u32>);
+/// What a set's search gives: documents matching, candidates best first, the sites
+/// (ordinals) with more matches than `per_site`, and the facet counts.
+pub(crate) type Fruit = (u64, Vec<(Score, DocId)>, Vec<u32>, SetTally);
 
 /// One site's best documents so far and how many it matched.
 struct SiteTop {
@@ -166,6 +169,8 @@ pub(crate) struct TopFilteredSegment {
     per_site: usize,
     filter: Option<Arc<Vec<u64>>>,
     site_of: Arc<Vec<u32>>,
+    facets: Option<Arc<FacetSources>>,
+    tally: SetTally,
     boost: Option<Arc<dyn ColumnValues<f64>>>,
     count: u64,
     heap: BinaryHeap<Reverse<Ranked>>,
@@ -192,6 +197,8 @@ impl Collector for TopFiltered {
             per_site: self.per_site,
             filter: self.filter.clone(),
             site_of: self.site_of.clone(),
+            facets: self.facets.clone(),
+            tally: SetTally::default(),
             boost,
             count: 0,
             heap: BinaryHeap::with_capacity(self.limit.min(1 << 16) + 1),
@@ -205,11 +212,12 @@ impl Collector for TopFiltered {
 
     fn merge_fruits(&self, fruits: Vec<Fruit>) -> tantivy::Result<Fruit> {
         // Sets are single-segment (checked on open), so DocIds need no segment number.
-        let mut out: Fruit = (0, Vec::new(), Vec::new());
-        for (c, v, h) in fruits {
+        let mut out: Fruit = (0, Vec::new(), Vec::new(), SetTally::default());
+        for (c, v, h, t) in fruits {
             out.0 += c;
             out.1.extend(v);
             out.2.extend(h);
+            out.3.absorb(t);
         }
         Ok(out)
     }
@@ -234,6 +242,9 @@ impl SegmentCollector for TopFilteredSegment {
             }
         }
         self.count += 1;
+        if let Some(src) = &self.facets {
+            self.tally.count(src, doc);
+        }
         let boost = self.boost.as_ref().map_or(1.0, |b| b.get_val(doc));
         let r = Ranked(score * boost as Score, doc);
         let site = self.site_of.get(doc as usize).copied().unwrap_or(u32::MAX);
@@ -271,6 +282,7 @@ impl SegmentCollector for TopFilteredSegment {
             self.count,
             v.into_iter().map(|r| (r.0, r.1)).collect(),
             hidden,
+            self.tally,
         )
     }
 }
@@ -305,7 +317,7 @@ pub(crate) fn select(
     need: usize,
 ) -> Selection {
     let mut hidden_sites = HashSet::new();
-    for (i, (_, _, hidden)) in per_set.iter().enumerate() {
+    for (i, (_, _, hidden, _)) in per_set.iter().enumerate() {
         for &ord in hidden {
             hidden_sites.insert(sets[i].site_names[ord as usize].clone());
         }
@@ -313,7 +325,7 @@ pub(crate) fn select(
     let mut all: Vec<Candidate> = per_set
         .iter()
         .enumerate()
-        .flat_map(|(i, (_, v, _))| v.iter().map(move |&(s, d)| (i, d, s)))
+        .flat_map(|(i, (_, v, _, _))| v.iter().map(move |&(s, d)| (i, d, s)))
         .collect();
     all.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.0.cmp(&b.0)).then(a.1.cmp(&b.1)));
     let mut kept = Vec::with_capacity(need.min(all.len()));

@@ -1,8 +1,11 @@
 //! The results as one JSON document (`warcdex search --json`, `/search.json`): the
-//! [`SearchResults`] fields, each hit with its snippet also as HTML.
+//! [`SearchResults`] fields, each hit with its snippet also as HTML, then the facets
+//! (`"facets": {"site": [{"value": …, "count": N}, …], "year": …, "type": …, "lang": …}`)
+//! and the capture timeline (`"timeline": [{"month": "2007-10", "count": N}, …]`).
 
 use serde::Serialize;
 
+use super::facets::{Facets, MonthCount};
 use super::{Hit, SearchResults};
 
 #[derive(Serialize)]
@@ -23,11 +26,14 @@ struct JsonResults<'a> {
     total_results: u64,
     has_more: bool,
     site_limited: bool,
+    sites_limited: u64,
     response_time: f64,
     /// Only when a front server's shard servers did not all answer.
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     unavailable: &'a [String],
     hits: Vec<JsonHit<'a>>,
+    facets: &'a Facets,
+    timeline: &'a [MonthCount],
 }
 
 /// `r` as pretty JSON; `total_results` is the count to announce
@@ -42,6 +48,7 @@ pub fn to_json(r: &SearchResults) -> String {
         total_results: r.total_results(),
         has_more: r.has_more,
         site_limited: r.site_limited,
+        sites_limited: r.sites_limited,
         response_time: r.response_time,
         unavailable: &r.unavailable,
         hits: r
@@ -53,6 +60,8 @@ pub fn to_json(r: &SearchResults) -> String {
                 snippet_html: h.snippet.to_html(),
             })
             .collect(),
+        facets: &r.facets,
+        timeline: &r.timeline,
     };
     serde_json::to_string_pretty(&doc).expect("results serialize")
 }

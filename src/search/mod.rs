@@ -13,6 +13,7 @@
 //! main and dates do not align is reported and left out, and the others are searched.
 
 pub mod escape;
+pub mod facets;
 pub mod hits;
 pub mod json;
 pub mod opensearch;
@@ -38,6 +39,7 @@ use tantivy::Term;
 pub use hits::{Hit, Snippet};
 pub use query::{ParsedQuery, QueryError};
 
+use facets::{FacetSources, Facets, MonthCount, SetTally, Tally};
 use hits::{build_hit, select, Candidate, Selection, Snippets, TopFiltered};
 use set::OpenSet;
 pub use shards::{ShardHit, ShardResults};
@@ -109,6 +111,22 @@ pub struct SearchResults {
     /// Shard servers that did not answer (a front server's search, src/serve/remote.rs):
     /// each `URL: reason`. When not empty the results are partial.
     pub unavailable: Vec<String>,
+    /// Sites some of whose matches the per-site limit left out up to this page.
+    pub sites_limited: u64,
+    /// Counts of all matching documents by site, year, type and language ([`facets`]).
+    pub facets: Facets,
+    /// Captures of all matching documents per month, first to last month.
+    pub timeline: Vec<MonthCount>,
+    /// Every matching document is on one site (then the per-site limit is not applied;
+    /// a front server asks its shard servers again without it).
+    #[serde(skip)]
+    pub one_site: bool,
+}
+
+/// Whether every matching document is on one site: then the per-site limit is not
+/// applied (it would hide all but a few hits and leave nothing else to show).
+pub(crate) fn all_on_one_site(tally: &Tally, total: u64) -> bool {
+    tally.sites.len() == 1 && tally.sites.values().sum::<u64>() == total
 }
 
 impl SearchResults {
@@ -433,7 +451,13 @@ impl SearchIndex {
         }
         let hits = req.hits.clamp(1, MAX_HITS_PER_PAGE);
         let need = req.start + hits + 1;
-        let r = self.rank(&req.query, req.hits_per_site, need, None)?;
+        let mut r = self.rank(&req.query, req.hits_per_site, need, None)?;
+        if r.per_site > 0
+            && !r.selection.hidden_sites.is_empty()
+            && all_on_one_site(&r.tally, r.total)
+        {
+            r = self.rank(&req.query, 0, need, None)?;
+        }
         let has_more = r.selection.kept.len() > req.start + hits;
         let page: Vec<_> = r
             .selection
@@ -457,6 +481,10 @@ impl SearchIndex {
             response_time: Duration::as_secs_f64(&t0.elapsed()),
             hits: out,
             unavailable: Vec::new(),
+            sites_limited: r.selection.hidden_sites.len() as u64,
+            facets: r.tally.facets(),
+            timeline: r.tally.timeline(),
+            one_site: all_on_one_site(&r.tally, r.total),
         })
     }
 
@@ -493,6 +521,7 @@ impl SearchIndex {
             hidden_sites.sort();
             Ok(ShardResults {
                 total: r.total,
+                tally: r.tally.clone().for_front(),
                 hidden_sites,
                 hits: hits
                     .into_iter()
@@ -582,7 +611,7 @@ impl SearchIndex {
         let mut per_set = Vec::with_capacity(self.sets.len());
         for (i, s) in self.sets.iter().enumerate() {
             if !self.live(i) {
-                per_set.push((0, Vec::new(), Vec::new()));
+                per_set.push((0, Vec::new(), Vec::new(), SetTally::default()));
                 continue;
             }
             let collector = TopFiltered {
@@ -591,6 +620,12 @@ impl SearchIndex {
                 per_site: if per_site >= need { 0 } else { per_site },
                 filter: date_filter(s, &parsed),
                 site_of: s.site_of.clone(),
+                facets: Some(Arc::new(FacetSources {
+                    site_of: s.site_of.clone(),
+                    type_of: s.type_of.clone(),
+                    lang_of: s.lang_of.clone(),
+                    dates: s.dates.clone(),
+                })),
             };
             let statistics = Statistics {
                 stats: &stats,
@@ -604,10 +639,15 @@ impl SearchIndex {
             total += fruit.0;
             per_set.push(fruit);
         }
+        let mut tally = Tally::default();
+        for (i, fruit) in per_set.iter().enumerate() {
+            tally.add_set(&self.sets[i], &fruit.3);
+        }
         let selection = select(&self.sets, &per_set, per_site, need);
         Ok(Ranking {
             per_site,
             total,
+            tally,
             selection,
             text_queries,
             stats,
@@ -650,6 +690,8 @@ struct Ranking {
     per_site: usize,
     /// Documents matching.
     total: u64,
+    /// Their facet and timeline counts.
+    tally: Tally,
     selection: Selection,
     /// Each set's parse of the query's words.
     text_queries: Vec<Option<Box<dyn Query>>>,

@@ -161,10 +161,16 @@ pub(crate) struct OpenSet {
     pub fields: Fields,
     pub parser: QueryParser,
     pub docs: u32,
-    pub dates: DateTable,
+    pub dates: Arc<DateTable>,
     /// Each document's site as an index into `site_names` (`u32::MAX`: none).
     pub site_of: Arc<Vec<u32>>,
     pub site_names: Vec<String>,
+    /// Each document's MIME type as an index into `type_names`.
+    pub type_of: Arc<Vec<u32>>,
+    pub type_names: Vec<String>,
+    /// Each document's language as an index into `lang_names` (`u32::MAX`: none).
+    pub lang_of: Arc<Vec<u32>>,
+    pub lang_names: Vec<String>,
     /// The `urlkey` and `digest` columns, which order documents of equal score.
     order: Option<(StrColumn, StrColumn)>,
 }
@@ -305,8 +311,9 @@ fn check_checksums(index: &Index, dir: &Path) -> pindex::Result<()> {
     .into())
 }
 
-/// Reads each document's site from the `site` postings.
-fn read_sites(
+/// Numbers the values of a one-value string field (`site`, `type`, `lang`) in term order
+/// and reads each document's ordinal from the postings (`u32::MAX`: none).
+fn read_ordinals(
     searcher: &Searcher,
     field: Field,
     docs: u32,
@@ -322,7 +329,8 @@ fn read_sites(
     while terms.advance() {
         let name = String::from_utf8_lossy(terms.key()).into_owned();
         if name.is_empty() {
-            // No host: each such document is its own "site", never folded with others.
+            // No host (or type): each such document is its own "site", never folded
+            // with others.
             continue;
         }
         let ord = names.len() as u32;
@@ -332,7 +340,7 @@ fn read_sites(
         while doc != TERMINATED {
             *site_of
                 .get_mut(doc as usize)
-                .ok_or_else(|| beyond(dir, "site", doc, docs))? = ord;
+                .ok_or_else(|| beyond(dir, "site, type or lang", doc, docs))? = ord;
             doc = postings.advance();
         }
         names.push(name);
@@ -387,7 +395,12 @@ pub(crate) fn open(dir: &Path) -> io::Result<OpenSet> {
             dir.display()
         );
     }
-    let (site_of, site_names) = read_sites(&searcher, fields.site, docs, &main_dir)?;
+    let (site_of, site_names) = read_ordinals(&searcher, fields.site, docs, &main_dir)?;
+    let (type_of, type_names) = read_ordinals(&searcher, fields.mime, docs, &main_dir)?;
+    let (lang_of, lang_names) = match fields.lang {
+        Some(f) => read_ordinals(&searcher, f, docs, &main_dir)?,
+        None => (vec![u32::MAX; docs as usize], Vec::new()),
+    };
     let order = match searcher.segment_readers().first() {
         Some(seg) => {
             let ff = seg.fast_fields();
@@ -427,9 +440,13 @@ pub(crate) fn open(dir: &Path) -> io::Result<OpenSet> {
         fields,
         parser,
         docs,
-        dates,
+        dates: Arc::new(dates),
         site_of: Arc::new(site_of),
         site_names,
+        type_of: Arc::new(type_of),
+        type_names,
+        lang_of: Arc::new(lang_of),
+        lang_names,
         order,
     })
 }

@@ -16,8 +16,9 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use super::facets::Tally;
 use super::hits::replay_links;
-use super::{query, Hit, QueryError, SearchError, SearchRequest, SearchResults};
+use super::{all_on_one_site, query, Hit, QueryError, SearchError, SearchRequest, SearchResults};
 use super::{MAX_HITS_PER_PAGE, MAX_START};
 
 /// A hit as a shard server returns it: the hit, and its URL key, which orders hits of
@@ -36,6 +37,10 @@ pub struct ShardHit {
 pub struct ShardResults {
     /// Documents matching in this shard, before the per-site limit.
     pub total: u64,
+    /// Their facet and timeline counts (the shard's most frequent sites only:
+    /// [`crate::search::facets::SHARD_SITES`]).
+    #[serde(default)]
+    pub tally: Tally,
     /// Sites some of whose matches this shard left out under the per-site limit.
     pub hidden_sites: Vec<String>,
     /// The shard's best hits under the per-site limit, best first.
@@ -99,6 +104,7 @@ pub fn merge(
         per_site,
     } = *plan;
     let mut total = 0;
+    let mut tally = Tally::default();
     let mut hidden: HashSet<String> = HashSet::new();
     let mut all: Vec<ShardHit> = Vec::new();
     let mut unavailable = Vec::new();
@@ -106,6 +112,7 @@ pub fn merge(
         match a.results {
             Ok(r) => {
                 total += r.total;
+                tally.add(&r.tally);
                 hidden.extend(r.hidden_sites);
                 all.extend(r.hits);
             }
@@ -162,6 +169,10 @@ pub fn merge(
         response_time: took.as_secs_f64(),
         hits: page,
         unavailable,
+        sites_limited: hidden.len() as u64,
+        facets: tally.facets(),
+        timeline: tally.timeline(),
+        one_site: all_on_one_site(&tally, total),
     }
 }
 
@@ -197,6 +208,7 @@ mod tests {
             server: "http://shard".into(),
             results: Ok(ShardResults {
                 total: hits.len() as u64,
+                tally: Tally::default(),
                 hidden_sites: Vec::new(),
                 hits,
             }),

@@ -48,6 +48,16 @@ ul.dates li { border:1px solid var(--line); border-radius:4px; padding:1px 6px; 
 ul.dates a { color:var(--link); text-decoration:none; }
 nav.pages { display:flex; gap:16px; margin-top:12px; }
 nav.pages a { color:var(--link); }
+.facets { display:flex; flex-wrap:wrap; gap:6px 28px; font-size:13px; margin:6px 0 10px; }
+.facets h3 { font-size:13px; margin:0 0 2px; color:var(--muted); font-weight:600; }
+.facets ul { list-style:none; padding:0; margin:0; }
+.facets a { color:var(--link); text-decoration:none; }
+.facets .n { color:var(--muted); }
+svg.timeline { display:block; margin:4px 0 10px; }
+svg.timeline rect { fill:#1a4fa0; }
+svg.timeline a:hover rect { fill:#0b2d66; }
+svg.captures { display:block; margin:3px 0 0; }
+svg.captures line { stroke:#1a4fa0; stroke-width:2; }
 footer { padding:12px 24px; color:var(--muted); font-size:13px; border-top:1px solid var(--line); }
 footer a { color:var(--link); }
 "#;
@@ -122,7 +132,9 @@ fn hit_html(out: &mut String, h: &Hit, req: &PageRequest, query: &str) {
             escape(&h.site)
         );
     }
-    out.push_str("</div>\n<ul class=\"dates\">");
+    out.push_str("</div>\n");
+    captures_svg(out, &h.dates);
+    out.push_str("<ul class=\"dates\">");
     for (i, d) in h.dates.iter().enumerate() {
         let label = human_date(d);
         match h.replay.get(i) {
@@ -141,6 +153,127 @@ fn hit_html(out: &mut String, h: &Hit, req: &PageRequest, query: &str) {
         }
     }
     out.push_str("</ul></li>\n");
+}
+
+/// The facets of the query: for each of site, year, type and language, its most
+/// frequent values with their counts, each a link to the query narrowed by that value.
+fn facets_html(out: &mut String, r: &SearchResults, req: &PageRequest, query: &str) {
+    let f = &r.facets;
+    let groups = [
+        ("Site", "site", &f.site),
+        ("Year", "date", &f.year),
+        ("Type", "type", &f.mime),
+        ("Language", "lang", &f.lang),
+    ];
+    if groups.iter().all(|(_, _, v)| v.is_empty()) {
+        return;
+    }
+    out.push_str("<section class=\"facets\" aria-label=\"Narrow the results\">");
+    for (title, filter, values) in groups {
+        if values.is_empty() {
+            continue;
+        }
+        let _ = write!(
+            out,
+            "<div class=\"facet\" data-facet=\"{filter}\"><h3>{title}</h3><ul>"
+        );
+        for c in values {
+            let narrowed = format!("{query} {filter}:{}", c.value);
+            let _ = write!(
+                out,
+                "<li><a href=\"{}\">{}</a> <span class=\"n\">{}</span></li>",
+                escape(&link(&narrowed, 0, req.hits, req.hits_per_site)),
+                escape(&c.value),
+                c.count
+            );
+        }
+        out.push_str("</ul></div>");
+    }
+    out.push_str("</section>\n");
+}
+
+/// Width and height of the query's timeline chart, in pixels.
+const TIMELINE_SIZE: (f64, f64) = (600.0, 64.0);
+
+/// The captures of all matching documents per month as a bar chart (inline SVG, no
+/// script): one bar a month, each a link to the query narrowed to that month.
+fn timeline_svg(out: &mut String, r: &SearchResults, req: &PageRequest, query: &str) {
+    let months = &r.timeline;
+    let Some(most) = months.iter().map(|m| m.count).max().filter(|&n| n > 0) else {
+        return;
+    };
+    let (w, h) = TIMELINE_SIZE;
+    // At most 24 pixels a month, so that a short timeline is not one wide block.
+    let slot = (w / months.len() as f64).min(24.0);
+    let first = &months[0].month;
+    let last = &months[months.len() - 1].month;
+    let _ = write!(
+        out,
+        "<svg class=\"timeline\" role=\"img\" width=\"{w}\" height=\"{}\" viewBox=\"0 0 {w} {}\"><title>Captures per month, {} to {}</title>",
+        h + 14.0,
+        h + 14.0,
+        escape(first),
+        escape(last)
+    );
+    for m in months.iter().filter(|m| m.count > 0) {
+        let i = months.iter().position(|x| x.month == m.month).unwrap_or(0);
+        let bar = (m.count as f64 / most as f64 * h).max(1.0);
+        let narrowed = format!("{query} date:{}", m.month.replace('-', ""));
+        let _ = write!(
+            out,
+            "<a href=\"{}\"><rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\"><title>{}: {} capture{}</title></rect></a>",
+            escape(&link(&narrowed, 0, req.hits, req.hits_per_site)),
+            i as f64 * slot,
+            h - bar,
+            (slot - 1.0).max(1.0),
+            bar,
+            escape(&m.month),
+            m.count,
+            if m.count == 1 { "" } else { "s" }
+        );
+    }
+    let _ = writeln!(
+        out,
+        "<text x=\"0\" y=\"{}\" font-size=\"11\" fill=\"#5f6368\">{}</text><text x=\"{w}\" y=\"{}\" font-size=\"11\" fill=\"#5f6368\" text-anchor=\"end\">{}</text></svg>",
+        h + 12.0,
+        escape(first),
+        h + 12.0,
+        escape(last)
+    );
+}
+
+/// A hit's capture dates on a line from its first to its last: one tick each.
+fn captures_svg(out: &mut String, dates: &[String]) {
+    let secs: Vec<i64> = dates
+        .iter()
+        .filter_map(|d| crate::reader::date::capture_micros(d, i64::MAX))
+        .map(|m| m / 1_000_000)
+        .collect();
+    let (Some(&lo), Some(&hi)) = (secs.iter().min(), secs.iter().max()) else {
+        return;
+    };
+    const W: f64 = 240.0;
+    let span = (hi - lo).max(1) as f64;
+    let _ = write!(
+        out,
+        "<svg class=\"captures\" role=\"img\" width=\"{W}\" height=\"12\" viewBox=\"0 0 {W} 12\"><title>{} capture{} from {} to {}</title><line x1=\"0\" y1=\"6\" x2=\"{W}\" y2=\"6\" style=\"stroke:#e3e3e3\"/>",
+        secs.len(),
+        if secs.len() == 1 { "" } else { "s" },
+        escape(&human_date(&dates[0])),
+        escape(&human_date(&dates[dates.len() - 1]))
+    );
+    for t in &secs {
+        let x = if hi == lo {
+            W / 2.0
+        } else {
+            1.0 + (t - lo) as f64 / span * (W - 2.0)
+        };
+        let _ = write!(
+            out,
+            "<line x1=\"{x:.1}\" y1=\"1\" x2=\"{x:.1}\" y2=\"11\"/>"
+        );
+    }
+    out.push_str("</svg>\n");
 }
 
 /// The whole page: the form, then the results or an error message (or neither, for
@@ -181,7 +314,7 @@ pub fn render(
         );
     }
     out.push_str("<button type=\"submit\">Search</button></form>\n");
-    out.push_str("<p class=\"help\">Words and \"phrases\"; filters <code>site:</code> <code>type:</code> <code>collection:</code> <code>date:2007</code> <code>date:20071001-20071005</code></p></header>\n<main>\n");
+    out.push_str("<p class=\"help\">Words and \"phrases\"; filters <code>site:</code> <code>type:</code> <code>lang:</code> <code>collection:</code> <code>date:2007</code> <code>date:20071001-20071005</code></p></header>\n<main>\n");
     if let Some(e) = error {
         let _ = writeln!(out, "<p class=\"error\" role=\"alert\">{}</p>", escape(e));
     }
@@ -202,16 +335,32 @@ pub fn render(
                 escape(query)
             );
         } else {
-            let _ = writeln!(
+            let _ = write!(
                 out,
-                "<p class=\"summary\">Hits <b>{}–{}</b> of {}<b>{}</b> for <b>{}</b> ({:.3} s)</p>",
+                "<p class=\"summary\">Hits <b>{}–{}</b> of <b>{}</b> for <b>{}</b> ({:.3} s)",
                 r.start + 1,
                 r.start + r.hits.len(),
-                if r.has_more { "about " } else { "" },
-                r.total_results(),
+                r.total,
                 escape(query),
                 r.response_time
             );
+            if r.site_limited {
+                // The true number of matches is above; say what the per-site limit hid.
+                let _ = write!(
+                    out,
+                    " · {} site{} limited to {} hit{} each",
+                    r.sites_limited,
+                    if r.sites_limited == 1 { "" } else { "s" },
+                    r.hits_per_site,
+                    if r.hits_per_site == 1 { "" } else { "s" },
+                );
+                if !r.has_more {
+                    let _ = write!(out, ", {} listed", r.listed);
+                }
+            }
+            out.push_str("</p>\n");
+            facets_html(&mut out, r, req, query);
+            timeline_svg(&mut out, r, req, query);
             let _ = writeln!(out, "<ol class=\"hits\" start=\"{}\">", r.start + 1);
             for h in &r.hits {
                 hit_html(&mut out, h, req, query);

@@ -28,7 +28,7 @@ use hyper_util::client::legacy::Client;
 use hyper_util::rt::{TokioExecutor, TokioTimer};
 use serde::de::DeserializeOwned;
 
-use crate::search::shards::{merge, plan, ShardAnswer};
+use crate::search::shards::{merge, plan, Plan, ShardAnswer};
 use crate::search::{
     QueryError, SearchError, SearchRequest, SearchResults, ShardResults, TermStats,
 };
@@ -205,12 +205,35 @@ impl Front {
         }
         // Round 2: each server's best hits, ranked with the sums.
         let body = serde_json::to_vec(&total).expect("statistics serialize");
-        let asked = join_all(self.servers.iter().zip(&failed).map(|(s, f)| {
+        let mut plan = plan;
+        loop {
+            let answers = self.best_hits(&query, &plan, &body, &failed).await?;
+            let r = merge(req, &plan, answers, t0.elapsed());
+            // Every match on one site: the per-site limit would leave only its first
+            // hits, so the shards are asked again without it (as one index does).
+            if plan.per_site > 0 && r.site_limited && r.one_site {
+                plan.per_site = 0;
+                continue;
+            }
+            return Ok(r);
+        }
+    }
+
+    /// Round 2 of a search: each server's best hits under `plan`, ranked with the
+    /// collection's statistics `body`; `failed` names the servers round 1 lost.
+    async fn best_hits(
+        &self,
+        query: &str,
+        plan: &Plan,
+        body: &[u8],
+        failed: &[Option<String>],
+    ) -> Result<Vec<ShardAnswer>, SearchError> {
+        let asked = join_all(self.servers.iter().zip(failed).map(|(s, f)| {
             let url = format!(
                 "{s}/shard/search.json?{query}&need={}&hitsPerSite={}",
                 plan.need, plan.per_site
             );
-            let body = body.clone();
+            let body = body.to_vec();
             async move {
                 match f {
                     Some(e) => Err(CallError::Failed(e.clone())),
@@ -237,7 +260,7 @@ impl Front {
                 results,
             });
         }
-        Ok(merge(req, &plan, answers, t0.elapsed()))
+        Ok(answers)
     }
 
     /// Every shard server's `/healthz`: whether any answered (the front can search), and
