@@ -15,6 +15,7 @@ mod entity_table;
 mod links;
 #[cfg(test)]
 mod lol_reference;
+mod main_content;
 mod tokenizer;
 
 use encoding_rs::Encoding;
@@ -129,6 +130,18 @@ pub fn detect_charset(
 /// value if any; `url` the page URL (for resolving links); `limit` the cap on `text` in
 /// bytes. Never fails: garbage gives whatever text and links could be found.
 pub fn parse_html(body: &[u8], content_type: Option<&str>, url: &str, limit: usize) -> ParsedHtml {
+    parse_html_main(body, content_type, url, limit).0
+}
+
+/// [`parse_html`], and the page's main content: its text without the boilerplate
+/// (navigation, headers, footers, link lists; `main_content.rs` says how it is told),
+/// capped at `limit` too.
+pub fn parse_html_main(
+    body: &[u8],
+    content_type: Option<&str>,
+    url: &str,
+    limit: usize,
+) -> (ParsedHtml, String) {
     let doc_url = Url::parse(url).ok();
     let tld = doc_url.as_ref().and_then(charset::tld_of);
     let (enc, source) = charset::choose(body, content_type, tld.as_deref(), true);
@@ -143,15 +156,19 @@ pub fn parse_html(body: &[u8], content_type: Option<&str>, url: &str, limit: usi
     tokenizer::tokenize(&html, &mut st);
     st.close_anchor(None);
     let title = st.title.finish();
-    ParsedHtml {
+    let truncated = st.text.truncated;
+    let text = st.text.finish();
+    let main = st.main.finish(&text);
+    let parsed = ParsedHtml {
         title: (!title.is_empty()).then_some(title),
-        truncated: st.text.truncated,
-        text: st.text.finish(),
+        truncated,
+        text,
         outlinks: st.outlinks,
         robots: st.robots,
         charset: enc.name(),
         charset_source: source,
-    }
+    };
+    (parsed, main)
 }
 
 /// `text/plain` payloads: decoded (BOM, HTTP `charset`, chardetng, windows-1252) and
@@ -205,31 +222,36 @@ fn decode_chunks(enc: &'static Encoding, body: &[u8], mut f: impl FnMut(&str) ->
 /// What to do when an element ends: a set of `END_*` actions.
 #[derive(Debug, Clone, Copy, Default)]
 struct Mark {
-    actions: u8,
+    actions: u16,
     /// The anchor to close ([`END_ANCHOR`]).
     anchor: u64,
 }
 
 /// A word boundary.
-const END_BOUNDARY: u8 = 1;
+const END_BOUNDARY: u16 = 1;
 /// The end of an `<svg>`.
-const END_SVG: u8 = 2;
+const END_SVG: u16 = 2;
 /// The end of a `<template>`.
-const END_TEMPLATE: u8 = 4;
+const END_TEMPLATE: u16 = 4;
 /// The end of the first `<title>`.
-const END_FIRST_TITLE: u8 = 8;
+const END_FIRST_TITLE: u16 = 8;
 /// The end of a later `<title>`.
-const END_OTHER_TITLE: u8 = 16;
+const END_OTHER_TITLE: u16 = 16;
 /// The end of an `<a href>` whose text is collected.
-const END_ANCHOR: u8 = 32;
+const END_ANCHOR: u16 = 32;
 /// The end of a `<noscript>` whose content (raw text) is parsed for links.
-const END_NOSCRIPT: u8 = 64;
+const END_NOSCRIPT: u16 = 64;
+
+/// The end of an element of page chrome (`main_content.rs`).
+const END_CHROME: u16 = 128;
+/// The end of an `<article>` or `<main>`.
+const END_ARTICLE: u16 = 256;
 
 /// The most bytes of a `<noscript>`'s content parsed for links.
 pub(super) const MAX_NOSCRIPT: usize = 1 << 20;
 
 impl Mark {
-    fn add(&mut self, action: u8) {
+    fn add(&mut self, action: u16) {
         self.actions |= action;
     }
 }
@@ -272,6 +294,12 @@ impl tokenizer::Handler for State {
         if a & END_NOSCRIPT != 0 {
             self.noscript_links();
         }
+        if a & END_CHROME != 0 {
+            self.main.chrome_depth = self.main.chrome_depth.saturating_sub(1);
+        }
+        if a & END_ARTICLE != 0 {
+            self.main.article_depth = self.main.article_depth.saturating_sub(1);
+        }
     }
 }
 
@@ -283,6 +311,7 @@ impl State {
         // A `<template>`'s content is inert: its links lead nowhere and its `<base>`
         // sets nothing (HTML5 parses it into a fragment of its own).
         let inert = self.template_depth > 0;
+        self.chrome_or_article(el, mark);
         match el.name() {
             tag::A | tag::AREA | tag::BASE if inert => {}
             tag::A => self.on_anchor(el, mark),
@@ -362,6 +391,27 @@ impl State {
             }
             n if is_block(n) => self.block(mark),
             _ => {}
+        }
+    }
+
+    /// Counts an element that is page chrome, or an `<article>` or `<main>`, for the
+    /// main content (`main_content.rs`).
+    fn chrome_or_article(&mut self, el: &StartTag<'_>, mark: &mut Mark) {
+        let chrome = match el.name() {
+            tag::ARTICLE | tag::MAIN => {
+                self.main.article_depth += 1;
+                mark.add(END_ARTICLE);
+                false
+            }
+            tag::NAV | tag::ASIDE | tag::MENU => true,
+            tag::HEADER | tag::FOOTER => self.main.article_depth == 0,
+            _ => false,
+        } || el.attr("role").is_some_and(main_content::role_is_chrome)
+            || el.attr("class").is_some_and(main_content::names_chrome)
+            || el.attr("id").is_some_and(main_content::names_chrome);
+        if chrome {
+            self.main.chrome_depth += 1;
+            mark.add(END_CHROME);
         }
     }
 
@@ -794,6 +844,8 @@ struct OpenAnchor {
 /// What the handlers collect, shared between them.
 struct State {
     text: TextSink,
+    /// The main content (`main_content.rs`).
+    main: main_content::MainContent,
     title: TextSink,
     title_state: TitleState,
     anchor: Option<OpenAnchor>,
@@ -822,6 +874,7 @@ impl State {
     fn new(doc_url: Option<Url>, limit: usize) -> Self {
         State {
             text: TextSink::new(limit),
+            main: main_content::MainContent::new(limit),
             title: TextSink::new(MAX_TITLE),
             title_state: TitleState::NotSeen,
             anchor: None,
@@ -889,6 +942,7 @@ impl State {
             return;
         }
         self.text.push(s);
+        self.main.text(s, self.anchor.is_some());
         if let Some(a) = self.anchor.as_mut() {
             a.text.push(s);
         }
@@ -896,6 +950,7 @@ impl State {
 
     fn boundary(&mut self) {
         self.text.boundary();
+        self.main.boundary();
         if let Some(a) = self.anchor.as_mut() {
             a.text.boundary();
         }

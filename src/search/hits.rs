@@ -474,9 +474,35 @@ impl<'q> Snippets<'q> {
         }
     }
 
-    fn snippet(&mut self, sets: &[OpenSet], set: usize, text: &str) -> tantivy::Result<Snippet> {
+    /// The snippet of a document: from its main content (`main`, which may be empty)
+    /// when the query's words are there, else from its whole text; with no word found
+    /// in either, the start of the main content (or of the text).
+    fn snippet_of(
+        &mut self,
+        sets: &[OpenSet],
+        set: usize,
+        main: &str,
+        text: &str,
+    ) -> tantivy::Result<Snippet> {
+        for part in [main, text] {
+            if !part.is_empty() {
+                if let Some(sn) = self.highlighted(sets, set, part)? {
+                    return Ok(sn);
+                }
+            }
+        }
+        Ok(lead(if main.is_empty() { text } else { main }))
+    }
+
+    /// A snippet of `text` with at least one of the query's words marked, if it has one.
+    fn highlighted(
+        &mut self,
+        sets: &[OpenSet],
+        set: usize,
+        text: &str,
+    ) -> tantivy::Result<Option<Snippet>> {
         let Some(q) = self.query else {
-            return Ok(lead(text));
+            return Ok(None);
         };
         if self.generators[set].is_none() {
             let s = &sets[set];
@@ -498,13 +524,13 @@ impl<'q> Snippets<'q> {
         for part in tries {
             let sn = g.snippet(part);
             if !sn.highlighted().is_empty() {
-                return Ok(Snippet {
+                return Ok(Some(Snippet {
                     text: sn.fragment().to_string(),
                     highlighted: sn.highlighted().iter().map(|r| (r.start, r.end)).collect(),
-                });
+                }));
             }
         }
-        Ok(lead(text))
+        Ok(None)
     }
 }
 
@@ -554,6 +580,8 @@ pub(crate) fn build_hit(
             joined.as_str()
         }
     };
+    // The main content, stored whole (an index built before it existed has none).
+    let main = f.main.map(|m| first_str(&stored, m)).unwrap_or_default();
     let site_name = first_str(&stored, f.site);
     Ok(Hit {
         index,
@@ -569,7 +597,7 @@ pub(crate) fn build_hit(
             .unwrap_or(0),
         dates,
         replay,
-        snippet: snippets.snippet(sets, set, content)?,
+        snippet: snippets.snippet_of(sets, set, &main, content)?,
         more_from_site: hidden_sites.contains(&site_name),
         site: site_name,
         url,
