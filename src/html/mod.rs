@@ -12,6 +12,10 @@
 mod charset;
 mod entities;
 mod entity_table;
+#[cfg(test)]
+mod html5ever_reference;
+#[cfg(test)]
+mod html5ever_tests;
 mod links;
 #[cfg(test)]
 mod lol_reference;
