@@ -68,7 +68,7 @@ pub enum Command {
     /// main document, at the same position), the sources' dates and a dates list unioned.
     AddDates(dates::AddDatesArgs),
     /// Search `DIR/pindexes/*/{main,dates}`: words and phrases ranked by text and link
-    /// score, filters site:, type:, collection:, date:; every capture date per hit.
+    /// score, filters site:, type:, lang:, collection:, date:; every capture date per hit.
     Search(search::SearchArgs),
     /// Add archives to a collection as one batch: CDX, identity across the whole
     /// collection, import and index of the new versions, dates added to earlier ones;

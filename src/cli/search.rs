@@ -36,7 +36,7 @@ pub struct SearchArgs {
     /// Replay links are PREFIX/DATE14/URL (shown in --json).
     #[arg(long = "replay-prefix", default_value = DEFAULT_REPLAY_PREFIX)]
     pub replay_prefix: String,
-    /// The query: words, "phrases", site:HOST, type:MIME, collection:NAME,
+    /// The query: words, "phrases", site:HOST, type:MIME, lang:xx, collection:NAME,
     /// date:YYYY[MM[DD…]] or date:A-B (several words are joined by spaces).
     #[arg(required = true, num_args = 1..)]
     pub query: Vec<String>,
