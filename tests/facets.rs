@@ -108,3 +108,40 @@ fn facets_timeline_filters_and_counts() {
     assert_eq!(limited.hits.len(), 15);
     assert_eq!(limited.facets, r.facets);
 }
+
+/// Issue 19, item 11: an ARC date that is not a date (cdx-writer's
+/// `hex_instead_of_date.arc.gz` has a hex digest there, which warcio's rules read as
+/// 2999-12-31) is counted as an anomaly, the capture imported, and the date kept out
+/// of search dates, replay links and the timeline.
+#[test]
+fn impossible_dates_are_counted_and_not_searched() {
+    let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/corpus/real");
+    let entries = [ManifestEntry {
+        path: real.join("cdx-writer/small_warcs/hex_instead_of_date.arc.gz"),
+        collection: None,
+        line: 1,
+    }];
+    let (rows, reports) =
+        import_archives(&entries, None, &ImportOptions::default(), &|_| {}, &|_| {}).unwrap();
+    assert_eq!(reports[0].anomalies.get("impossible-date"), Some(&1));
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].dates, ["29991231231659"]);
+
+    let dir = tempfile::tempdir().unwrap();
+    let index = index_of(
+        dir.path(),
+        &["cdx-writer/small_warcs/hex_instead_of_date.arc.gz"],
+    );
+    let r = index
+        .search(&SearchRequest {
+            query: "type:text/html".into(),
+            replay_prefix: Some("http://wayback.test/web".into()),
+            ..SearchRequest::default()
+        })
+        .unwrap();
+    assert_eq!(r.total, 1);
+    assert!(r.hits[0].dates.is_empty(), "{:?}", r.hits[0].dates);
+    assert!(r.hits[0].replay.is_empty());
+    assert!(r.timeline.is_empty() && r.facets.year.is_empty());
+    assert_eq!(search(&index, "type:text/html date:2999", 0).total, 0);
+}
