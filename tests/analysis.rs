@@ -94,3 +94,50 @@ fn a_brotli_page_is_found_by_its_words() {
         ["Simple page"]
     );
 }
+
+/// Issue 19, item 5: the PDFs of `aut/warc/example.pdf.warc.gz` are found by their words,
+/// with their title, and the import counts what each PDF gave.
+#[test]
+fn pdf_captures_are_found_by_their_words() {
+    let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/corpus/real");
+    let entries = [ManifestEntry {
+        path: real.join("aut/warc/example.pdf.warc.gz"),
+        collection: None,
+        line: 1,
+    }];
+    let (_, reports) =
+        import_archives(&entries, None, &ImportOptions::default(), &|_| {}, &|_| {}).unwrap();
+    assert_eq!(reports[0].pdf.get("text"), Some(&2), "{:?}", reports[0].pdf);
+    assert_eq!(reports[0].parse_failures, 0);
+
+    let dir = tempfile::tempdir().unwrap();
+    let index = index_of(dir.path(), &["aut/warc/example.pdf.warc.gz"]);
+    let r = index
+        .search(&SearchRequest {
+            query: "Deschamps type:application/pdf".into(),
+            hits_per_site: 0,
+            ..SearchRequest::default()
+        })
+        .unwrap();
+    // Both PDFs name the author; the paper has a title in its information dictionary.
+    assert_eq!(r.total, 2);
+    let paper = r
+        .hits
+        .iter()
+        .find(|h| h.url.contains("cost-analysis.pdf"))
+        .expect("the paper is found");
+    assert_eq!(
+        paper.title,
+        "The Cost of a WARC: Analyzing Web Archives in the Cloud"
+    );
+    assert!(
+        paper.snippet.text.contains("Deschamps"),
+        "{:?}",
+        paper.snippet
+    );
+    // The presentation, which has no title, by a word of its text.
+    assert_eq!(
+        titles(&index, "Urbana-Champaign type:application/pdf").len(),
+        1
+    );
+}

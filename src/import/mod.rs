@@ -10,6 +10,7 @@ pub mod body;
 pub mod exclusions;
 pub mod language;
 pub mod manifest;
+pub mod pdf;
 pub mod segment_dir;
 mod versions;
 
@@ -141,17 +142,33 @@ const PARSE_BATCH_BYTES: usize = 16 << 20;
 const PARSE_BATCH_CAPTURES: usize = 1024;
 
 /// Parses a batch of claimed captures in parallel and offers their rows; returns the
-/// number of parse failures.
-fn parse_batch(batch: &mut Vec<Claimed>, limit: usize, versions: &Versions) -> u64 {
+/// number of parse failures and the PDF outcomes by kind.
+fn parse_batch(
+    batch: &mut Vec<Claimed>,
+    limit: usize,
+    versions: &Versions,
+) -> (u64, BTreeMap<String, u64>) {
     use rayon::prelude::*;
     batch
         .par_drain(..)
         .map(|mut c| {
-            let ok = parse_into(&mut c.row, &c.body, &c.facts, limit);
+            let parsed = parse_into(&mut c.row, &c.body, &c.facts, limit);
             versions.offer(&c.key, &c.order, c.row);
-            u64::from(!ok)
+            let mut pdf = BTreeMap::new();
+            if let Some(kind) = parsed.pdf {
+                pdf.insert(kind.to_string(), 1);
+            }
+            (u64::from(!parsed.ok), pdf)
         })
-        .sum()
+        .reduce(
+            || (0, BTreeMap::new()),
+            |(fa, mut pa), (fb, pb)| {
+                for (k, n) in pb {
+                    *pa.entry(k).or_default() += n;
+                }
+                (fa + fb, pa)
+            },
+        )
 }
 
 /// An archive's path relative to `base` (the manifest's folder) when it lies inside
@@ -231,7 +248,10 @@ fn import_one(
             || parse_batch(&mut batch, opts.content_limit, versions),
             || reading.next_batch(&ctx, &mut report, log),
         );
-        report.parse_failures += failures;
+        report.parse_failures += failures.0;
+        for (k, n) in failures.1 {
+            *report.pdf.entry(k).or_default() += n;
+        }
         batch = next;
     }
     let reader = reading.reader;
@@ -457,7 +477,18 @@ fn capture_of<R: Read>(
             return Ok(None);
         }
     }
-    let (kept, computed) = read_payload(rec, ctx.opts.content_limit, header_digest.is_none())?;
+    // A PDF is read whole up to its own cap: its cross-reference table and fonts are at
+    // the end, so a cut one gives no text.
+    let is_pdf = facts
+        .content_type
+        .as_deref()
+        .is_some_and(|ct| ct.trim_start().to_ascii_lowercase().starts_with(PDF_MIME));
+    let cap = if is_pdf {
+        ctx.opts.content_limit.max(PDF_LIMITS.max_input + 1)
+    } else {
+        ctx.opts.content_limit
+    };
+    let (kept, computed) = read_payload(rec, cap, header_digest.is_none())?;
     let digest = match (&header_digest, computed) {
         (Some(d), _) => format!("sha1:{d}"),
         (None, Some(c)) => format!("sha1:{c}"),
@@ -527,13 +558,32 @@ fn read_payload<R: Read>(
     ))
 }
 
-/// Fills title, text, outlinks and charset for text types. False when the parser
-/// failed (the row keeps its metadata).
-fn parse_into(row: &mut SegmentRow, stored: &[u8], facts: &HttpFacts, limit: usize) -> bool {
+/// The MIME type of PDF documents.
+const PDF_MIME: &str = "application/pdf";
+
+/// Limits of a PDF capture's extraction: 32 MiB of PDF (a larger one is counted as
+/// `too-large`), 10 s, a stream inflating to at most 16 MiB (src/import/pdf.rs).
+static PDF_LIMITS: std::sync::LazyLock<pdf::PdfLimits> =
+    std::sync::LazyLock::new(pdf::PdfLimits::default);
+
+/// What parsing a capture gave.
+struct ParseResult {
+    /// False when the parser failed (the row keeps its metadata).
+    ok: bool,
+    /// For a PDF: `text`, `no-text`, `failed`, `panicked`, `timed-out` or `too-large`.
+    pdf: Option<&'static str>,
+}
+
+/// Fills title, text, outlinks and charset for text types, and title and text for PDFs.
+fn parse_into(row: &mut SegmentRow, stored: &[u8], facts: &HttpFacts, limit: usize) -> ParseResult {
     let is_html = matches!(row.mime.as_str(), "text/html" | "application/xhtml+xml");
     let is_text = row.mime == "text/plain";
-    if !is_html && !is_text {
-        return true;
+    let is_pdf = row.mime == PDF_MIME;
+    if !is_html && !is_text && !is_pdf {
+        return ParseResult {
+            ok: true,
+            pdf: None,
+        };
     }
     let mut body: std::borrow::Cow<[u8]> = std::borrow::Cow::Borrowed(stored);
     if facts
@@ -545,10 +595,18 @@ fn parse_into(row: &mut SegmentRow, stored: &[u8], facts: &HttpFacts, limit: usi
             body = d.into();
         }
     }
+    let decoded_cap = if is_pdf {
+        PDF_LIMITS.max_input + 1
+    } else {
+        limit.saturating_mul(4)
+    };
     if let Some(ce) = facts.content_encoding.as_deref() {
-        if let Some(d) = body::decode_content(&body, ce, limit.saturating_mul(4)) {
+        if let Some(d) = body::decode_content(&body, ce, decoded_cap) {
             body = d.into();
         }
+    }
+    if is_pdf {
+        return parse_pdf(row, &body, limit);
     }
     let ct = facts.content_type.clone();
     let url = row.url.clone();
@@ -576,9 +634,41 @@ fn parse_into(row: &mut SegmentRow, stored: &[u8], facts: &HttpFacts, limit: usi
             row.text = text;
             row.outlinks = outlinks;
             row.charset = Some(charset.to_string());
-            true
+            ParseResult {
+                ok: true,
+                pdf: None,
+            }
         }
-        Err(_) => false,
+        Err(_) => ParseResult {
+            ok: false,
+            pdf: None,
+        },
+    }
+}
+
+/// A PDF capture's title and text (src/import/pdf.rs runs the parser on a thread of its
+/// own, under a size and a time cap, its panics caught); its outcome is counted.
+fn parse_pdf(row: &mut SegmentRow, body: &[u8], limit: usize) -> ParseResult {
+    let limits = pdf::PdfLimits {
+        max_text: limit,
+        ..PDF_LIMITS.clone()
+    };
+    let (ok, kind) = match pdf::extract_pdf(body, &limits) {
+        pdf::PdfOutcome::Text { title, text, .. } => {
+            row.lang = language::detect(&text).map(str::to_string);
+            row.title = title;
+            let kind = if text.is_empty() { "no-text" } else { "text" };
+            row.text = text;
+            (true, kind)
+        }
+        pdf::PdfOutcome::TooLarge => (false, "too-large"),
+        pdf::PdfOutcome::Failed(_) => (false, "failed"),
+        pdf::PdfOutcome::Panicked => (false, "panicked"),
+        pdf::PdfOutcome::TimedOut => (false, "timed-out"),
+    };
+    ParseResult {
+        ok,
+        pdf: Some(kind),
     }
 }
 

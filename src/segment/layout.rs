@@ -137,6 +137,11 @@ pub struct SourceReport {
     pub skipped: BTreeMap<String, u64>,
     /// Captures whose content could not be parsed (imported with metadata only).
     pub parse_failures: u64,
+    /// PDF captures parsed, by outcome: `text`, `no-text` (opened, no text: a scan),
+    /// `failed`, `panicked`, `timed-out`, `too-large` (the last four are also parse
+    /// failures).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub pdf: BTreeMap<String, u64>,
     /// Reader anomalies by kind name.
     pub anomalies: BTreeMap<String, u64>,
     /// The error that stopped the archive early, if any (captures before it are kept).
