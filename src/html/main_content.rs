@@ -2,8 +2,9 @@
 //! as the text, with two rules from the literature on boilerplate removal:
 //! - **Page chrome by markup**: text inside `<nav>`, `<aside>`, `<menu>`, a `<header>` or
 //!   `<footer>` that is not part of an `<article>` or `<main>`, an element whose ARIA
-//!   role is navigation, banner, contentinfo, complementary, menu or menubar, or an
-//!   element whose class or id has a word that starts or ends with `nav`, `menu`,
+//!   role is navigation, banner, contentinfo, complementary, menu or menubar, or a
+//!   container (`div`, `section`, `ul`, `ol`, `table`, `td`, `form`) whose role is one
+//!   of those or whose class or id has a word that starts or ends with `nav`, `menu`,
 //!   `footer`, `header`, `sidebar`, `breadcrumb`, `cookie`, `banner`, `toolbar` or
 //!   `skip` (`navheader`, `site-footer`, `main-menu`, Readability's list cut down to
 //!   words that name chrome).
@@ -41,18 +42,20 @@ const CHROME_ROLES: [&str; 6] = [
     "menubar",
 ];
 
-/// Whether a class or id attribute value names page chrome.
+/// Whether a class or id attribute value names page chrome: a word of it (split at
+/// white space, `-` and `_`) starts or ends with a chrome word, compared without case
+/// and without allocating (this runs on every element with a class or id).
 pub(super) fn names_chrome(value: &str) -> bool {
     value
-        .split(|c: char| c.is_ascii_whitespace())
-        .filter(|t| !t.is_empty())
-        .flat_map(|t| t.split(['-', '_']))
-        .chain(value.split(|c: char| c.is_ascii_whitespace()))
+        .split(|c: char| c.is_ascii_whitespace() || c == '-' || c == '_')
         .any(|word| {
-            let w = word.to_ascii_lowercase();
-            CHROME_WORDS
-                .iter()
-                .any(|c| w.len() >= c.len() && (w.starts_with(c) || w.ends_with(c)))
+            let w = word.as_bytes();
+            CHROME_WORDS.iter().any(|c| {
+                let c = c.as_bytes();
+                w.len() >= c.len()
+                    && (w[..c.len()].eq_ignore_ascii_case(c)
+                        || w[w.len() - c.len()..].eq_ignore_ascii_case(c))
+            })
         })
 }
 
@@ -137,7 +140,9 @@ mod tests {
     use super::*;
 
     fn main_of(html: &str) -> String {
-        super::super::parse_html_main(html.as_bytes(), None, "http://example.org/", 100_000).1
+        super::super::parse_html_main(html.as_bytes(), None, "http://example.org/", 100_000)
+            .1
+            .main
     }
 
     #[test]

@@ -145,7 +145,7 @@ pub fn parse_html_main(
     content_type: Option<&str>,
     url: &str,
     limit: usize,
-) -> (ParsedHtml, String) {
+) -> (ParsedHtml, PageExtras) {
     let doc_url = Url::parse(url).ok();
     let tld = doc_url.as_ref().and_then(charset::tld_of);
     let (enc, source) = charset::choose(body, content_type, tld.as_deref(), true);
@@ -172,7 +172,20 @@ pub fn parse_html_main(
         charset: enc.name(),
         charset_source: source,
     };
-    (parsed, main)
+    let extras = PageExtras {
+        main,
+        declared_lang: st.declared_lang,
+    };
+    (parsed, extras)
+}
+
+/// What [`parse_html_main`] gives beside [`ParsedHtml`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PageExtras {
+    /// The main content (`main_content.rs`).
+    pub main: String,
+    /// The first `<html lang>` (or `xml:lang`), as written.
+    pub declared_lang: Option<String>,
 }
 
 /// `text/plain` payloads: decoded (BOM, HTTP `charset`, chardetng, windows-1252) and
@@ -378,6 +391,13 @@ impl State {
                 }
             }
             tag::TITLE => self.on_title(mark),
+            tag::HTML if self.declared_lang.is_none() => {
+                self.declared_lang = el
+                    .attr("lang")
+                    .or_else(|| el.attr("xml:lang"))
+                    .map(|l| entities::decode(l, Context::Attribute).into_owned())
+                    .filter(|l| !l.trim().is_empty());
+            }
             tag::TEMPLATE => {
                 self.template_depth += 1;
                 mark.add(END_TEMPLATE);
@@ -409,10 +429,16 @@ impl State {
             }
             tag::NAV | tag::ASIDE | tag::MENU => true,
             tag::HEADER | tag::FOOTER => self.main.article_depth == 0,
+            // Chrome by role, class or id is looked for on the containers a layout is
+            // made of only: the three attribute lookups on every element (links, spans,
+            // list items) cost 7 % of an import (scripts/bench-import.sh, perf).
+            tag::DIV | tag::SECTION | tag::UL | tag::OL | tag::TABLE | tag::TD | tag::FORM => {
+                el.attr("role").is_some_and(main_content::role_is_chrome)
+                    || el.attr("class").is_some_and(main_content::names_chrome)
+                    || el.attr("id").is_some_and(main_content::names_chrome)
+            }
             _ => false,
-        } || el.attr("role").is_some_and(main_content::role_is_chrome)
-            || el.attr("class").is_some_and(main_content::names_chrome)
-            || el.attr("id").is_some_and(main_content::names_chrome);
+        };
         if chrome {
             self.main.chrome_depth += 1;
             mark.add(END_CHROME);
@@ -850,6 +876,8 @@ struct State {
     text: TextSink,
     /// The main content (`main_content.rs`).
     main: main_content::MainContent,
+    /// The first `<html lang>`.
+    declared_lang: Option<String>,
     title: TextSink,
     title_state: TitleState,
     anchor: Option<OpenAnchor>,
@@ -879,6 +907,7 @@ impl State {
         State {
             text: TextSink::new(limit),
             main: main_content::MainContent::new(limit),
+            declared_lang: None,
             title: TextSink::new(MAX_TITLE),
             title_state: TitleState::NotSeen,
             anchor: None,

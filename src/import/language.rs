@@ -2,11 +2,13 @@
 //! languages, pure Rust, no model files), as the ISO 639-1 code that `lang:` filters on
 //! and that picks the stemmer of the index's stemmed field (src/index/analysis.rs).
 
-use whatlang::Lang;
+use whatlang::{Lang, Script};
 
 /// Bytes of text the detector looks at: the start of the main content says the
-/// language as well as the whole page does, at a fixed cost per document.
-const SAMPLE_BYTES: usize = 4096;
+/// language as well as the whole page does, at a fixed cost per document. whatlang's
+/// time grows with the text: with 4 KiB it was a sixth of the import's time
+/// (scripts/bench-import.sh, perf); 1 KiB is some 150 words.
+const SAMPLE_BYTES: usize = 1024;
 
 /// Letters a text needs before its language is told: shorter texts (a title, a caption)
 /// give guesses, not answers.
@@ -15,16 +17,87 @@ const MIN_LETTERS: usize = 40;
 /// The language of `text` (`en`, `zh`, ...), or `None` when the text is too short or the
 /// detector is not confident (whatlang's own reliability test).
 pub fn detect(text: &str) -> Option<&'static str> {
-    let mut end = text.len().min(SAMPLE_BYTES);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    let sample = &text[..end];
+    let sample = sample(text);
     if sample.chars().filter(|c| c.is_alphabetic()).count() < MIN_LETTERS {
         return None;
     }
     let info = whatlang::detect(sample)?;
     info.is_reliable().then(|| iso639_1(info.lang()))
+}
+
+/// The language of a page: the one its `<html lang>` declares when the text is written
+/// in that language's script, else what [`detect`] tells. A declaration is the author's
+/// word and costs nothing, where whatlang scores some 30 trigram profiles for every
+/// Latin-script text (a fifth of the import's time on the bench, scripts/bench-import.sh
+/// with perf); the script check (cheap: a count of characters) catches the commonest
+/// wrong declaration, a template's `lang="en"` around text in another script.
+pub fn detect_declared(text: &str, declared: Option<&str>) -> Option<&'static str> {
+    if let Some(code) = declared.and_then(primary_subtag) {
+        let sample = sample(text);
+        match whatlang::detect_script(sample) {
+            Some(script) if script_fits(code, script) => return Some(code),
+            // No letters to check against: the declaration stands.
+            None => return Some(code),
+            Some(_) => {}
+        }
+    }
+    detect(text)
+}
+
+/// The ISO 639-1 language of a language tag (`en-GB` → `en`), among those [`iso639_1`]
+/// names (`iw` and `in`, the old codes of Hebrew and Indonesian, and `no` are mapped).
+fn primary_subtag(tag: &str) -> Option<&'static str> {
+    let primary = tag.trim().split(['-', '_']).next()?.to_ascii_lowercase();
+    let primary = match primary.as_str() {
+        "iw" => "he",
+        "in" => "id",
+        "no" | "nn" => "nb",
+        "ji" => "yi",
+        p => p,
+    };
+    Lang::all()
+        .iter()
+        .map(|&l| iso639_1(l))
+        .find(|&c| c == primary)
+}
+
+/// Whether text in `script` can be in language `code`.
+fn script_fits(code: &str, script: Script) -> bool {
+    use Script::*;
+    let want: &[Script] = match code {
+        "ru" | "uk" | "bg" | "sr" | "mk" | "be" => &[Cyrillic],
+        "el" => &[Greek],
+        "he" | "yi" => &[Hebrew],
+        "ar" | "fa" | "ur" => &[Arabic],
+        "hi" | "mr" | "ne" => &[Devanagari],
+        "bn" => &[Bengali],
+        "th" => &[Thai],
+        "ka" => &[Georgian],
+        "hy" => &[Armenian],
+        "am" => &[Ethiopic],
+        "ta" => &[Tamil],
+        "te" => &[Telugu],
+        "kn" => &[Kannada],
+        "ml" => &[Malayalam],
+        "gu" => &[Gujarati],
+        "pa" => &[Gurmukhi],
+        "or" => &[Oriya],
+        "my" => &[Myanmar],
+        "si" => &[Sinhala],
+        "km" => &[Khmer],
+        "zh" | "ja" | "ko" => &[Mandarin, Hiragana, Katakana, Hangul],
+        _ => &[Latin],
+    };
+    want.contains(&script)
+}
+
+/// The start of `text` the detectors look at.
+fn sample(text: &str) -> &str {
+    let mut end = text.len().min(SAMPLE_BYTES);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
 }
 
 /// whatlang's ISO 639-3 language as ISO 639-1, the two letters of `lang` attributes,
@@ -124,6 +197,13 @@ mod tests {
         assert_eq!(detect(de), Some("de"));
         assert_eq!(detect(zh), Some("zh"));
         assert_eq!(detect("Home | About"), None);
+        // A declaration stands when the text's script fits it, and not otherwise.
+        assert_eq!(detect_declared(en, Some("en-GB")), Some("en"));
+        assert_eq!(detect_declared(fr, Some("EN")), Some("en"));
+        assert_eq!(detect_declared(zh, Some("en")), Some("zh"));
+        assert_eq!(detect_declared(zh, Some("zh-Hans")), Some("zh"));
+        assert_eq!(detect_declared(de, Some("x-klingon")), Some("de"));
+        assert_eq!(detect_declared("", Some("iw")), Some("he"));
         assert_eq!(detect(""), None);
     }
 }

@@ -613,22 +613,30 @@ fn parse_into(row: &mut SegmentRow, stored: &[u8], facts: &HttpFacts, limit: usi
     // Isolation: one bad page must never stop an import.
     let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         if is_html {
-            let (p, main) = crate::html::parse_html_main(&body, ct.as_deref(), &url, limit);
-            (p.title, p.text, Some(main), p.outlinks, p.charset)
+            let (p, extras) = crate::html::parse_html_main(&body, ct.as_deref(), &url, limit);
+            let lang = extras.declared_lang;
+            (
+                p.title,
+                p.text,
+                Some(extras.main),
+                p.outlinks,
+                p.charset,
+                lang,
+            )
         } else {
             let (text, charset, _) = crate::html::plain_text(&body, ct.as_deref(), limit);
-            (None, text, None, Vec::new(), charset)
+            (None, text, None, Vec::new(), charset, None)
         }
     }));
     match parsed {
-        Ok((title, text, main_text, outlinks, charset)) => {
+        Ok((title, text, main_text, outlinks, charset, declared)) => {
             // The language of the main content: navigation is often in another (an
             // English menu around a page in Dutch).
             let sample = main_text
                 .as_deref()
                 .filter(|m| !m.is_empty())
                 .unwrap_or(&text);
-            row.lang = language::detect(sample).map(str::to_string);
+            row.lang = language::detect_declared(sample, declared.as_deref()).map(str::to_string);
             row.main_text = main_text;
             row.title = title;
             row.text = text;
