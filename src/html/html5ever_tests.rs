@@ -60,10 +60,6 @@ enum Reason {
     /// A `<noscript>` left open to the end: warcdex parses its content only at its end
     /// tag (by design), html5ever's tree ends it at the end of the document.
     UnclosedNoscript,
-    /// `<style>` and `<script>` inside `<svg>` hold text in the tree (foreign content
-    /// has no raw text), which warcdex shows; the reference does not (a style sheet
-    /// or script is never visible).
-    ForeignStyleScript,
     /// U+0000 in text: dropped by HTML5's tree builder, a separator to warcdex.
     NulCharacter,
 }
@@ -164,20 +160,6 @@ const CLASSES: &[(Reason, &str, Field, &str, &str)] = &[
         Field::Outlinks,
         "",
         "http://example.com/n",
-    ),
-    (
-        Reason::ForeignStyleScript,
-        "<svg><style>.a{fill:red}</style></svg>z",
-        Field::Text,
-        ".a{fill:red} z",
-        "z",
-    ),
-    (
-        Reason::ForeignStyleScript,
-        "<svg><script>var x</script></svg>z",
-        Field::Text,
-        "var x z",
-        "z",
     ),
     (Reason::NulCharacter, "a\0b", Field::Text, "a b", "ab"),
 ];

@@ -235,6 +235,15 @@ fn on_element(state: &Rc<RefCell<State>>, el: &mut Element<'_, '_>) {
                 st.template_depth = st.template_depth.saturating_sub(1);
             });
         }
+        // Mirrors the extraction: an `<svg>`'s `<style>` and `<script>` are not text.
+        "style" | "script" if state.borrow().svg_depth > 0 => {
+            state.borrow_mut().svg_raw += 1;
+            let s = Rc::clone(state);
+            on_end_tag(el, move || {
+                let mut st = s.borrow_mut();
+                st.svg_raw = st.svg_raw.saturating_sub(1);
+            });
+        }
         "svg" => {
             block(state, el);
             state.borrow_mut().svg_depth += 1;
@@ -242,6 +251,9 @@ fn on_element(state: &Rc<RefCell<State>>, el: &mut Element<'_, '_>) {
             on_end_tag(el, move || {
                 let mut st = s.borrow_mut();
                 st.svg_depth = st.svg_depth.saturating_sub(1);
+                if st.svg_depth == 0 {
+                    st.svg_raw = 0;
+                }
             });
         }
         n if is_block(n) => block(state, el),
@@ -542,6 +554,7 @@ struct State {
     noscript: Option<String>,
     template_depth: u32,
     svg_depth: u32,
+    svg_raw: u32,
     /// Inside a `<title>` after the first: its text is not shown either.
     other_title: bool,
     /// The end of the previous text chunk when it might be the start of a character
@@ -569,6 +582,7 @@ impl State {
             noscript: None,
             template_depth: 0,
             svg_depth: 0,
+            svg_raw: 0,
             other_title: false,
             carry: String::new(),
             carry_title: false,
@@ -597,7 +611,7 @@ impl State {
             }
             TextType::ScriptData => return,
         };
-        if self.template_depth > 0 {
+        if self.template_depth > 0 || self.svg_raw > 0 {
             return;
         }
         // RCDATA is the text of a `<title>` or of a `<textarea>`.

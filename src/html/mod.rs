@@ -263,6 +263,8 @@ const END_NOSCRIPT: u16 = 64;
 const END_CHROME: u16 = 128;
 /// The end of an `<article>` or `<main>`.
 const END_ARTICLE: u16 = 256;
+/// The end of a `<style>` or `<script>` inside an `<svg>`.
+const END_SVG_RAW: u16 = 512;
 
 /// The most bytes of a `<noscript>`'s content parsed for links.
 pub(super) const MAX_NOSCRIPT: usize = 1 << 20;
@@ -295,6 +297,10 @@ impl tokenizer::Handler for State {
         }
         if a & END_SVG != 0 {
             self.svg_depth = self.svg_depth.saturating_sub(1);
+            if self.svg_depth == 0 {
+                // A `<style/>` that never ended stops at the end of its `<svg>`.
+                self.svg_raw = 0;
+            }
         }
         if a & END_TEMPLATE != 0 {
             self.template_depth = self.template_depth.saturating_sub(1);
@@ -313,6 +319,9 @@ impl tokenizer::Handler for State {
         }
         if a & END_CHROME != 0 {
             self.main.chrome_depth = self.main.chrome_depth.saturating_sub(1);
+        }
+        if a & END_SVG_RAW != 0 {
+            self.svg_raw = self.svg_raw.saturating_sub(1);
         }
         if a & END_ARTICLE != 0 {
             self.main.article_depth = self.main.article_depth.saturating_sub(1);
@@ -405,6 +414,12 @@ impl State {
             tag::NOSCRIPT if !inert => {
                 self.noscript = Some(String::new());
                 mark.add(END_NOSCRIPT);
+            }
+            // Inside an `<svg>` a `<style>` or `<script>` is not raw text to the tokenizer
+            // (foreign content), but it is no more visible than in HTML.
+            tag::STYLE | tag::SCRIPT if self.svg_depth > 0 => {
+                self.svg_raw += 1;
+                mark.add(END_SVG_RAW);
             }
             tag::SVG => {
                 self.block(mark);
@@ -893,6 +908,8 @@ struct State {
     noscript: Option<String>,
     template_depth: u32,
     svg_depth: u32,
+    /// `<style>` and `<script>` elements open inside an `<svg>`: their text is not shown.
+    svg_raw: u32,
     /// Inside a `<title>` after the first: its text is not shown either.
     other_title: bool,
     /// Room for decoding character references.
@@ -921,6 +938,7 @@ impl State {
             noscript: None,
             template_depth: 0,
             svg_depth: 0,
+            svg_raw: 0,
             other_title: false,
             scratch: String::new(),
             spare: Vec::new(),
@@ -947,7 +965,7 @@ impl State {
             }
             TextKind::ScriptData => return,
         };
-        if self.template_depth > 0 {
+        if self.template_depth > 0 || self.svg_raw > 0 {
             return;
         }
         // RCDATA is the text of a `<title>` or of a `<textarea>`.

@@ -479,6 +479,14 @@ fn lexer_states_and_quirks_as_lol_html() {
     assert_eq!(text("<title a=>t <b>x"), "x");
     // CDATA only in foreign content.
     assert_eq!(text("<svg><![CDATA[a&amp;b]]></svg>c"), "a&amp;b c");
+    // An inline SVG's style sheet and script are not text (found by the html5ever
+    // comparison, docs/html-differences.md).
+    assert_eq!(
+        text("a<svg><style>.x{fill:red}</style><text>b</text></svg>c"),
+        "a b c"
+    );
+    assert_eq!(text("a<svg><script>var x=1;</script></svg>c"), "a c");
+    assert_eq!(text("<svg><style/>x</svg>y"), "y");
     assert_eq!(text("<![CDATA[a]]>b"), "b");
     // An end tag ends the nearest open element of its name and those inside it;
     // stray end tags end nothing.
