@@ -51,9 +51,6 @@ enum Reason {
     StrayEndTag,
     /// `<image>` is `<img>` to HTML5's tree builder; an unknown element to warcdex.
     ImageIsImg,
-    /// A `<title>` inside a `<template>` takes warcdex's one title (its text is inert),
-    /// so the document's own title is not seen.
-    TitleInTemplate,
     /// The links of a `<noscript>` before the first `<base href>` are resolved against
     /// the document URL by warcdex, against the base by HTML5's rule.
     NoscriptBeforeBase,
@@ -139,13 +136,6 @@ const CLASSES: &[(Reason, &str, Field, &str, &str)] = &[
         Field::Text,
         "ab",
         "a b",
-    ),
-    (
-        Reason::TitleInTemplate,
-        "<template><title>t</title></template><title>real</title>",
-        Field::Title,
-        "",
-        "real",
     ),
     (
         Reason::NoscriptBeforeBase,

@@ -342,7 +342,7 @@ fn on_title(state: &Rc<RefCell<State>>, el: &mut Element<'_, '_>) {
     let mut st = state.borrow_mut();
     // An SVG `<title>` is a tooltip, not the page's title (lol_html reports it in the
     // HTML namespace, as an integration point, so the `<svg>` depth tells).
-    if st.svg_depth > 0 {
+    if st.svg_depth > 0 || st.template_depth > 0 {
         return;
     }
     let first = st.title_state == TitleState::NotSeen;

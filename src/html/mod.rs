@@ -470,7 +470,8 @@ impl State {
         // An SVG `<title>` is a tooltip, not the page's title (the tokenizer reports
         // it in the HTML namespace, as an integration point, so the `<svg>` depth
         // tells).
-        if self.svg_depth > 0 {
+        // A `<template>`'s `<title>` is inert content, not the document's title.
+        if self.svg_depth > 0 || self.template_depth > 0 {
             return;
         }
         if self.title_state == TitleState::NotSeen {

@@ -487,6 +487,9 @@ fn lexer_states_and_quirks_as_lol_html() {
     );
     assert_eq!(text("a<svg><script>var x=1;</script></svg>c"), "a c");
     assert_eq!(text("<svg><style/>x</svg>y"), "y");
+    // A template's title is inert; the document's own one counts.
+    let p = parse("<template><title>t</title></template><title>real</title>");
+    assert_eq!(p.title.as_deref(), Some("real"));
     assert_eq!(text("<![CDATA[a]]>b"), "b");
     // An end tag ends the nearest open element of its name and those inside it;
     // stray end tags end nothing.
