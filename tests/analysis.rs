@@ -6,33 +6,11 @@
 use std::path::Path;
 
 use warcdex::import::manifest::ManifestEntry;
-use warcdex::import::segment_dir::write_segment;
 use warcdex::import::{import_archives, ImportOptions};
-use warcdex::index::{build_index, IndexOptions};
 use warcdex::search::{SearchIndex, SearchRequest};
 
 fn index_of(dir: &Path, archives: &[&str]) -> SearchIndex {
-    let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/corpus/real");
-    let entries: Vec<ManifestEntry> = archives
-        .iter()
-        .enumerate()
-        .map(|(i, a)| ManifestEntry {
-            path: real.join(a),
-            collection: Some("corpus".into()),
-            line: i as u64 + 1,
-        })
-        .collect();
-    let opts = ImportOptions::default();
-    let (rows, reports) = import_archives(&entries, None, &opts, &|_| {}, &|_| {}).unwrap();
-    let seg = dir.join("seg");
-    write_segment(&seg, &rows, reports, &opts, None).unwrap();
-    build_index(
-        &[seg],
-        &dir.join("pindexes/corpus/main"),
-        &IndexOptions::default(),
-    )
-    .unwrap();
-    SearchIndex::open(dir).unwrap()
+    crate::util::corpus_search_index(dir, archives)
 }
 
 fn titles(index: &SearchIndex, q: &str) -> Vec<String> {

@@ -122,3 +122,33 @@ pub use warcdex::fuzzing::FixtureLists;
 pub fn fixture_lists(dir: &Path, collection: &str) -> FixtureLists {
     warcdex::fuzzing::fixture_lists(dir, collection).unwrap()
 }
+
+/// Imports the archives `archives` (paths under `fixtures/corpus/real`) as `import`
+/// does, indexes them as `index` does into `dir/pindexes/corpus/main` (no dates index:
+/// the segments' dates are the dates) and opens the search over `dir`.
+pub fn corpus_search_index(dir: &Path, archives: &[&str]) -> warcdex::search::SearchIndex {
+    use warcdex::import::segment_dir::write_segment;
+    use warcdex::import::{import_archives, ImportOptions};
+    use warcdex::index::{build_index, IndexOptions};
+    let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/corpus/real");
+    let entries: Vec<ManifestEntry> = archives
+        .iter()
+        .enumerate()
+        .map(|(i, a)| ManifestEntry {
+            path: real.join(a),
+            collection: Some("corpus".into()),
+            line: i as u64 + 1,
+        })
+        .collect();
+    let opts = ImportOptions::default();
+    let (rows, reports) = import_archives(&entries, None, &opts, &|_| {}, &|_| {}).unwrap();
+    let seg = dir.join("seg");
+    write_segment(&seg, &rows, reports, &opts, None).unwrap();
+    build_index(
+        &[seg],
+        &dir.join("pindexes/corpus/main"),
+        &IndexOptions::default(),
+    )
+    .unwrap();
+    warcdex::search::SearchIndex::open(dir).unwrap()
+}
