@@ -290,6 +290,11 @@ impl tokenizer::Handler for State {
         (mark.actions != 0).then_some(mark)
     }
 
+    fn br_end_tag(&mut self) {
+        // `</br>` is a `<br>` to HTML5 (and to browsers): words on either side are two.
+        self.boundary();
+    }
+
     fn end_element(&mut self, mark: Mark) {
         let a = mark.actions;
         if a & END_BOUNDARY != 0 {

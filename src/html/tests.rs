@@ -487,6 +487,8 @@ fn lexer_states_and_quirks_as_lol_html() {
     );
     assert_eq!(text("a<svg><script>var x=1;</script></svg>c"), "a c");
     assert_eq!(text("<svg><style/>x</svg>y"), "y");
+    // `</br>` is a line break (HTML5 parses it as `<br>`).
+    assert_eq!(parse("a</br>b</BR >c").text, "a b c");
     // A template's title is inert; the document's own one counts.
     let p = parse("<template><title>t</title></template><title>real</title>");
     assert_eq!(p.title.as_deref(), Some("real"));
@@ -768,6 +770,12 @@ fn same_as_lol_html_on_random_pages() {
                         }
                     })
                     .collect();
+            }
+            // lol_html reports no end tag without an element, so the oracle cannot see
+            // a `</br>` (a line break to HTML5 and to the extraction, tested on its own
+            // above): both sides get it written as `<br>`, its meaning.
+            if piece.eq_ignore_ascii_case("</br>") {
+                piece = "<br>".to_string();
             }
             html.push_str(&piece);
         }

@@ -174,6 +174,9 @@ pub(super) trait Handler {
 
     /// The element of a start tag that returned `mark` ended.
     fn end_element(&mut self, mark: Self::Mark);
+
+    /// An end tag `</br>`, which HTML5 parses as a `<br>` (a line break).
+    fn br_end_tag(&mut self) {}
 }
 
 /// Most elements open at once (lol_html's memory limit allowed 2^17).
@@ -823,6 +826,10 @@ impl<'a, H: Handler> Tokenizer<'a, '_, H> {
     fn end_tag(&mut self, hash: NameHash, name: (usize, usize)) {
         self.end_tag_feedback(hash, name);
         self.kind = TextKind::Data;
+        if hash == tag::BR {
+            self.handler.br_end_tag();
+            return;
+        }
         if self.open_count[self.slot(hash, name)] == 0 {
             return;
         }
