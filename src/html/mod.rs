@@ -175,6 +175,7 @@ pub fn parse_html_main(
     let extras = PageExtras {
         main,
         declared_lang: st.declared_lang,
+        element_cap: st.element_cap,
     };
     (parsed, extras)
 }
@@ -186,6 +187,9 @@ pub struct PageExtras {
     pub main: String,
     /// The first `<html lang>` (or `xml:lang`), as written.
     pub declared_lang: Option<String>,
+    /// The parse stopped where one more element would have been open than 2^17 (as
+    /// lol_html's memory limit stopped it): the rest of the page is not in the text.
+    pub element_cap: bool,
 }
 
 /// `text/plain` payloads: decoded (BOM, HTTP `charset`, chardetng, windows-1252) and
@@ -288,6 +292,10 @@ impl tokenizer::Handler for State {
         // (For an element that cannot have content, which never ends, the tokenizer
         // drops the mark.)
         (mark.actions != 0).then_some(mark)
+    }
+
+    fn open_element_cap(&mut self) {
+        self.element_cap = true;
     }
 
     fn br_end_tag(&mut self) {
@@ -899,6 +907,8 @@ struct State {
     main: main_content::MainContent,
     /// The first `<html lang>`.
     declared_lang: Option<String>,
+    /// The parse stopped at the open-element cap.
+    element_cap: bool,
     title: TextSink,
     title_state: TitleState,
     anchor: Option<OpenAnchor>,
@@ -931,6 +941,7 @@ impl State {
             text: TextSink::new(limit),
             main: main_content::MainContent::new(limit),
             declared_lang: None,
+            element_cap: false,
             title: TextSink::new(MAX_TITLE),
             title_state: TitleState::NotSeen,
             anchor: None,

@@ -443,6 +443,10 @@ fn open_elements_are_capped_where_lol_html_ran_out_of_memory() {
     let page = |n: usize| format!("a{}<i>x", "<b>".repeat(n));
     assert_eq!(parse(&page((1 << 17) - 1)).text, "ax");
     assert_eq!(parse(&page(1 << 17)).text, "a");
+    // ... and says so, for the import to count (`SourceReport::element_cap`).
+    let main = |html: &str| super::parse_html_main(html.as_bytes(), None, URL, 100_000).1;
+    assert!(main(&page(1 << 17)).element_cap);
+    assert!(!main(&page((1 << 17) - 1)).element_cap);
     // Void elements are not open elements.
     assert_eq!(parse(&format!("{}x", "<br>".repeat(1 << 17))).text, "x");
 }

@@ -177,6 +177,9 @@ pub(super) trait Handler {
 
     /// An end tag `</br>`, which HTML5 parses as a `<br>` (a line break).
     fn br_end_tag(&mut self) {}
+
+    /// The parse stops here: one more element would be open than the cap allows.
+    fn open_element_cap(&mut self) {}
 }
 
 /// Most elements open at once (lol_html's memory limit allowed 2^17).
@@ -804,6 +807,7 @@ impl<'a, H: Handler> Tokenizer<'a, '_, H> {
             _ => !end.self_closing,
         };
         if can_have_content && self.open.len() >= MAX_OPEN_ELEMENTS {
+            self.handler.open_element_cap();
             return None;
         }
         let tag = StartTag {

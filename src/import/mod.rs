@@ -158,6 +158,9 @@ fn parse_batch(
             if let Some(kind) = parsed.pdf {
                 pdf.insert(kind.to_string(), 1);
             }
+            if parsed.element_cap {
+                pdf.insert(ELEMENT_CAP.to_string(), 1);
+            }
             (u64::from(!parsed.ok), pdf)
         })
         .reduce(
@@ -250,7 +253,11 @@ fn import_one(
         );
         report.parse_failures += failures.0;
         for (k, n) in failures.1 {
-            *report.pdf.entry(k).or_default() += n;
+            if k == ELEMENT_CAP {
+                report.element_cap += n;
+            } else {
+                *report.pdf.entry(k).or_default() += n;
+            }
         }
         batch = next;
     }
@@ -558,6 +565,10 @@ fn read_payload<R: Read>(
     ))
 }
 
+/// The key an HTML page stopped at the open-element cap is counted under while a batch
+/// is parsed (it goes to [`SourceReport::element_cap`]).
+const ELEMENT_CAP: &str = "html-element-cap";
+
 /// The MIME type of PDF documents.
 const PDF_MIME: &str = "application/pdf";
 
@@ -572,6 +583,8 @@ struct ParseResult {
     ok: bool,
     /// For a PDF: `text`, `no-text`, `failed`, `panicked`, `timed-out` or `too-large`.
     pdf: Option<&'static str>,
+    /// An HTML page whose parse stopped at the open-element cap.
+    element_cap: bool,
 }
 
 /// Fills title, text, outlinks and charset for text types, and title and text for PDFs.
@@ -583,6 +596,7 @@ fn parse_into(row: &mut SegmentRow, stored: &[u8], facts: &HttpFacts, limit: usi
         return ParseResult {
             ok: true,
             pdf: None,
+            element_cap: false,
         };
     }
     let mut body: std::borrow::Cow<[u8]> = std::borrow::Cow::Borrowed(stored);
@@ -615,6 +629,7 @@ fn parse_into(row: &mut SegmentRow, stored: &[u8], facts: &HttpFacts, limit: usi
         if is_html {
             let (p, extras) = crate::html::parse_html_main(&body, ct.as_deref(), &url, limit);
             let lang = extras.declared_lang;
+            let capped = extras.element_cap;
             (
                 p.title,
                 p.text,
@@ -622,14 +637,15 @@ fn parse_into(row: &mut SegmentRow, stored: &[u8], facts: &HttpFacts, limit: usi
                 p.outlinks,
                 p.charset,
                 lang,
+                capped,
             )
         } else {
             let (text, charset, _) = crate::html::plain_text(&body, ct.as_deref(), limit);
-            (None, text, None, Vec::new(), charset, None)
+            (None, text, None, Vec::new(), charset, None, false)
         }
     }));
     match parsed {
-        Ok((title, text, main_text, outlinks, charset, declared)) => {
+        Ok((title, text, main_text, outlinks, charset, declared, capped)) => {
             // The language of the main content: navigation is often in another (an
             // English menu around a page in Dutch).
             let sample = main_text
@@ -645,11 +661,13 @@ fn parse_into(row: &mut SegmentRow, stored: &[u8], facts: &HttpFacts, limit: usi
             ParseResult {
                 ok: true,
                 pdf: None,
+                element_cap: capped,
             }
         }
         Err(_) => ParseResult {
             ok: false,
             pdf: None,
+            element_cap: false,
         },
     }
 }
@@ -677,6 +695,7 @@ fn parse_pdf(row: &mut SegmentRow, body: &[u8], limit: usize) -> ParseResult {
     ParseResult {
         ok,
         pdf: Some(kind),
+        element_cap: false,
     }
 }
 

@@ -142,10 +142,19 @@ pub struct SourceReport {
     /// failures).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub pdf: BTreeMap<String, u64>,
+    /// HTML pages whose parse stopped at 2^17 open elements (the rest of their text is
+    /// not indexed; a page nested that deep is almost always broken or hostile).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub element_cap: u64,
     /// Reader anomalies by kind name.
     pub anomalies: BTreeMap<String, u64>,
     /// The error that stopped the archive early, if any (captures before it are kept).
     pub error: Option<String>,
+}
+
+/// Whether a count is zero (left out of `segment.json`).
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Writes a segment to `dest` (which must not exist yet): `rows` to the rows file and
