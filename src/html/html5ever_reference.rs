@@ -34,8 +34,8 @@ use url::Url;
 
 use super::tokenizer::name_hash;
 use super::{
-    charset, is_block, links, strip_bom, ParsedHtml, Robots, TextSink, MAX_ANCHOR, MAX_HREF,
-    MAX_NOSCRIPT, MAX_OUTLINKS, MAX_TITLE,
+    charset, is_block, strip_bom, ParsedHtml, Robots, TextSink, MAX_ANCHOR, MAX_HREF, MAX_NOSCRIPT,
+    MAX_OUTLINKS, MAX_TITLE,
 };
 use crate::segment::Outlink;
 
@@ -394,22 +394,5 @@ fn resolve(base: Option<&Url>, href: &str) -> Option<String> {
     if href.len() > MAX_HREF {
         return None;
     }
-    let href = href.trim_matches(|c: char| c.is_ascii_whitespace() || c.is_ascii_control());
-    if href.is_empty() || href.starts_with('#') {
-        return None;
-    }
-    let mut u = match base {
-        Some(base) => {
-            if let Some(joined) = links::join_plain(base, href) {
-                return Some(joined);
-            }
-            base.join(href).ok()?
-        }
-        None => Url::parse(href).ok()?,
-    };
-    if !matches!(u.scheme(), "http" | "https" | "ftp") {
-        return None;
-    }
-    u.set_fragment(None);
-    Some(u.into())
+    super::resolve_decoded(base, href)
 }

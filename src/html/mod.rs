@@ -1032,24 +1032,7 @@ impl State {
             return None;
         }
         let href = entities::decode(raw, Context::Attribute);
-        let href = href.trim_matches(|c: char| c.is_ascii_whitespace() || c.is_ascii_control());
-        if href.is_empty() || href.starts_with('#') {
-            return None;
-        }
-        let mut u = match self.base.as_ref().or(self.doc_url.as_ref()) {
-            Some(base) => {
-                if let Some(joined) = links::join_plain(base, href) {
-                    return Some(joined);
-                }
-                base.join(href).ok()?
-            }
-            None => Url::parse(href).ok()?,
-        };
-        if !matches!(u.scheme(), "http" | "https" | "ftp") {
-            return None;
-        }
-        u.set_fragment(None);
-        Some(u.into())
+        resolve_decoded(self.base.as_ref().or(self.doc_url.as_ref()), &href)
     }
 
     /// The links of the `<noscript>` that just ended: a crawler without scripts (and
@@ -1112,6 +1095,32 @@ impl State {
             }
         }
     }
+}
+
+/// A link target whose character references are decoded, resolved against `base` (or
+/// taken as absolute without one): `None` for empty and fragment-only targets, those
+/// that do not parse, and other schemes than http, https and ftp; the fragment removed.
+/// Shared with the html5ever oracle (`html5ever_reference.rs`), so that the two differ
+/// only in their parsers.
+fn resolve_decoded(base: Option<&Url>, href: &str) -> Option<String> {
+    let href = href.trim_matches(|c: char| c.is_ascii_whitespace() || c.is_ascii_control());
+    if href.is_empty() || href.starts_with('#') {
+        return None;
+    }
+    let mut u = match base {
+        Some(base) => {
+            if let Some(joined) = links::join_plain(base, href) {
+                return Some(joined);
+            }
+            base.join(href).ok()?
+        }
+        None => Url::parse(href).ok()?,
+    };
+    if !matches!(u.scheme(), "http" | "https" | "ftp") {
+        return None;
+    }
+    u.set_fragment(None);
+    Some(u.into())
 }
 
 #[cfg(test)]
