@@ -16,8 +16,6 @@
 //! has over 100 words of text (a layout the rules misread: everything in one
 //! `<div id="header-wrap">`) is taken as all content, so the rules never hide a page.
 
-use super::TextSink;
-
 /// Words that name page chrome in a class or id.
 const CHROME_WORDS: [&str; 10] = [
     "nav",
@@ -46,15 +44,24 @@ const CHROME_ROLES: [&str; 6] = [
 /// white space, `-` and `_`) starts or ends with a chrome word, compared without case
 /// and without allocating (this runs on every element with a class or id).
 pub(super) fn names_chrome(value: &str) -> bool {
+    // Split as bytes: the separators are ASCII, and splitting char by char was a third of
+    // what this function cost (perf on scripts/bench-import.sh). A word is compared
+    // only with the chrome words that start with its first letter or end with its last
+    // (most class names share neither with any of them).
     value
-        .split(|c: char| c.is_ascii_whitespace() || c == '-' || c == '_')
-        .any(|word| {
-            let w = word.as_bytes();
+        .as_bytes()
+        .split(|&c| c.is_ascii_whitespace() || c == b'-' || c == b'_')
+        .any(|w| {
+            let (Some(first), Some(last)) = (w.first(), w.last()) else {
+                return false;
+            };
+            let (first, last) = (first.to_ascii_lowercase(), last.to_ascii_lowercase());
             CHROME_WORDS.iter().any(|c| {
                 let c = c.as_bytes();
                 w.len() >= c.len()
-                    && (w[..c.len()].eq_ignore_ascii_case(c)
-                        || w[w.len() - c.len()..].eq_ignore_ascii_case(c))
+                    && ((c[0] == first && w[..c.len()].eq_ignore_ascii_case(c))
+                        || (c[c.len() - 1] == last
+                            && w[w.len() - c.len()..].eq_ignore_ascii_case(c)))
             })
         })
 }
@@ -68,12 +75,16 @@ pub(super) fn role_is_chrome(role: &str) -> bool {
 /// Words of text a page needs before an empty main content is distrusted.
 const TRUST_EMPTY_BELOW_WORDS: usize = 100;
 
-/// The main content being collected.
+/// The main content being collected. It is not a second copy of the text being
+/// normalized: it records which byte ranges of the page text (`TextSink::out`, already
+/// collapsed to single spaces) fall outside page chrome, and copies a block's ranges
+/// when the block ends and is not a link list. Normalizing every text node twice was
+/// 4 % of an import (scripts/bench-import.sh, perf).
 pub(super) struct MainContent {
     /// The main text so far.
-    out: TextSink,
-    /// The current block's text.
-    block: TextSink,
+    out: String,
+    /// The current block's ranges of the page text outside chrome, in order.
+    ranges: Vec<(usize, usize)>,
     /// Bytes of the current block's text inside links.
     linked: usize,
     /// Elements of page chrome open around the current position.
@@ -84,54 +95,72 @@ pub(super) struct MainContent {
 }
 
 impl MainContent {
-    pub fn new(limit: usize) -> Self {
+    pub fn new() -> Self {
         MainContent {
-            out: TextSink::new(limit),
-            block: TextSink::new(limit),
+            out: String::new(),
+            ranges: Vec::new(),
             linked: 0,
             chrome_depth: 0,
             article_depth: 0,
         }
     }
 
-    /// Text outside page chrome; `in_link` when inside an `<a href>`.
-    pub fn text(&mut self, s: &str, in_link: bool) {
-        if self.chrome_depth > 0 || self.out.full {
+    /// The page text `text` grew from `before` bytes by the text of one node; `in_link`
+    /// when inside an `<a href>`.
+    pub fn text(&mut self, text: &str, before: usize, in_link: bool) {
+        let after = text.len();
+        if self.chrome_depth > 0 || after == before {
             return;
         }
-        let before = self.block.out.len();
-        self.block.push(s);
+        // The separator in front of a block's first word is not the block's.
+        let lead = usize::from(self.ranges.is_empty() && text.as_bytes()[before] == b' ');
+        match self.ranges.last_mut() {
+            Some(last) if last.1 == before => last.1 = after,
+            _ => self.ranges.push((before + lead, after)),
+        }
         if in_link {
-            self.linked += self.block.out.len() - before;
+            self.linked += after - before - lead;
         }
     }
 
-    /// A block boundary: the block ends and is kept unless it is a link list.
-    pub fn boundary(&mut self) {
-        let len = self.block.out.len();
-        if len > 0 {
-            let words = self.block.out.split(' ').count();
+    /// A block boundary in the page text `text`: the block ends and is kept unless it
+    /// is a link list.
+    pub fn boundary(&mut self, text: &str) {
+        if !self.ranges.is_empty() {
+            let len: usize = self.ranges.iter().map(|(a, b)| b - a).sum();
+            let spaces: usize = self
+                .ranges
+                .iter()
+                .map(|&(a, b)| memchr::memchr_iter(b' ', &text.as_bytes()[a..b]).count())
+                .sum();
+            let words = spaces + 1;
             let density = self.linked as f64 / len as f64;
             let link_list = density > 0.9 || (density > 0.5 && words < 15);
-            if !link_list {
-                self.out.boundary();
-                self.out.push(&self.block.out);
-                self.out.boundary();
+            if !link_list && len > 0 {
+                if !self.out.is_empty() {
+                    self.out.push(' ');
+                }
+                // A later range (of a block that chrome interrupts) starts with its
+                // separator.
+                for &(a, b) in &self.ranges {
+                    self.out.push_str(&text[a..b]);
+                }
             }
-            self.block.out.clear();
-            self.block.space = false;
+            self.ranges.clear();
         }
         self.linked = 0;
     }
 
-    /// The main text of a page whose whole text is `text`.
+    /// The main text of a page whose whole text (before its trailing spaces are
+    /// trimmed) is `text`.
     pub fn finish(mut self, text: &str) -> String {
-        self.boundary();
-        let main = self.out.finish();
-        if main.is_empty() && text.split(' ').count() > TRUST_EMPTY_BELOW_WORDS {
+        self.boundary(text);
+        let text = text.trim_end_matches(' ');
+        let words = memchr::memchr_iter(b' ', text.as_bytes()).count() + 1;
+        if self.out.is_empty() && words > TRUST_EMPTY_BELOW_WORDS {
             return text.to_string();
         }
-        main
+        self.out
     }
 }
 

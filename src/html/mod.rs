@@ -161,8 +161,8 @@ pub fn parse_html_main(
     st.close_anchor(None);
     let title = st.title.finish();
     let truncated = st.text.truncated;
+    let main = st.main.finish(&st.text.out);
     let text = st.text.finish();
-    let main = st.main.finish(&text);
     let parsed = ParsedHtml {
         title: (!title.is_empty()).then_some(title),
         truncated,
@@ -939,7 +939,7 @@ impl State {
     fn new(doc_url: Option<Url>, limit: usize) -> Self {
         State {
             text: TextSink::new(limit),
-            main: main_content::MainContent::new(limit),
+            main: main_content::MainContent::new(),
             declared_lang: None,
             element_cap: false,
             title: TextSink::new(MAX_TITLE),
@@ -1009,8 +1009,10 @@ impl State {
             self.title.push(s);
             return;
         }
+        let before = self.text.out.len();
         self.text.push(s);
-        self.main.text(s, self.anchor.is_some());
+        self.main
+            .text(&self.text.out, before, self.anchor.is_some());
         if let Some(a) = self.anchor.as_mut() {
             a.text.push(s);
         }
@@ -1018,7 +1020,7 @@ impl State {
 
     fn boundary(&mut self) {
         self.text.boundary();
-        self.main.boundary();
+        self.main.boundary(&self.text.out);
         if let Some(a) = self.anchor.as_mut() {
             a.text.boundary();
         }

@@ -2,6 +2,10 @@
 //! languages, pure Rust, no model files), as the ISO 639-1 code that `lang:` filters on
 //! and that picks the stemmer of the index's stemmed field (src/index/analysis.rs).
 
+use std::collections::HashMap;
+use std::sync::{LazyLock, Mutex};
+
+use sha1::{Digest, Sha1};
 use whatlang::{Lang, Script};
 
 /// Bytes of text the detector looks at: the start of the main content says the
@@ -21,8 +25,48 @@ pub fn detect(text: &str) -> Option<&'static str> {
     if sample.chars().filter(|c| c.is_alphabetic()).count() < MIN_LETTERS {
         return None;
     }
-    let info = whatlang::detect(sample)?;
-    info.is_reliable().then(|| iso639_1(info.lang()))
+    let key: [u8; 20] = Sha1::digest(sample.as_bytes()).into();
+    let memo = || MEMO.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(&told) = memo().recall(&key) {
+        return told;
+    }
+    let told = whatlang::detect(sample)
+        .filter(|info| info.is_reliable())
+        .map(|info| iso639_1(info.lang()));
+    memo().remember(key, told);
+    told
+}
+
+/// Samples told lately, in two generations of at most this many each (some 4 MiB).
+const MEMO_ENTRIES: usize = 1 << 16;
+
+/// What whatlang told of recently seen samples, by the sample's SHA-1. whatlang's
+/// answer depends on the sample alone, and it costs some 100 µs whatever the text (it
+/// scores 300 trigrams of each of 37 Latin-script languages), while the versions of a
+/// page captured again and again mostly begin alike: on the bench 27 % of the
+/// documents share their first KiB of main content with an earlier one
+/// (scripts/bench-import.sh).
+static MEMO: LazyLock<Mutex<Memo>> = LazyLock::new(Mutex::default);
+
+/// [`MEMO`]'s two generations: when the current one is full it becomes the previous
+/// one, and the previous one is dropped.
+#[derive(Default)]
+struct Memo {
+    current: HashMap<[u8; 20], Option<&'static str>>,
+    previous: HashMap<[u8; 20], Option<&'static str>>,
+}
+
+impl Memo {
+    fn recall(&self, key: &[u8; 20]) -> Option<&Option<&'static str>> {
+        self.current.get(key).or_else(|| self.previous.get(key))
+    }
+
+    fn remember(&mut self, key: [u8; 20], told: Option<&'static str>) {
+        if self.current.len() >= MEMO_ENTRIES {
+            self.previous = std::mem::take(&mut self.current);
+        }
+        self.current.insert(key, told);
+    }
 }
 
 /// The language of a page: the one its `<html lang>` declares when the text is written
@@ -205,5 +249,22 @@ mod tests {
         assert_eq!(detect_declared(de, Some("x-klingon")), Some("de"));
         assert_eq!(detect_declared("", Some("iw")), Some("he"));
         assert_eq!(detect(""), None);
+    }
+
+    /// A remembered answer is the answer, and the memo keeps at most two generations.
+    #[test]
+    fn remembered_answers_are_whatlangs() {
+        let en = "The archive keeps every version of the page that was crawled over the \
+                  years, and a reader can see each of them.";
+        assert_eq!(detect(en), Some("en"));
+        assert_eq!(detect(en), Some("en"), "from the memo");
+        let mut memo = Memo::default();
+        for k in 0..=MEMO_ENTRIES as u32 * 2 {
+            let mut key = [0; 20];
+            key[..4].copy_from_slice(&k.to_le_bytes());
+            memo.remember(key, Some("en"));
+        }
+        assert_eq!(memo.current.len() + memo.previous.len(), MEMO_ENTRIES + 1);
+        assert_eq!(memo.recall(&[0; 20]), None, "the oldest generation is gone");
     }
 }

@@ -74,9 +74,11 @@ thread_local! {
 }
 
 /// A row as its `R` line holds it: `LENGTH:BASE64(ZSTD(POSTCARD))`, where `LENGTH` is
-/// the postcard encoding's.
-fn pack_row(row: &SegmentRow) -> io::Result<Vec<u8>> {
-    let encoded = postcard::to_stdvec(row).map_err(io::Error::other)?;
+/// the postcard encoding's, and postcard encodes the row without its main text and then
+/// the main text as a [`PackedMain`].
+fn pack_row(mut row: SegmentRow) -> io::Result<Vec<u8>> {
+    let main = PackedMain::of(&row.text, row.main_text.take());
+    let encoded = postcard::to_stdvec(&(&row, &main)).map_err(io::Error::other)?;
     let packed = COMPRESSOR.with(|c| -> io::Result<Vec<u8>> {
         let mut c = c.borrow_mut();
         if c.is_none() {
@@ -106,7 +108,93 @@ fn unpack_row(
     if encoded.len() != encoded_len {
         return Err(corrupt());
     }
-    postcard::from_bytes(&encoded).map_err(io::Error::other)
+    let (mut row, main): (SegmentRow, PackedMain) =
+        postcard::from_bytes(&encoded).map_err(io::Error::other)?;
+    row.main_text = main.unpack(&row.text)?;
+    Ok(row)
+}
+
+/// Bytes a piece of the main text is looked for by in the text: its start, up to its
+/// first space.
+const PROBE_BYTES: usize = 16;
+
+/// A row's main text in the sort: mostly pieces of the row's text, since a page's main
+/// content is its text without the blocks of chrome. Kept as the pieces' places in the
+/// text, a row is some third smaller, which is that much less for zstd to pack (a
+/// tenth of an import's time, scripts/bench-import.sh with perf) and for the sort to
+/// hold.
+#[derive(serde::Serialize, serde::Deserialize)]
+enum PackedMain {
+    /// The row has no main text (not markup).
+    None,
+    /// Pieces of the text, `(start, length)` in bytes, to be joined.
+    Pieces(Vec<(u32, u32)>),
+    /// The main text itself, when it is not made of a few pieces of the text.
+    Text(String),
+}
+
+impl PackedMain {
+    fn of(text: &str, main: Option<String>) -> PackedMain {
+        match main {
+            None => PackedMain::None,
+            Some(main) => match pieces_of(text.as_bytes(), main.as_bytes()) {
+                Some(pieces) => PackedMain::Pieces(pieces),
+                None => PackedMain::Text(main),
+            },
+        }
+    }
+
+    fn unpack(self, text: &str) -> io::Result<Option<String>> {
+        Ok(match self {
+            PackedMain::None => None,
+            PackedMain::Text(main) => Some(main),
+            PackedMain::Pieces(pieces) => {
+                let mut main = Vec::with_capacity(pieces.iter().map(|p| p.1 as usize).sum());
+                for (start, len) in pieces {
+                    let (start, len) = (start as usize, len as usize);
+                    let piece = text
+                        .as_bytes()
+                        .get(start..start + len)
+                        .ok_or_else(corrupt)?;
+                    main.extend_from_slice(piece);
+                }
+                // Pieces may end inside a character; together they are the text that
+                // was packed, which was UTF-8.
+                Some(String::from_utf8(main).map_err(|_| corrupt())?)
+            }
+        })
+    }
+}
+
+/// `main` as pieces of `text`, in order: each piece is found by its start and taken as
+/// far as it matches. `None` when a piece is not found, or when the pieces would take
+/// more room than `main` itself.
+fn pieces_of(text: &[u8], main: &[u8]) -> Option<Vec<(u32, u32)>> {
+    if text.len() > u32::MAX as usize {
+        return None;
+    }
+    let mut pieces = Vec::new();
+    let (mut at_text, mut at_main) = (0, 0);
+    while at_main < main.len() {
+        let rest = &main[at_main..];
+        let probe_len = memchr::memchr(b' ', &rest[1.min(rest.len())..])
+            .map_or(rest.len(), |space| space + 1)
+            .min(PROBE_BYTES);
+        let found = at_text + memchr::memmem::find(&text[at_text..], &rest[..probe_len])?;
+        let same = text[found..]
+            .iter()
+            .zip(rest)
+            .take_while(|(a, b)| a == b)
+            .count();
+        pieces.push((found as u32, same as u32));
+        // Two varints of up to five bytes each.
+        if pieces.len() * 10 > main.len() {
+            return None;
+        }
+        at_main += same;
+        at_text = found + same;
+    }
+    Some(pieces)
 }
 
 /// The sort, and the first error writing to it.
@@ -178,7 +266,7 @@ impl Versions {
             return;
         }
         // Packed here, in the parsing thread, outside the sort's lock.
-        match pack_row(&row) {
+        match pack_row(row) {
             Ok(packed) => self.push(key, order, Kind::Row, Some(&packed)),
             Err(e) => {
                 let mut spill = self.spill.lock().expect("spill lock");
@@ -424,5 +512,48 @@ mod tests {
                 ["20200101000000", "20200102000000", "20200103000000"]
             );
         }
+    }
+
+    /// A row's main text comes back from the sort exactly as it went in, whether it
+    /// travels as pieces of the text (chrome cut out, a piece ending inside a
+    /// character) or as itself (not found in the text, or too many small pieces).
+    #[test]
+    fn main_text_travels_as_pieces_of_the_text_and_comes_back_whole() {
+        let text = "Home | About Name ANALYZE — collect statistics é Next Prev Footer text è";
+        let cases = [
+            (Some("Name ANALYZE — collect statistics é"), true),
+            (
+                Some("Home Name ANALYZE — collect statistics é Footer text"),
+                true,
+            ),
+            (Some("collect statistics è"), true),
+            (Some(text), true),
+            (Some("words that the text does not have at all"), false),
+            (Some("a b"), false),
+            (Some(""), true),
+            (None, false),
+        ];
+        let mut decompressor = zstd::bulk::Decompressor::new().unwrap();
+        for (main, as_pieces) in cases {
+            let packed = PackedMain::of(text, main.map(str::to_string));
+            assert_eq!(
+                matches!(packed, PackedMain::Pieces(_)),
+                as_pieces,
+                "{main:?}"
+            );
+            let row = SegmentRow {
+                text: text.into(),
+                main_text: main.map(str::to_string),
+                ..row("20200101000000", "t")
+            };
+            let back = unpack_row(&pack_row(row.clone()).unwrap(), &mut decompressor).unwrap();
+            assert_eq!(back, row);
+        }
+        // Pieces that point outside the text are refused, not read.
+        let bad = PackedMain::Pieces(vec![(60, 40)]);
+        assert_eq!(
+            bad.unpack(text).unwrap_err().kind(),
+            io::ErrorKind::InvalidData
+        );
     }
 }
