@@ -20,16 +20,44 @@
 /// Blocks of this size or more get their own mapping, returned to the system when freed.
 pub const MMAP_THRESHOLD: usize = 1 << 20;
 
+/// mimalloc's option `mi_option_purge_delay` (its place in `mi_option_e`, mimalloc.h of
+/// mimalloc 3, which libmimalloc-sys 0.1.49 does not name): how many milliseconds freed
+/// memory stays committed before it is given back.
+const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+
 /// Sets the allocator's policy (see the module comment) for the whole process, from then
 /// on: `index`, `merge`, `add-dates` and `update` call it first thing, the commands whose
 /// memory it was measured to bound. `import` does not: there it bought 30 MB of peak RSS (of 260)
 /// for twice the system time, fresh pages being dear on a virtual machine, and the
-/// import's time is what scales. A no-op where the allocator is not glibc's.
+/// import's time is what scales.
+///
+/// The binary's allocator is mimalloc (src/main.rs): for it, freed memory is given back
+/// at once instead of a second later. With the delay, `index` of 100,000 versions peaked at
+/// 514 MB against 419 MB with glibc; with none, at 425 MB, in the same time (the import,
+/// where immediate purging tripled the system time, keeps the delay). glibc's threshold is
+/// still set, for a program that links the library with glibc's allocator.
 pub fn give_back_freed_memory() {
+    // SAFETY: mi_option_set only changes a tunable of mimalloc, read when it next purges;
+    // with another global allocator it changes nothing that is in use.
+    unsafe {
+        libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 0);
+    }
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: mallopt only changes a tunable of the allocator, which is safe at any time
     // (blocks allocated before keep working; only later allocations follow it).
     unsafe {
         libc::mallopt(libc::M_MMAP_THRESHOLD, MMAP_THRESHOLD as libc::c_int);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The option's place is right: it holds mimalloc 3's default purge delay, 1000 ms
+    /// (`options.c` of libmimalloc-sys 0.1.49; mimalloc.h's comment says 10).
+    #[test]
+    fn purge_delay_is_the_option_named() {
+        // SAFETY: reading an option has no effect.
+        let delay = unsafe { libmimalloc_sys::mi_option_get(super::MI_OPTION_PURGE_DELAY) };
+        assert_eq!(delay, 1000);
     }
 }

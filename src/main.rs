@@ -7,6 +7,11 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+/// mimalloc: an import in glibc's malloc took a fifth longer (ARCHITECTURE.md, "What
+/// is the library, and what is the binary?"); src/heap.rs sets its policy per command.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn inflate(file: &std::path::Path) -> anyhow::Result<i32> {
     let f = std::fs::File::open(file).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
     let s = warcdex::inflate::inflate_all(f)?;
