@@ -51,9 +51,6 @@ enum Reason {
     StrayEndTag,
     /// `<image>` is `<img>` to HTML5's tree builder; an unknown element to warcdex.
     ImageIsImg,
-    /// The links of a `<noscript>` before the first `<base href>` are resolved against
-    /// the document URL by warcdex, against the base by HTML5's rule.
-    NoscriptBeforeBase,
     /// A `<noscript>` left open to the end: warcdex parses its content only at its end
     /// tag (by design), html5ever's tree ends it at the end of the document.
     UnclosedNoscript,
@@ -135,13 +132,6 @@ const CLASSES: &[(Reason, &str, Field, &str, &str)] = &[
         Field::Text,
         "ab",
         "a b",
-    ),
-    (
-        Reason::NoscriptBeforeBase,
-        "<noscript><a href=n>n</a></noscript><base href=http://b.example/>",
-        Field::Outlinks,
-        "http://example.com/n",
-        "http://b.example/n",
     ),
     (
         Reason::UnclosedNoscript,

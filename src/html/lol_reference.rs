@@ -706,16 +706,20 @@ impl State {
         let Some(content) = self.noscript.take() else {
             return;
         };
-        let base = self.base.as_ref().or(self.doc_url.as_ref());
-        let url = base.map(|u| u.as_str().to_string()).unwrap_or_default();
-        let inner = parse_html(
-            content.as_bytes(),
-            Some("text/html; charset=utf-8"),
-            &url,
-            1,
-        );
-        for o in inner.outlinks {
-            self.push_outlink(&o.url.clone(), o.url, o.anchor);
+        let base = self.base.as_ref().or(self.doc_url.as_ref()).cloned();
+        let state = Rc::new(RefCell::new(State::new(base, 1)));
+        run_rewriter(&state, encoding_rs::UTF_8, content.as_bytes());
+        let mut inner = state.replace(State::new(None, 0));
+        inner.flush_carry();
+        inner.close_anchor(None);
+        // The targets as written, for a later `<base href>` (as the extraction does).
+        let mut raw: Vec<Option<String>> = vec![None; inner.outlinks.len()];
+        for (i, target) in inner.before_base {
+            raw[i] = Some(target);
+        }
+        for (o, raw) in inner.outlinks.into_iter().zip(raw) {
+            let raw = raw.unwrap_or_else(|| o.url.clone());
+            self.push_outlink(&raw, o.url, o.anchor);
         }
     }
 

@@ -221,6 +221,20 @@ fn links_inside_noscript_are_kept() {
     assert_eq!(p.text, "a b");
     // An unclosed noscript holds the rest of the document as text: nothing is parsed.
     assert!(parse("<noscript><a href=\"x\">x</a>").outlinks.is_empty());
+    // The first `<base href>` applies to the whole document, a `<noscript>` before it
+    // too (html5ever's tree gives the same: src/html/html5ever_tests.rs).
+    let p = parse(
+        "<noscript><a href=n.html>n</a><a href=\"/r&amp;s\">r</a></noscript>\
+         <base href=\"http://b.example/x/\"><a href=m>m</a>",
+    );
+    assert_eq!(
+        links(&p),
+        [
+            ("http://b.example/x/n.html", "n"),
+            ("http://b.example/r&s", "r"),
+            ("http://b.example/x/m", "m"),
+        ]
+    );
 }
 
 #[test]
