@@ -39,10 +39,6 @@ enum Reason {
     /// Content misplaced in a `<table>` is moved before the table in the tree
     /// (foster parenting): the same words in another order.
     FosterParenting,
-    /// `<![CDATA[...]]>` inside a MathML or SVG integration point (`<ms>`, `<mi>`,
-    /// `<desc>`, `<foreignObject>`, ...) is text to HTML5 (the adjusted current node is
-    /// not in the HTML namespace); warcdex, as lol_html, reads a bogus comment.
-    CdataInIntegrationPoint,
     /// Misnested formatting elements (`<b><p>x</b>y`): the adoption agency keeps `y`
     /// in the paragraph, warcdex's end tag ends the paragraph too (a word break).
     AdoptionAgency,
@@ -76,13 +72,6 @@ const KNOWN: &[Known] = &[
         field: Field::Text,
         reason: Reason::FosterParenting,
     },
-    // `<math><ms><![CDATA[x<y]]></ms></math>`, a test page of text extraction.
-    Known {
-        archive: "ia-web-commons/resource/html/text-extraction-test.warc",
-        url: "http://www.example.com/html2text-spacing.html",
-        field: Field::Text,
-        reason: Reason::CdataInIntegrationPoint,
-    },
 ];
 
 /// Each difference class on a minimal page: the field, then the value warcdex gives and
@@ -96,20 +85,6 @@ const CLASSES: &[(Reason, &str, Field, &str, &str)] = &[
         Field::Text,
         "a moved after",
         "moved a after",
-    ),
-    (
-        Reason::CdataInIntegrationPoint,
-        "<math><ms><![CDATA[x<y]]></ms></math>z",
-        Field::Text,
-        "z",
-        "x<yz",
-    ),
-    (
-        Reason::CdataInIntegrationPoint,
-        "<svg><desc><![CDATA[x<y]]></desc></svg>z",
-        Field::Text,
-        "z",
-        "x<y z",
     ),
     (
         Reason::AdoptionAgency,

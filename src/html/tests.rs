@@ -497,6 +497,20 @@ fn lexer_states_and_quirks_as_lol_html() {
     assert_eq!(text("<title a=>t <b>x"), "x");
     // CDATA only in foreign content.
     assert_eq!(text("<svg><![CDATA[a&amp;b]]></svg>c"), "a&amp;b c");
+    // At an integration point (`<ms>`, `<desc>`) the current node is still foreign, so
+    // CDATA is text; once an HTML element opens inside it, it is a bogus comment (issue
+    // 19, item 4; html5ever's tree agrees, src/html/html5ever_tests.rs).
+    // (Not compared with lol_html, which reads a bogus comment at the integration point.)
+    let text_only = |html: &str| parse(html).text;
+    assert_eq!(text_only("<math><ms><![CDATA[x<y]]></ms></math>z"), "x<yz");
+    assert_eq!(
+        text_only("<svg><desc><![CDATA[x<y]]></desc></svg>z"),
+        "x<y z"
+    );
+    assert_eq!(
+        text_only("<math><ms><b><![CDATA[x<y]]></b></ms></math>z"),
+        "z"
+    );
     // An inline SVG's style sheet and script are not text (found by the html5ever
     // comparison, docs/html-differences.md).
     assert_eq!(
@@ -771,8 +785,20 @@ fn same_as_lol_html_on_random_pages() {
         Some("text/html; charset=utf-16le"),
     ];
     let mut failures = 0;
+    const INTEGRATION_POINTS: [&str; 9] = [
+        "<mi",
+        "<mo",
+        "<mn",
+        "<ms",
+        "<mtext",
+        "<desc",
+        "<title",
+        "<foreignobject",
+        "<annotation-xml",
+    ];
     for it in 0..iters {
         let mut html = String::new();
+        let mut at_integration_point = false;
         let big = next() % 20 == 0;
         let n = if big { 20_000 } else { 1 + next() % 60 };
         for _ in 0..n {
@@ -795,6 +821,17 @@ fn same_as_lol_html_on_random_pages() {
             if piece.eq_ignore_ascii_case("</br>") {
                 piece = "<br>".to_string();
             }
+            // lol_html reads CDATA at an integration point (`<ms>`, `<desc>`, ...: the
+            // current node is foreign) as a bogus comment, which HTML5 and the
+            // extraction do not (tested on its own above). Once a page has had such a
+            // start tag, both sides get a `<span>` before each CDATA, where both read a
+            // bogus comment. (Never undone within the page: a tag-like piece in a comment
+            // or a script opens no element.)
+            if piece.starts_with("<![CDATA[") && at_integration_point {
+                html.push_str("<span>");
+            }
+            let lower = piece.to_ascii_lowercase();
+            at_integration_point |= INTEGRATION_POINTS.iter().any(|p| lower.contains(p));
             html.push_str(&piece);
         }
         if next() % 4 == 0 && !html.is_empty() {

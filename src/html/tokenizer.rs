@@ -11,7 +11,9 @@
 //!   goes on in the data state, but the text keeps the kind the tag asked for;
 //! - its tree-builder simulation: which start tags switch the text kind (`title`,
 //!   `textarea`, `script`, `style`, ...), the SVG/MathML namespace stack with its
-//!   integration points and breakout tags, CDATA only in foreign content;
+//!   integration points and breakout tags, CDATA only where the current node is
+//!   foreign (in SVG or MathML, and at an integration point until an element opens in
+//!   it, where lol_html read a bogus comment);
 //! - its selector VM's stack of open elements, which decides when an element ends:
 //!   every start tag in HTML but the void ones (or in foreign content, every one not
 //!   self-closing) is pushed; an end tag pops up to the nearest open element of the
@@ -660,6 +662,10 @@ impl<'a, H: Handler> Tokenizer<'a, '_, H> {
         self_closing: bool,
     ) -> Option<TextKind> {
         use tag::*;
+        // The element opened is the current node: HTML's forbids CDATA, a foreign one
+        // allows it (HTML5's "adjusted current node"); `enter_ns` and the integration
+        // points below say which.
+        self.cdata_allowed = self.ns() != Namespace::Html;
         if hash == SVG {
             self.enter_ns(Namespace::Svg);
         } else if hash == MATH {
@@ -718,6 +724,9 @@ impl<'a, H: Handler> Tokenizer<'a, '_, H> {
             {
                 if !self_closing {
                     self.enter_ns(Namespace::Html);
+                    // Its content is parsed as HTML, but until an element opens inside
+                    // it the current node is the foreign integration point itself.
+                    self.cdata_allowed = true;
                 }
             } else if hash == FONT {
                 if self.has_attr("color") || self.has_attr("size") || self.has_attr("face") {
@@ -738,6 +747,7 @@ impl<'a, H: Handler> Tokenizer<'a, '_, H> {
                 });
                 if html {
                     self.enter_ns(Namespace::Html);
+                    self.cdata_allowed = true;
                 }
             }
         } else {
