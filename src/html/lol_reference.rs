@@ -712,13 +712,7 @@ impl State {
         let mut inner = state.replace(State::new(None, 0));
         inner.flush_carry();
         inner.close_anchor(None);
-        // The targets as written, for a later `<base href>` (as the extraction does).
-        let mut raw: Vec<Option<String>> = vec![None; inner.outlinks.len()];
-        for (i, target) in inner.before_base {
-            raw[i] = Some(target);
-        }
-        for (o, raw) in inner.outlinks.into_iter().zip(raw) {
-            let raw = raw.unwrap_or_else(|| o.url.clone());
+        for (raw, o) in super::as_written(inner.outlinks, inner.before_base) {
             self.push_outlink(&raw, o.url, o.anchor);
         }
     }

@@ -1048,14 +1048,7 @@ impl State {
         let mut inner = State::new(base, 1);
         tokenizer::tokenize(&content, &mut inner);
         inner.close_anchor(None);
-        // The targets as written, for a `<base href>` later in the document (the inner
-        // parse saw none, so it kept every target as written: `push_outlink`).
-        let mut raw: Vec<Option<String>> = vec![None; inner.outlinks.len()];
-        for (i, target) in inner.before_base {
-            raw[i] = Some(target);
-        }
-        for (o, raw) in inner.outlinks.into_iter().zip(raw) {
-            let raw = raw.unwrap_or_else(|| o.url.clone());
+        for (raw, o) in as_written(inner.outlinks, inner.before_base) {
             self.push_outlink(&raw, o.url, o.anchor);
         }
     }
@@ -1100,6 +1093,22 @@ impl State {
             }
         }
     }
+}
+
+/// The outlinks of a `<noscript>`'s inner parse, each with its target as written, for a
+/// `<base href>` later in the document: the inner parse saw none, so it kept every target
+/// as written (`before_base`); one after a `<base>` inside the noscript keeps its URL.
+/// Shared with the lol_html oracle (`lol_reference.rs`).
+fn as_written(outlinks: Vec<Outlink>, before_base: Vec<(usize, String)>) -> Vec<(String, Outlink)> {
+    let mut raw: Vec<Option<String>> = vec![None; outlinks.len()];
+    for (i, target) in before_base {
+        raw[i] = Some(target);
+    }
+    outlinks
+        .into_iter()
+        .zip(raw)
+        .map(|(o, raw)| (raw.unwrap_or_else(|| o.url.clone()), o))
+        .collect()
 }
 
 /// A link target whose character references are decoded, resolved against `base` (or
