@@ -21,6 +21,7 @@ pub mod html;
 pub mod import;
 pub mod index;
 pub mod inflate;
+pub mod near;
 pub mod output;
 pub mod path_error;
 pub mod pindex;
@@ -30,5 +31,6 @@ pub mod records;
 pub mod search;
 pub mod segment;
 pub mod serve;
+pub mod simhash;
 
 pub use error::{Anomaly, AnomalyCounts, AnomalyKind, Error, ErrorKind, Result};

@@ -103,6 +103,9 @@ fn row(i: u64, rng: &mut Lcg) -> SegmentRow {
             .then(|| ["", "UTF-8", "windows-1252"][(i % 3) as usize].to_string()),
         title: (i % 4 != 1).then(|| some_words(rng, 8)),
         text: some_words(rng, 300),
+        // Every 64-bit pattern round-trips through the signed column, nulls too.
+        simhash: (i % 5 != 3).then(|| (rng.next() ^ (rng.next() << 32)) as i64),
+        simhash_words: (i % 5 != 3).then(|| rng.below(u64::from(u32::MAX)) as u32),
         outlinks: (0..noutlinks)
             .map(|k| Outlink {
                 url: format!("http://example.org/{i}/{k}"),

@@ -13,6 +13,7 @@ mod html_pages;
 mod import;
 mod index;
 mod lists_cli;
+mod near_dups;
 mod reader_corpus;
 mod reader_damage;
 mod reader_fixtures;

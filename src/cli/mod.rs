@@ -5,6 +5,7 @@ pub mod dates;
 pub mod import;
 pub mod index;
 pub mod lists;
+pub mod near;
 pub mod records;
 pub mod search;
 pub mod update;
@@ -76,6 +77,16 @@ pub enum Command {
     Update(update::UpdateArgs),
     /// Serve the search over HTTP: a search page, OpenSearch RSS, JSON and /healthz.
     Serve(search::ServeArgs),
+    /// Clusters of near-duplicate versions (text fingerprints at most K bits apart) as
+    /// CLUSTER<TAB>URL<TAB>sha1:DIGEST<TAB>FIRST_DATE14 lines.
+    NearDups(near::NearDupsArgs),
+    /// Every version of a URL with its dates and how much its text changed from the
+    /// version before (minor or major).
+    History(near::HistoryArgs),
+    /// The fingerprint of every row of a segment, with the features asked (for the
+    /// near-duplicate measurements).
+    #[command(hide = true)]
+    Fingerprints(near::FingerprintsArgs),
     /// Decompress every gzip member and discard the output (the benchmark's lower bound).
     #[command(hide = true)]
     Inflate {

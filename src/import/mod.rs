@@ -153,6 +153,9 @@ fn parse_batch(
         .par_drain(..)
         .map(|mut c| {
             let parsed = parse_into(&mut c.row, &c.body, &c.facts, limit);
+            if parsed.ok {
+                c.row.set_fingerprint();
+            }
             versions.offer(&c.key, &c.order, c.row);
             let mut pdf = BTreeMap::new();
             if let Some(kind) = parsed.pdf {

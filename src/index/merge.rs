@@ -134,6 +134,10 @@ fn record_of(f: &super::Fields, doc: &TantivyDocument) -> VersionRecord {
             // `main` holds the whole text when the document had no separate main
             // content: the same value again is stored as "no separate main content".
             main_text: f.main.map(text).filter(|m| *m != text(f.content)),
+            simhash: f.simhash.and_then(|h| doc.get_first(h)?.as_i64()),
+            simhash_words: f
+                .simhash_words
+                .and_then(|w| u32::try_from(doc.get_first(w)?.as_u64()?).ok()),
             outlinks: Vec::new(),
             // Not in the index: the segments hold it.
             archive: String::new(),

@@ -84,6 +84,11 @@ pub struct Fields {
     /// The stemmed text, one field per language of [`analysis::STEMMED_LANGUAGES`] (in
     /// its order): a document's text is in the field of its language.
     pub stems: [Option<Field>; STEMS],
+    /// The near-duplicate fingerprint (`crate::simhash`, its 64 bits as i64; fast,
+    /// stored): what `near-dups`, `history` and search's collapsing compare.
+    pub simhash: Option<Field>,
+    /// The words the fingerprint was made from (fast, stored): `near-dups --min-size`.
+    pub simhash_words: Option<Field>,
 }
 
 /// The number of stemmed fields.
@@ -134,6 +139,8 @@ pub fn schema() -> (Schema, Fields) {
             );
             Some(b.add_text_field(&analysis::stem_field_name(code), opts))
         }),
+        simhash: Some(b.add_i64_field("simhash", FAST | STORED)),
+        simhash_words: Some(b.add_u64_field("simhash_words", FAST | STORED)),
     };
     (b.build(), f)
 }
@@ -541,6 +548,11 @@ fn document(
         if let Some(field) = f.stems[i] {
             d.add_text(field, main);
         }
+    }
+    if let (Some(h), Some(w)) = (f.simhash, f.simhash_words) {
+        let print = row.fingerprint();
+        d.add_i64(h, print.hash as i64);
+        d.add_u64(w, u64::from(print.words));
     }
     d
 }

@@ -41,7 +41,7 @@ pub use query::{ParsedQuery, QueryError};
 
 use facets::{FacetSources, Facets, MonthCount, SetTally, Tally};
 use hits::{build_hit, select, Candidate, Selection, Snippets, TopFiltered};
-use set::OpenSet;
+pub(crate) use set::OpenSet;
 pub use shards::{ShardHit, ShardResults};
 use stats::Statistics;
 pub use stats::TermStats;
@@ -357,6 +357,13 @@ impl SearchIndex {
             sets,
             broken: Mutex::new(broken),
         })
+    }
+
+    /// The sets being searched (opened, and not disabled since), in name order.
+    pub(crate) fn live_sets(&self) -> impl Iterator<Item = &OpenSet> {
+        (self.sets.iter().enumerate())
+            .filter(|(i, _)| self.live(*i))
+            .map(|(_, s)| s)
     }
 
     fn live(&self, i: usize) -> bool {

@@ -259,6 +259,8 @@ fn fields_of(index: &Index, dir: &Path) -> pindex::Result<Fields> {
                 crate::index::analysis::STEMMED_LANGUAGES[i].0,
             ))
         }),
+        simhash: optional("simhash"),
+        simhash_words: optional("simhash_words"),
     })
 }
 

@@ -12,14 +12,14 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use arrow_array::builder::{
-    ArrayBuilder, Int16Builder, Int64Builder, ListBuilder, StringBuilder, StructBuilder,
-    TimestampMicrosecondBuilder,
+    ArrayBuilder, Int16Builder, Int32Builder, Int64Builder, ListBuilder, StringBuilder,
+    StructBuilder, TimestampMicrosecondBuilder,
 };
 use arrow_array::cast::AsArray;
-use arrow_array::types::{Int16Type, Int64Type, UInt16Type, UInt64Type};
+use arrow_array::types::{Int16Type, Int32Type, Int64Type, UInt16Type, UInt64Type};
 use arrow_array::{
-    Array, ArrayRef, Int16Array, Int64Array, ListArray, RecordBatch, StringArray, StructArray,
-    UInt16Array, UInt64Array,
+    Array, ArrayRef, Int16Array, Int32Array, Int64Array, ListArray, RecordBatch, StringArray,
+    StructArray, UInt16Array, UInt64Array,
 };
 use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef, TimeUnit};
 use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
@@ -83,7 +83,9 @@ const LIST_ELEMENT: &str = "element";
 /// |17 | `title`         | `Utf8`                                       | yes      |
 /// |18 | `text`          | `Utf8`                                       | no       |
 /// |19 | `main_text`     | `Utf8`                                       | yes      |
-/// |20 | `outlinks`      | `List<element: Struct<url: Utf8, anchor: Utf8> not null>` | no |
+/// |20 | `simhash`       | `Int64`                                      | yes      |
+/// |21 | `simhash_words` | `Int32`                                      | yes      |
+/// |22 | `outlinks`      | `List<element: Struct<url: Utf8, anchor: Utf8> not null>` | no |
 ///
 /// Every integer is signed (Spark before 3.2 cannot read unsigned 64-bit columns, and
 /// later versions read them as decimals). `capture_times` holds one timestamp per date of
@@ -95,8 +97,13 @@ const LIST_ELEMENT: &str = "element";
 /// signed)`), the times are `INT64` (`TIMESTAMP(MICROS, true)`), and the lists use the
 /// standard three-level layout (`dates.list.element`, `outlinks.list.element.url`).
 ///
+/// `simhash` is the near-duplicate fingerprint (`crate::simhash`: 64 bits read as a signed
+/// integer, as Spark and DuckDB have no unsigned 64-bit type) and `simhash_words` the words
+/// it was made from; both null for documents import did not parse (images, failed parses).
+///
 /// Files of format version 1 (unsigned `offset`, `length` and `status`; no times,
-/// `archive`, `lang` or `main_text`) are still read: see [`read_rows`].
+/// `archive`, `lang` or `main_text`) and 2 (no `simhash`) are still read: see
+/// [`read_rows`].
 pub fn schema() -> SchemaRef {
     static SCHEMA: OnceLock<SchemaRef> = OnceLock::new();
     SCHEMA
@@ -123,6 +130,8 @@ pub fn schema() -> SchemaRef {
                 Field::new("title", DataType::Utf8, true),
                 utf8("text"),
                 Field::new("main_text", DataType::Utf8, true),
+                Field::new("simhash", DataType::Int64, true),
+                Field::new("simhash_words", DataType::Int32, true),
                 Field::new("outlinks", DataType::List(outlink_field()), false),
             ]))
         })
@@ -248,6 +257,8 @@ struct Builders {
     title: StringBuilder,
     text: StringBuilder,
     main_text: StringBuilder,
+    simhash: Int64Builder,
+    simhash_words: Int32Builder,
     outlinks: ListBuilder<StructBuilder>,
     /// The bound of a possible capture time (now, when the writer was made).
     now: i64,
@@ -284,6 +295,8 @@ impl Builders {
             title: StringBuilder::new(),
             text: StringBuilder::new(),
             main_text: StringBuilder::new(),
+            simhash: Int64Builder::new(),
+            simhash_words: Int32Builder::new(),
             outlinks: ListBuilder::new(outlink).with_field(outlink_field()),
             now: crate::reader::date::now_micros(),
         }
@@ -318,6 +331,11 @@ impl Builders {
         self.title.append_option(row.title.as_deref());
         self.text.append_value(&row.text);
         self.main_text.append_option(row.main_text.as_deref());
+        self.simhash.append_option(row.simhash);
+        self.simhash_words.append_option(
+            row.simhash_words
+                .map(|w| i32::try_from(w).unwrap_or(i32::MAX)),
+        );
         let links = self.outlinks.values();
         for link in &row.outlinks {
             // The builders were created just above as StringBuilders, so these
@@ -358,6 +376,8 @@ impl Builders {
             Arc::new(self.title.finish()),
             Arc::new(self.text.finish()),
             Arc::new(self.main_text.finish()),
+            Arc::new(self.simhash.finish()),
+            Arc::new(self.simhash_words.finish()),
             Arc::new(self.outlinks.finish()),
         ];
         RecordBatch::try_new(schema(), columns)
@@ -553,7 +573,7 @@ const TEXT_COLUMNS: [&str; 3] = ["title", "text", "main_text"];
 const WRITE_ONLY_COLUMNS: [&str; 2] = ["capture_times", "first_time"];
 
 /// Columns a file of format version 1 lacks: a row read from it has them empty.
-const NEWER_COLUMNS: [&str; 3] = ["archive", "lang", "main_text"];
+const NEWER_COLUMNS: [&str; 5] = ["archive", "lang", "main_text", "simhash", "simhash_words"];
 
 /// [`read_rows`] decoding only `columns`: Parquet skips the column chunks of the others.
 pub fn read_rows_with(path: &Path, columns: Columns) -> Result<RowReader> {
@@ -702,6 +722,8 @@ struct Batch {
     title: Option<StringArray>,
     text: Option<StringArray>,
     main_text: Option<StringArray>,
+    simhash: Option<Int64Array>,
+    simhash_words: Option<Int32Array>,
     outlinks: ListArray,
     outlink_urls: StringArray,
     outlink_anchors: StringArray,
@@ -742,6 +764,9 @@ impl Batch {
             title: opt_s("title"),
             text: opt_s("text"),
             main_text: opt_s("main_text"),
+            simhash: col("simhash").and_then(|c| c.as_primitive_opt::<Int64Type>().cloned()),
+            simhash_words: col("simhash_words")
+                .and_then(|c| c.as_primitive_opt::<Int32Type>().cloned()),
             outlinks,
             outlink_urls,
             outlink_anchors,
@@ -781,6 +806,10 @@ impl Batch {
             title: maybe(&self.title),
             text: maybe(&self.text).unwrap_or_default(),
             main_text: maybe(&self.main_text),
+            simhash: (self.simhash.as_ref()).and_then(|a| a.is_valid(i).then(|| a.value(i))),
+            simhash_words: (self.simhash_words.as_ref())
+                .and_then(|a| a.is_valid(i).then(|| a.value(i)))
+                .and_then(|w| u32::try_from(w).ok()),
             outlinks: range(&self.outlinks)
                 .map(|j| Outlink {
                     url: self.outlink_urls.value(j).to_string(),
