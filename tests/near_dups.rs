@@ -102,3 +102,234 @@ fn unrelated_pages_are_10_bits_apart_or_more_on_average() {
     eprintln!("unrelated pages: {pairs} pairs, mean {mean:.1} bits");
     assert!(mean >= 10.0, "mean {mean}");
 }
+
+/// A plain WARC of `response` records (URL, date, HTML), as a crawler writes them.
+fn write_warc(path: &Path, captures: &[(String, String, String)]) {
+    let mut out = Vec::new();
+    for (url, date, html) in captures {
+        let http = format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\n\r\n{html}",
+            html.len()
+        );
+        out.extend_from_slice(
+            format!(
+                "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {url}\r\nWARC-Date: {date}\r\n\
+                 WARC-Record-ID: <urn:uuid:{:032x}>\r\nContent-Type: application/http; msgtype=response\r\n\
+                 Content-Length: {}\r\n\r\n{http}\r\n\r\n",
+                out.len(),
+                http.len()
+            )
+            .as_bytes(),
+        );
+    }
+    std::fs::write(path, out).unwrap();
+}
+
+const DAYS: [&str; 7] = [
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+    "Sunday",
+];
+
+/// The front page of a news site on day `day` of March 2025: only its date line changes.
+fn front_page(day: usize, body: &str) -> String {
+    format!(
+        "<html><head><title>Daily Courier</title></head><body>\
+         <p class=\"date\">{}, {} March 2025</p><h1>Daily Courier front page</h1>\
+         <p>{body}</p></body></html>",
+        DAYS[day % 7],
+        day + 1
+    )
+}
+
+const STORY: &str = "The harbour authority approved the new ferry terminal after a long public \
+    consultation in which fishermen, residents and shop owners argued about noise, traffic and \
+    the future of the old quay. Construction starts in spring and the first boats should dock \
+    there within two years, the council said, adding that the historic warehouses will be kept \
+    and turned into a market hall with a library, a café and rooms for local clubs";
+
+const OTHER: &str = "Scientists at the observatory recorded an unusual burst of radio waves \
+    from a distant galaxy and asked amateur astronomers across the region to share their own \
+    measurements, hoping that many small telescopes together can tell whether the signal \
+    repeats, as some theories of neutron stars predict, or was a single event never to return";
+
+/// Twenty daily captures of one front page (twenty digests, only the date line changes),
+/// a mirror of it on another host, and a rewritten version: imported, indexed, opened.
+fn daily_front_page(dir: &Path) -> warcdex::search::SearchIndex {
+    use warcdex::import::segment_dir::write_segment;
+    use warcdex::index::{build_index, IndexOptions};
+    let mut captures: Vec<(String, String, String)> = (0..20)
+        .map(|d| {
+            (
+                "http://courier.example/".to_string(),
+                format!("2025-03-{:02}T06:00:00Z", d + 1),
+                front_page(d, STORY),
+            )
+        })
+        .collect();
+    captures.push((
+        "http://courier-mirror.example.net/".into(),
+        "2025-03-21T06:00:00Z".into(),
+        front_page(0, STORY),
+    ));
+    captures.push((
+        "http://courier.example/".into(),
+        "2025-03-22T06:00:00Z".into(),
+        front_page(21, &format!("{OTHER}. {}", &STORY[..120])),
+    ));
+    let warc = dir.join("courier.warc");
+    write_warc(&warc, &captures);
+    let entries = [ManifestEntry {
+        path: warc,
+        collection: None,
+        line: 1,
+    }];
+    let opts = ImportOptions::default();
+    let (rows, reports) = import_archives(&entries, None, &opts, &|_| {}, &|_| {}).unwrap();
+    assert_eq!(rows.len(), 22, "22 versions");
+    let seg = dir.join("seg");
+    write_segment(&seg, &rows, reports, &opts, None).unwrap();
+    build_index(
+        &[seg],
+        &dir.join("pindexes/courier/main"),
+        &IndexOptions::default(),
+    )
+    .unwrap();
+    warcdex::search::SearchIndex::open(dir).unwrap()
+}
+
+fn search(
+    index: &warcdex::search::SearchIndex,
+    q: &str,
+    near: warcdex::search::NearDisplay,
+) -> warcdex::search::SearchResults {
+    index
+        .search(&warcdex::search::SearchRequest {
+            query: q.into(),
+            hits: 50,
+            near,
+            ..Default::default()
+        })
+        .unwrap()
+}
+
+/// The acceptance's daily front page: one hit with its 20 dates by default, 20 hits with
+/// `--near-dups show`; the rewritten version stays a hit of its own either way.
+#[test]
+fn daily_front_page_is_one_hit_with_every_date() {
+    use warcdex::search::NearDisplay;
+    let dir = tempfile::tempdir().unwrap();
+    let index = daily_front_page(dir.path());
+    let r = search(
+        &index,
+        "ferry terminal site:courier.example",
+        NearDisplay::default(),
+    );
+    let urls: Vec<(&str, usize, usize)> = (r.hits.iter())
+        .map(|h| (h.url.as_str(), h.dates.len(), h.near_versions))
+        .collect();
+    assert_eq!(
+        urls,
+        [
+            ("http://courier.example/", 20, 20),
+            ("http://courier.example/", 1, 1)
+        ],
+        "{r:#?}"
+    );
+    // The newest of the twenty is shown, with all twenty dates.
+    let h = &r.hits[0];
+    assert_eq!(h.dates.first().unwrap(), "20250301060000");
+    assert_eq!(h.dates.last().unwrap(), "20250320060000");
+    assert!(h.snippet.text.contains("ferry"), "{:?}", h.snippet);
+
+    let shown = NearDisplay {
+        show_versions: true,
+        ..NearDisplay::default()
+    };
+    let r = search(&index, "ferry terminal site:courier.example", shown);
+    assert_eq!(r.hits.len(), 21);
+    assert!(r
+        .hits
+        .iter()
+        .all(|h| h.dates.len() == 1 && h.near_versions == 1));
+    let front: Vec<_> = r
+        .hits
+        .iter()
+        .filter(|h| h.digest != urls_digest_of_rewrite(&r))
+        .collect();
+    assert_eq!(front.len(), 20);
+
+    // Mirrors: two hits (two URLs) by default, one with "also at" when collapsed.
+    let r = search(&index, "ferry terminal", NearDisplay::default());
+    assert_eq!(r.hits.len(), 3, "{r:#?}");
+    let collapsed = NearDisplay {
+        collapse_urls: true,
+        ..NearDisplay::default()
+    };
+    let r = search(&index, "ferry terminal", collapsed);
+    assert_eq!(r.hits.len(), 2, "{r:#?}");
+    let with_mirror = r
+        .hits
+        .iter()
+        .find(|h| !h.also_at.is_empty())
+        .expect("a folded mirror");
+    assert!(
+        with_mirror.also_at == ["courier-mirror.example.net"]
+            || with_mirror.also_at == ["courier.example"],
+        "{:?}",
+        with_mirror.also_at
+    );
+}
+
+/// The digest of the rewritten version: the one captured on 22 March.
+fn urls_digest_of_rewrite(r: &warcdex::search::SearchResults) -> String {
+    r.hits
+        .iter()
+        .find(|h| h.dates == ["20250322060000"])
+        .map(|h| h.digest.clone())
+        .unwrap()
+}
+
+/// `near-dups` lists the 20 versions and the mirror as one cluster, sorted by URL then
+/// digest, and leaves the rewrite out; `history` calls the daily versions the same text
+/// and the rewrite a major change.
+#[test]
+fn near_dups_lists_one_cluster_and_history_tells_minor_from_major() {
+    use warcdex::near::{history::history, near_dups, NearOptions};
+    let dir = tempfile::tempdir().unwrap();
+    let index = daily_front_page(dir.path());
+    let mut out = Vec::new();
+    let report = near_dups(&index, &NearOptions::default(), &mut out).unwrap();
+    let out = String::from_utf8(out).unwrap();
+    let lines: Vec<Vec<&str>> = out.lines().map(|l| l.split('\t').collect()).collect();
+    assert_eq!(lines.len(), 21, "{out}");
+    assert!(lines.iter().all(|l| l.len() == 4 && l[0] == "1"), "{out}");
+    let mut sorted = lines.clone();
+    sorted.sort_by(|a, b| (a[1], a[2]).cmp(&(b[1], b[2])));
+    assert_eq!(lines, sorted);
+    assert_eq!(lines[0][1], "http://courier-mirror.example.net/");
+    assert_eq!(lines[0][3], "20250321060000");
+    assert_eq!(
+        (report.clusters, report.clustered, report.largest),
+        (1, 21, 21)
+    );
+    assert_eq!(report.documents, 22);
+
+    let versions = history(&index, "http://courier.example/", 3, 20).unwrap();
+    assert_eq!(versions.len(), 21);
+    let labels: Vec<&str> = versions.iter().map(|v| v.change.label()).collect();
+    assert_eq!(labels[0], "first");
+    assert!(
+        labels[1..20]
+            .iter()
+            .all(|l| *l == "same text" || *l == "minor change"),
+        "{labels:?}"
+    );
+    assert_eq!(labels[20], "major change");
+    assert!(versions[20].distance.unwrap() > 3);
+    assert_eq!(versions[20].dates, ["20250322060000"]);
+}

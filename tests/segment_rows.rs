@@ -360,6 +360,8 @@ fn opens_in_a_reader_that_is_not_ours() {
         ("title", BYTE_ARRAY, string.clone(), optional),
         ("text", BYTE_ARRAY, string.clone(), required),
         ("main_text", BYTE_ARRAY, string.clone(), optional),
+        ("simhash", INT64, None, optional),
+        ("simhash_words", INT32, None, optional),
         (
             "outlinks.list.element.url",
             BYTE_ARRAY,
@@ -495,7 +497,7 @@ fn every_column_chunk_is_zstd() {
     let meta = reader.metadata();
     assert_eq!(meta.num_row_groups(), 4);
     for rg in meta.row_groups() {
-        assert_eq!(rg.num_columns(), 22);
+        assert_eq!(rg.num_columns(), 24);
         for c in rg.columns() {
             assert!(
                 matches!(c.compression(), Compression::ZSTD(_)),

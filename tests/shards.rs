@@ -80,6 +80,7 @@ fn request(q: &str, start: usize, per_site: usize) -> SearchRequest {
         hits: 10,
         hits_per_site: per_site,
         replay_prefix: Some("http://wayback.test/web".into()),
+        near: Default::default(),
     }
 }
 

@@ -9,7 +9,7 @@ use std::time::Duration;
 use anyhow::{bail, Context};
 use clap::Args;
 
-use warcdex::search::{json, text, SearchIndex, SearchRequest, DEFAULT_HITS_PER_SITE};
+use warcdex::search::{json, text, NearDisplay, SearchIndex, SearchRequest, DEFAULT_HITS_PER_SITE};
 use warcdex::serve::{front_router, router, serve, ConnLimits, Front, ServeOptions};
 
 /// The Wayback URL form used for replay links unless `--replay-prefix` says otherwise.
@@ -33,6 +33,14 @@ pub struct SearchArgs {
     /// One JSON document instead of NutchWaxBean's text lines.
     #[arg(long)]
     pub json: bool,
+    /// Near-identical versions of a URL: `collapse` shows them as one hit with all their
+    /// dates (the newest version shown), `show` lists every version.
+    #[arg(long = "near-dups", value_enum, default_value_t = NearDupsArg::Collapse)]
+    pub near_dups: NearDupsArg,
+    /// `near` folds near-identical pages of other URLs (mirrors) into one hit, listing
+    /// their hosts.
+    #[arg(long, value_enum, default_value_t = CollapseArg::None)]
+    pub collapse: CollapseArg,
     /// Replay links are PREFIX/DATE14/URL (shown in --json).
     #[arg(long = "replay-prefix", default_value = DEFAULT_REPLAY_PREFIX)]
     pub replay_prefix: String,
@@ -40,6 +48,24 @@ pub struct SearchArgs {
     /// date:YYYY[MM[DD…]] or date:A-B (several words are joined by spaces).
     #[arg(required = true, num_args = 1..)]
     pub query: Vec<String>,
+}
+
+/// `search --near-dups`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum NearDupsArg {
+    /// One hit per group of near-identical versions of a URL.
+    Collapse,
+    /// Every version its own hit.
+    Show,
+}
+
+/// `search --collapse`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CollapseArg {
+    /// Pages of different URLs are different hits.
+    None,
+    /// Near-identical pages of different URLs are one hit.
+    Near,
 }
 
 /// `warcdex serve`.
@@ -122,6 +148,10 @@ pub fn run(a: SearchArgs) -> anyhow::Result<i32> {
         hits: a.hits,
         hits_per_site: a.hits_per_site,
         replay_prefix: prefix(&a.replay_prefix),
+        near: NearDisplay {
+            show_versions: a.near_dups == NearDupsArg::Show,
+            collapse_urls: a.collapse == CollapseArg::Near,
+        },
     };
     let results = match index.search(&req) {
         Ok(r) => r,

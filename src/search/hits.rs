@@ -16,7 +16,8 @@ use tantivy::{DocAddress, DocId, Score, SegmentOrdinal, SegmentReader, TantivyDo
 
 use super::escape::push_escaped;
 use super::facets::{FacetSources, SetTally};
-use super::set::OpenSet;
+use super::near::{NearDisplay, NearTable};
+use super::set::{DateTable, OpenSet};
 use super::stats::{snippet_generator, Statistics, TermStats};
 
 /// A snippet: a fragment of the page's text and the byte ranges of the query's words in
@@ -86,6 +87,13 @@ pub struct Hit {
     pub snippet: Snippet,
     /// Hits from the same site were left out by the per-site limit.
     pub more_from_site: bool,
+    /// Versions of this URL shown as this hit: near-identical to it (issue 20), their
+    /// dates all in `dates`; 1 when it stands alone. The hit shows the newest of them.
+    #[serde(default)]
+    pub near_versions: usize,
+    /// Other hosts holding a near-identical page (`collapse=near`), folded into this hit.
+    #[serde(default)]
+    pub also_at: Vec<String>,
 }
 
 impl Hit {
@@ -150,6 +158,10 @@ pub(crate) struct TopFiltered {
     pub per_site: usize,
     pub filter: Option<Arc<Vec<u64>>>,
     pub site_of: Arc<Vec<u32>>,
+    /// Near-identical versions of a URL are one candidate (`near.rs`), unless `None`.
+    pub near: Option<Arc<NearTable>>,
+    /// The documents' dates: a group is shown as its newest version.
+    pub dates: Arc<DateTable>,
     /// Counted for the facets and the timeline, when asked for.
     pub facets: Option<Arc<FacetSources>>,
 }
@@ -175,6 +187,19 @@ pub(crate) struct TopFilteredSegment {
     count: u64,
     heap: BinaryHeap<Reverse<Ranked>>,
     sites: OrdMap<SiteTop>,
+    near: Option<Arc<NearTable>>,
+    dates: Arc<DateTable>,
+    /// Groups of near-identical versions met and not yet complete.
+    pending: Vec<PendingGroup>,
+}
+
+/// A group of near-identical versions while its members are collected: its best score,
+/// and the version it is shown as (the newest: latest capture, then highest DocId).
+struct PendingGroup {
+    last: DocId,
+    score: Score,
+    shown: DocId,
+    shown_date: u64,
 }
 
 impl Collector for TopFiltered {
@@ -203,6 +228,9 @@ impl Collector for TopFiltered {
             count: 0,
             heap: BinaryHeap::with_capacity(self.limit.min(1 << 16) + 1),
             sites: OrdMap::default(),
+            near: self.near.clone(),
+            dates: self.dates.clone(),
+            pending: Vec::new(),
         })
     }
 
@@ -247,6 +275,70 @@ impl SegmentCollector for TopFilteredSegment {
         }
         let boost = self.boost.as_ref().map_or(1.0, |b| b.get_val(doc));
         let r = Ranked(score * boost as Score, doc);
+        if self.near.is_some() {
+            self.collect_version(r);
+        } else {
+            self.offer(r);
+        }
+    }
+
+    fn harvest(mut self) -> Fruit {
+        self.flush_groups(DocId::MAX);
+        self.harvest_offered()
+    }
+}
+
+impl TopFilteredSegment {
+    /// A matching version when near-identical versions are one candidate: alone, it is
+    /// offered at once; in a group, it waits for the group's last member.
+    fn collect_version(&mut self, r: Ranked) {
+        let doc = r.1;
+        self.flush_groups(doc);
+        let Some(near) = &self.near else { return };
+        let group = near.group_of(doc);
+        let last = near.last_of(group);
+        if group == doc && last == doc {
+            self.offer(r);
+            return;
+        }
+        let date = self.dates.of(doc).last().copied().unwrap_or(0);
+        match self
+            .pending
+            .iter_mut()
+            .find(|p| p.last == last && near.group_of(p.shown) == group)
+        {
+            Some(p) => {
+                p.score = p.score.max(r.0);
+                if (date, doc) >= (p.shown_date, p.shown) {
+                    p.shown = doc;
+                    p.shown_date = date;
+                }
+            }
+            None => self.pending.push(PendingGroup {
+                last,
+                score: r.0,
+                shown: doc,
+                shown_date: date,
+            }),
+        }
+    }
+
+    /// Offers the groups whose last member comes before `doc` (DocIds arrive in order).
+    fn flush_groups(&mut self, doc: DocId) {
+        let mut i = 0;
+        while i < self.pending.len() {
+            if self.pending[i].last < doc {
+                let p = self.pending.swap_remove(i);
+                self.offer(Ranked(p.score, p.shown));
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    /// Puts a candidate in the top list, under the per-site limit.
+    fn offer(&mut self, r: Ranked) {
+        let doc = r.1;
         let site = self.site_of.get(doc as usize).copied().unwrap_or(u32::MAX);
         if self.per_site == 0 || site == u32::MAX {
             push_top(&mut self.heap, self.limit, r);
@@ -267,7 +359,7 @@ impl SegmentCollector for TopFilteredSegment {
         }
     }
 
-    fn harvest(self) -> Fruit {
+    fn harvest_offered(self) -> Fruit {
         let mut v: Vec<Ranked> = self.heap.into_iter().map(|Reverse(r)| r).collect();
         let mut hidden = Vec::new();
         for (site, top) in self.sites {
@@ -296,6 +388,55 @@ pub(crate) struct Selection {
     pub kept: Vec<Candidate>,
     /// Sites (by name) some of whose hits were left out.
     pub hidden_sites: HashSet<String>,
+    /// What was folded into each kept candidate (same order as `kept`).
+    pub folded: Vec<Folded>,
+    /// How near-duplicates are shown.
+    pub near: NearDisplay,
+}
+
+/// Candidates folded into a kept one (issue 20): versions of its URL from other sets,
+/// and near-identical pages of other URLs (`collapse=near`).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Folded {
+    /// (set, DocId) of versions of the same URL.
+    pub versions: Vec<(usize, DocId)>,
+    /// (set, DocId) of pages of other URLs.
+    pub mirrors: Vec<(usize, DocId)>,
+}
+
+/// The fingerprint and URL key of a candidate, when its set has fingerprints and it has
+/// enough words to be judged.
+fn near_key(sets: &[OpenSet], c: Candidate) -> Option<(u64, Vec<u8>)> {
+    let s = &sets[c.0];
+    let hash = s.near.as_ref()?.judged(c.1)?;
+    Some((hash, s.order_key(c.1).0))
+}
+
+/// The kept candidate `c` folds into, if any: a version of the same URL in another set
+/// (unless versions are shown), or with `collapse_urls` a page of another URL, whose
+/// fingerprint is at most [`crate::near::DEFAULT_K`] bits from `c`'s.
+fn fold_into(
+    near: NearDisplay,
+    keys: &[Option<(u64, Vec<u8>)>],
+    kept: &[Candidate],
+    c: Candidate,
+    key: &Option<(u64, Vec<u8>)>,
+) -> Option<(usize, bool)> {
+    let (hash, urlkey) = key.as_ref()?;
+    keys.iter().enumerate().find_map(|(j, k)| {
+        let (h, u) = k.as_ref()?;
+        if crate::simhash::distance(*h, *hash) > crate::near::DEFAULT_K {
+            return None;
+        }
+        let same_url = u == urlkey;
+        if same_url && !near.show_versions && kept[j].0 != c.0 {
+            Some((j, true))
+        } else if !same_url && near.collapse_urls {
+            Some((j, false))
+        } else {
+            None
+        }
+    })
 }
 
 /// The site of a document, or `None` when it has none (never folded).
@@ -315,6 +456,7 @@ pub(crate) fn select(
     per_set: &[Fruit],
     per_site: usize,
     need: usize,
+    near: NearDisplay,
 ) -> Selection {
     let mut hidden_sites = HashSet::new();
     for (i, (_, _, hidden, _)) in per_set.iter().enumerate() {
@@ -329,6 +471,9 @@ pub(crate) fn select(
         .collect();
     all.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.0.cmp(&b.0)).then(a.1.cmp(&b.1)));
     let mut kept = Vec::with_capacity(need.min(all.len()));
+    let mut folded: Vec<Folded> = Vec::new();
+    let mut keys: Vec<Option<(u64, Vec<u8>)>> = Vec::new();
+    let folding = near.collapse_urls || (!near.show_versions && sets.len() > 1);
     let mut per: HashMap<&str, usize> = HashMap::new();
     let mut i = 0;
     while i < all.len() && kept.len() < need {
@@ -345,6 +490,17 @@ pub(crate) fn select(
             if kept.len() >= need {
                 break;
             }
+            let key = if folding { near_key(sets, c) } else { None };
+            if let Some((j, same_url)) = fold_into(near, &keys, &kept, c, &key) {
+                let f = &mut folded[j];
+                if same_url {
+                    &mut f.versions
+                } else {
+                    &mut f.mirrors
+                }
+                .push((c.0, c.1));
+                continue;
+            }
             if per_site > 0 {
                 if let Some(s) = site(sets, c.0, c.1) {
                     let n = per.entry(s).or_insert(0);
@@ -356,10 +512,17 @@ pub(crate) fn select(
                 }
             }
             kept.push(c);
+            keys.push(key);
+            folded.push(Folded::default());
         }
         i = j;
     }
-    Selection { kept, hidden_sites }
+    Selection {
+        kept,
+        hidden_sites,
+        folded,
+        near,
+    }
 }
 
 fn first_str(doc: &TantivyDocument, f: Field) -> String {
@@ -558,14 +721,41 @@ pub(crate) fn build_hit(
     index: usize,
     snippets: &mut Snippets<'_>,
     replay_prefix: Option<&str>,
-    hidden_sites: &HashSet<String>,
+    selection: &Selection,
 ) -> tantivy::Result<Hit> {
+    let hidden_sites = &selection.hidden_sites;
     let (set, doc, score) = c;
     let s = &sets[set];
     let stored: TantivyDocument = s.searcher.doc(DocAddress::new(0, doc))?;
     let f = &s.fields;
     let url = first_str(&stored, f.url);
-    let dates: Vec<String> = s.dates.of(doc).iter().map(|&d| date14(d)).collect();
+    // The versions shown as this hit: its group of near-identical versions and those
+    // folded in from other sets; every date of every one of them.
+    let group = |set: usize, doc: DocId| -> Vec<DocId> {
+        match (&sets[set].near, selection.near.show_versions) {
+            (Some(near), false) => near.members(doc),
+            _ => vec![doc],
+        }
+    };
+    let folded = selection.folded.get(index);
+    let mut versions: Vec<(usize, DocId)> = group(set, doc).into_iter().map(|d| (set, d)).collect();
+    for &(fs, fd) in folded.map_or(&[][..], |f| &f.versions[..]) {
+        versions.extend(group(fs, fd).into_iter().map(|d| (fs, d)));
+    }
+    let mut all_dates: Vec<u64> = (versions.iter())
+        .flat_map(|&(vs, vd)| sets[vs].dates.of(vd).iter().copied())
+        .collect();
+    all_dates.sort_unstable();
+    all_dates.dedup();
+    let dates: Vec<String> = all_dates.into_iter().map(date14).collect();
+    let mut also_at: Vec<String> = Vec::new();
+    for &(ms, md) in folded.map_or(&[][..], |f| &f.mirrors[..]) {
+        if let Some(name) = site(sets, ms, md) {
+            if !also_at.iter().any(|a| a == name) {
+                also_at.push(name.to_string());
+            }
+        }
+    }
     let replay = replay_links(replay_prefix, &dates, &url);
     // Pages have one content value; join only when there are several.
     let values: Vec<&str> = stored
@@ -599,6 +789,8 @@ pub(crate) fn build_hit(
         replay,
         snippet: snippets.snippet_of(sets, set, &main, content)?,
         more_from_site: hidden_sites.contains(&site_name),
+        near_versions: versions.len(),
+        also_at: also_at.into_iter().filter(|a| *a != site_name).collect(),
         site: site_name,
         url,
     })

@@ -16,6 +16,7 @@ pub mod escape;
 pub mod facets;
 pub mod hits;
 pub mod json;
+pub(crate) mod near;
 pub mod opensearch;
 pub mod query;
 mod set;
@@ -37,6 +38,7 @@ use tantivy::schema::IndexRecordOption;
 use tantivy::Term;
 
 pub use hits::{Hit, Snippet};
+pub use near::NearDisplay;
 pub use query::{ParsedQuery, QueryError};
 
 use facets::{FacetSources, Facets, MonthCount, SetTally, Tally};
@@ -70,6 +72,9 @@ pub struct SearchRequest {
     pub hits_per_site: usize,
     /// Replay links are `PREFIX/DATE14/URL` (Wayback form); none without a prefix.
     pub replay_prefix: Option<String>,
+    /// How near-duplicates are shown: by default the near-identical versions of a URL
+    /// are one hit.
+    pub near: NearDisplay,
 }
 
 impl Default for SearchRequest {
@@ -80,6 +85,7 @@ impl Default for SearchRequest {
             hits: 10,
             hits_per_site: DEFAULT_HITS_PER_SITE,
             replay_prefix: None,
+            near: NearDisplay::default(),
         }
     }
 }
@@ -458,12 +464,12 @@ impl SearchIndex {
         }
         let hits = req.hits.clamp(1, MAX_HITS_PER_PAGE);
         let need = req.start + hits + 1;
-        let mut r = self.rank(&req.query, req.hits_per_site, need, None)?;
+        let mut r = self.rank(&req.query, req.hits_per_site, need, None, req.near)?;
         if r.per_site > 0
             && !r.selection.hidden_sites.is_empty()
             && all_on_one_site(&r.tally, r.total)
         {
-            r = self.rank(&req.query, 0, need, None)?;
+            r = self.rank(&req.query, 0, need, None, req.near)?;
         }
         let has_more = r.selection.kept.len() > req.start + hits;
         let page: Vec<_> = r
@@ -521,7 +527,13 @@ impl SearchIndex {
             return Err(QueryError(format!("a shard returns at most {most} hits")).into());
         }
         self.retrying(|| {
-            let r = self.rank(query, hits_per_site, need.max(1), Some(stats))?;
+            let r = self.rank(
+                query,
+                hits_per_site,
+                need.max(1),
+                Some(stats),
+                NearDisplay::default(),
+            )?;
             let all: Vec<_> = r.selection.kept.iter().copied().enumerate().collect();
             let hits = self.read_hits(&r, &all, None)?;
             let mut hidden_sites: Vec<String> = r.selection.hidden_sites.iter().cloned().collect();
@@ -602,6 +614,7 @@ impl SearchIndex {
         hits_per_site: usize,
         need: usize,
         given: Option<&TermStats>,
+        near: NearDisplay,
     ) -> Result<Ranking, SearchError> {
         let parsed = query::parse(query)?;
         let per_site = if parsed.has_site_filter() {
@@ -627,6 +640,8 @@ impl SearchIndex {
                 per_site: if per_site >= need { 0 } else { per_site },
                 filter: date_filter(s, &parsed),
                 site_of: s.site_of.clone(),
+                near: (!near.show_versions).then(|| s.near.clone()).flatten(),
+                dates: s.dates.clone(),
                 facets: Some(Arc::new(FacetSources {
                     site_of: s.site_of.clone(),
                     type_of: s.type_of.clone(),
@@ -650,7 +665,7 @@ impl SearchIndex {
         for (i, fruit) in per_set.iter().enumerate() {
             tally.add_set(&self.sets[i], &fruit.3);
         }
-        let selection = select(&self.sets, &per_set, per_site, need);
+        let selection = select(&self.sets, &per_set, per_site, need, near);
         Ok(Ranking {
             per_site,
             total,
@@ -675,14 +690,7 @@ impl SearchIndex {
         let mut out = Vec::with_capacity(page.len());
         for &(i, c) in page {
             let hit = catch_unwind(AssertUnwindSafe(|| {
-                build_hit(
-                    &self.sets,
-                    c,
-                    i,
-                    &mut snippets,
-                    replay_prefix,
-                    &r.selection.hidden_sites,
-                )
+                build_hit(&self.sets, c, i, &mut snippets, replay_prefix, &r.selection)
             }))
             .map_err(|p| self.after_panic(c.0, "reading a hit", &*p))??;
             out.push(hit);

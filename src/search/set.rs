@@ -173,6 +173,9 @@ pub(crate) struct OpenSet {
     pub lang_names: Vec<String>,
     /// The `urlkey` and `digest` columns, which order documents of equal score.
     order: Option<(StrColumn, StrColumn)>,
+    /// Near-identical versions of each URL (`near.rs`); `None` for an index built
+    /// before fingerprints were stored.
+    pub near: Option<Arc<super::near::NearTable>>,
 }
 
 impl OpenSet {
@@ -403,13 +406,26 @@ pub(crate) fn open(dir: &Path) -> io::Result<OpenSet> {
         Some(f) => read_ordinals(&searcher, f, docs, &main_dir)?,
         None => (vec![u32::MAX; docs as usize], Vec::new()),
     };
-    let order = match searcher.segment_readers().first() {
+    let (order, near) = match searcher.segment_readers().first() {
         Some(seg) => {
             let ff = seg.fast_fields();
             let col = |n| ff.str(n).at(&main_dir).map_err(pindex::Error::from);
-            col("urlkey")?.zip(col("digest")?)
+            let order = col("urlkey")?.zip(col("digest")?);
+            let near = match (&order, fields.simhash, fields.simhash_words) {
+                (Some((urlkeys, _)), Some(_), Some(_)) => {
+                    let hash = ff
+                        .i64("simhash")
+                        .at(&main_dir)
+                        .map_err(pindex::Error::from)?;
+                    let words =
+                        (ff.u64("simhash_words").at(&main_dir)).map_err(pindex::Error::from)?;
+                    Some(super::near::NearTable::read(urlkeys, hash, words, docs))
+                }
+                _ => None,
+            };
+            (order, near)
         }
-        None => None,
+        None => (None, None),
     };
     let mut defaults: Vec<Field> = TEXT_FIELDS
         .iter()
@@ -450,5 +466,6 @@ pub(crate) fn open(dir: &Path) -> io::Result<OpenSet> {
         lang_of: Arc::new(lang_of),
         lang_names,
         order,
+        near,
     })
 }

@@ -198,6 +198,8 @@ mod tests {
                 replay: Vec::new(),
                 snippet: Snippet::default(),
                 more_from_site: false,
+                near_versions: 1,
+                also_at: Vec::new(),
             },
             urlkey: url.into(),
         }
@@ -222,6 +224,7 @@ mod tests {
             hits,
             hits_per_site: per_site,
             replay_prefix: Some("http://replay/".into()),
+            near: Default::default(),
         }
     }
 

@@ -19,6 +19,21 @@ pub fn write_text(r: &SearchResults, out: &mut dyn Write) -> io::Result<()> {
             h.dates.join(", "),
             h.title
         )?;
+        // Only for a hit that stands for several versions or pages (issue 20), so the
+        // NutchWaxBean lines are unchanged otherwise.
+        if h.near_versions > 1 || !h.also_at.is_empty() {
+            let mut notes = Vec::new();
+            if h.near_versions > 1 {
+                notes.push(format!(
+                    "{} near-identical versions, the newest shown",
+                    h.near_versions
+                ));
+            }
+            if !h.also_at.is_empty() {
+                notes.push(format!("also at: {}", h.also_at.join(", ")));
+            }
+            writeln!(out, "   ({})", notes.join("; "))?;
+        }
         let snippet = h.snippet.render(|o, s| o.push_str(s), "*", "*");
         writeln!(
             out,

@@ -30,8 +30,8 @@ use axum::routing::{get, post};
 use axum::Router;
 
 use crate::search::{
-    json, opensearch, SearchError, SearchIndex, SearchRequest, SearchResults, TermStats,
-    DEFAULT_HITS_PER_SITE, MAX_HITS_PER_PAGE,
+    json, opensearch, NearDisplay, SearchError, SearchIndex, SearchRequest, SearchResults,
+    TermStats, DEFAULT_HITS_PER_SITE, MAX_HITS_PER_PAGE,
 };
 pub use conn::ConnLimits;
 use page::PageRequest;
@@ -251,8 +251,35 @@ struct Params {
     start: usize,
     hits: usize,
     hits_per_site: usize,
+    /// `nearDups=show` and `collapse=near` (issue 20).
+    near: NearDisplay,
     /// As given, echoed in the RSS.
     raw: Vec<(String, String)>,
+}
+
+/// `nearDups=show` shows every version of a URL; `collapse=near` folds near-identical
+/// pages of other URLs into one hit. Other values are refused.
+fn near_display(raw: &[(String, String)]) -> Result<NearDisplay, String> {
+    let last = |name: &str| {
+        raw.iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.trim())
+    };
+    let show_versions = match last("nearDups") {
+        None | Some("" | "collapse") => false,
+        Some("show") => true,
+        Some(v) => return Err(format!("nearDups is show or collapse, not {v:?}")),
+    };
+    let collapse_urls = match last("collapse") {
+        None | Some("" | "none") => false,
+        Some("near") => true,
+        Some(v) => return Err(format!("collapse is near or none, not {v:?}")),
+    };
+    Ok(NearDisplay {
+        show_versions,
+        collapse_urls,
+    })
 }
 
 fn number(raw: &[(String, String)], names: &[&str], default: usize) -> Result<usize, String> {
@@ -283,11 +310,13 @@ fn params(raw: Vec<(String, String)>, opts: &ServeOptions) -> Result<Params, Str
     let start = number(&raw, &["start"], 0)?;
     let hits = number(&raw, &["hitsPerPage"], 10)?.clamp(1, MAX_HITS_PER_PAGE);
     let hits_per_site = number(&raw, &["hitsPerSite", "hitsPerDup"], opts.hits_per_site)?;
+    let near = near_display(&raw)?;
     Ok(Params {
         query,
         start,
         hits,
         hits_per_site,
+        near,
         raw,
     })
 }
@@ -304,6 +333,7 @@ async fn run_search(
         hits: p.hits,
         hits_per_site: p.hits_per_site,
         replay_prefix: state.opts.replay_prefix.clone(),
+        near: p.near,
     };
     let local = match &state.backend {
         Backend::Local(l) => l,
@@ -398,6 +428,7 @@ async fn search_page(
         start: p.start,
         hits: p.hits,
         hits_per_site: p.hits_per_site,
+        collapse_near: p.near.collapse_urls,
     };
     let Some(q) = p.query.clone() else {
         return html(

@@ -17,6 +17,8 @@ pub struct PageRequest {
     pub hits: usize,
     /// Hits per site (0: no limit).
     pub hits_per_site: usize,
+    /// Near-identical pages of other URLs folded into one hit (`collapse=near`).
+    pub collapse_near: bool,
 }
 
 const STYLE: &str = r#"
@@ -123,6 +125,20 @@ fn hit_html(out: &mut String, h: &Hit, req: &PageRequest, query: &str) {
         h.dates.len(),
         if h.dates.len() == 1 { "" } else { "s" }
     );
+    if h.near_versions > 1 {
+        let _ = write!(
+            out,
+            " · <span class=\"near\">{} near-identical versions (the newest shown)</span>",
+            h.near_versions
+        );
+    }
+    if !h.also_at.is_empty() {
+        let _ = write!(
+            out,
+            " · <span class=\"also\">also at: {}</span>",
+            escape(&h.also_at.join(", "))
+        );
+    }
     if h.more_from_site && !h.site.is_empty() {
         let more = format!("{query} site:{}", h.site);
         let _ = write!(
@@ -313,6 +329,11 @@ pub fn render(
             req.hits
         );
     }
+    let _ = write!(
+        out,
+        "<label class=\"help\"><input type=\"checkbox\" name=\"collapse\" value=\"near\"{}> collapse mirrors</label>",
+        if req.collapse_near { " checked" } else { "" }
+    );
     out.push_str("<button type=\"submit\">Search</button></form>\n");
     out.push_str("<p class=\"help\">Words and \"phrases\"; filters <code>site:</code> <code>type:</code> <code>lang:</code> <code>collection:</code> <code>date:2007</code> <code>date:20071001-20071005</code></p></header>\n<main>\n");
     if let Some(e) = error {
