@@ -279,7 +279,7 @@ def measure(args, warc, labels):
     print("| features | near: median / p95 / max | far: min / p5 / median | best k | precision | recall |")
     print("|---|---|---|---:|---:|---:|")
     for shingle in (1, 2, 3, 4):
-        for weighting in ("set", "count"):
+        for weighting in ("set", "count", "log"):
             for quarters in (0, 1, 2, 4):
                 cmd = [args.bin, "fingerprints", seg, "--shingle", str(shingle),
                        "--weighting", weighting, "--boilerplate", str(quarters)]

@@ -47,6 +47,9 @@ pub enum Weighting {
     Set,
     /// Once per occurrence.
     Count,
+    /// 1 + log2 of the occurrences (rounded down): a word repeated all over a page
+    /// (`Disallow` in a robots.txt) weighs less than its count.
+    LogCount,
 }
 
 impl Default for Features {
@@ -139,14 +142,34 @@ fn add_features(
     } else {
         words.windows(shingle).map(shingle_hash).collect()
     };
-    if features.weighting == Weighting::Set {
-        hashes.sort_unstable();
-        hashes.dedup();
+    let mut weighted: Vec<(u64, i32)> = match features.weighting {
+        Weighting::Count => hashes.into_iter().map(|h| (h, weight)).collect(),
+        Weighting::Set | Weighting::LogCount => {
+            hashes.sort_unstable();
+            let mut out: Vec<(u64, i32)> = Vec::new();
+            for h in hashes {
+                match out.last_mut() {
+                    Some((last, n)) if *last == h => *n += 1,
+                    _ => out.push((h, 1)),
+                }
+            }
+            out
+        }
+    };
+    if features.weighting != Weighting::Count {
+        for (_, n) in &mut weighted {
+            let times = if features.weighting == Weighting::Set {
+                1
+            } else {
+                1 + n.ilog2() as i32
+            };
+            *n = times * weight;
+        }
     }
-    for h in hashes {
-        // Branch-free so that it vectorizes: +weight where the bit is set, -weight where not.
+    for (h, w) in weighted {
+        // Branch-free so that it vectorizes: +w where the bit is set, -w where not.
         for (bit, sum) in sums.iter_mut().enumerate() {
-            *sum += ((((h >> bit) & 1) as i32) * 2 - 1) * weight;
+            *sum += ((((h >> bit) & 1) as i32) * 2 - 1) * w;
         }
     }
     words.len()

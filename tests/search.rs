@@ -713,6 +713,12 @@ fn damaged_index_is_refused_not_panicked_on() {
                     .search(&SearchRequest {
                         query: q.into(),
                         hits_per_site: 0,
+                        // The two sets hold the same versions, which a collection never
+                        // does: each set's hits are compared, none folded into the other's.
+                        near: warcdex::search::NearDisplay {
+                            show_versions: true,
+                            ..Default::default()
+                        },
                         ..SearchRequest::default()
                     })
                     .unwrap_or_else(|e| panic!("{what}: {q}: {e}"));

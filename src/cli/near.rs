@@ -36,7 +36,7 @@ pub struct NearDupsArgs {
 /// Lists the clusters; the counts go to stderr.
 pub fn near_dups(a: NearDupsArgs) -> anyhow::Result<i32> {
     a.memory.check()?;
-    let index = SearchIndex::open(&a.dir)?;
+    let index = SearchIndex::open_released(&a.dir)?;
     let opts = NearOptions {
         k: a.k,
         min_words: a.min_size,
@@ -87,7 +87,7 @@ pub struct HistoryArgs {
 /// Prints each version of the URL: `FIRST_DATE14<TAB>sha1:DIGEST<TAB>DISTANCE<TAB>CHANGE
 /// <TAB>CAPTURES<TAB>DATES` (dates joined by commas; `-` for the first version's distance).
 pub fn history_cmd(a: HistoryArgs) -> anyhow::Result<i32> {
-    let index = SearchIndex::open(&a.dir)?;
+    let index = SearchIndex::open_released(&a.dir)?;
     let versions = history(&index, &a.url, a.k, a.min_size)?;
     if versions.is_empty() {
         eprintln!("history: no version of {} in {}", a.url, a.dir.display());
@@ -124,6 +124,8 @@ pub enum WeightingArg {
     Set,
     /// Each occurrence.
     Count,
+    /// 1 + log2 of the occurrences.
+    Log,
 }
 
 /// `warcdex fingerprints` (hidden): the fingerprint of every row of a segment with the
@@ -152,6 +154,7 @@ pub fn fingerprints(a: FingerprintsArgs) -> anyhow::Result<i32> {
         weighting: match a.weighting {
             WeightingArg::Set => Weighting::Set,
             WeightingArg::Count => Weighting::Count,
+            WeightingArg::Log => Weighting::LogCount,
         },
         boilerplate_quarters: a.boilerplate,
     };

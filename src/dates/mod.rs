@@ -90,11 +90,25 @@ impl std::fmt::Debug for ParallelSet {
 /// of main's key at a sample of positions. A misaligned pair is an error (kind
 /// `InvalidData`) naming both directories.
 pub fn open_set(main: &Path, dates: Option<&Path>) -> Result<ParallelSet> {
-    let (main_index, main_searcher) = open_parallel_index(main)?;
+    open_set_with(main, dates, false)
+}
+
+/// [`open_set`]; with `released`, through `pindex::directory::ReleasingDirectory`, for
+/// commands that read the set through once (`near-dups`): the pages read do not stay
+/// resident.
+pub fn open_set_with(main: &Path, dates: Option<&Path>, released: bool) -> Result<ParallelSet> {
+    let open = |dir: &Path| {
+        if released {
+            crate::pindex::open::open_parallel_index_released(dir)
+        } else {
+            open_parallel_index(dir)
+        }
+    };
+    let (main_index, main_searcher) = open(main)?;
     let (dates_index, dates_searcher) = match dates {
         None => (None, None),
         Some(d) => {
-            let (i, s) = open_parallel_index(d)?;
+            let (i, s) = open(d)?;
             check_dates_alignment(main, &main_searcher, d, &s, false)?;
             (Some(i), Some(s))
         }

@@ -725,6 +725,25 @@ pub(crate) fn build_hit(
 ) -> tantivy::Result<Hit> {
     let hidden_sites = &selection.hidden_sites;
     let (set, doc, score) = c;
+    let folded = selection.folded.get(index);
+    // A hit standing for versions from several sets shows the newest of them (latest
+    // capture, then digest), as the collector picks within a set, so that a collection
+    // kept in batches shows what one index of it would.
+    let newness = |(vs, vd): (usize, DocId)| {
+        let last = sets[vs].dates.of(vd).last().copied().unwrap_or(0);
+        (last, sets[vs].order_key(vd).1)
+    };
+    let (set, doc) =
+        folded
+            .map_or(&[][..], |f| &f.versions[..])
+            .iter()
+            .fold((set, doc), |best, &v| {
+                if newness(v) > newness(best) {
+                    v
+                } else {
+                    best
+                }
+            });
     let s = &sets[set];
     let stored: TantivyDocument = s.searcher.doc(DocAddress::new(0, doc))?;
     let f = &s.fields;
@@ -737,8 +756,7 @@ pub(crate) fn build_hit(
             _ => vec![doc],
         }
     };
-    let folded = selection.folded.get(index);
-    let mut versions: Vec<(usize, DocId)> = group(set, doc).into_iter().map(|d| (set, d)).collect();
+    let mut versions: Vec<(usize, DocId)> = group(c.0, c.1).into_iter().map(|d| (c.0, d)).collect();
     for &(fs, fd) in folded.map_or(&[][..], |f| &f.versions[..]) {
         versions.extend(group(fs, fd).into_iter().map(|d| (fs, d)));
     }

@@ -363,7 +363,7 @@ pub(crate) fn still_intact(set: &OpenSet) -> bool {
 }
 
 /// Opens the set in `dir` (`main` and, when present, `dates`), checking alignment.
-pub(crate) fn open(dir: &Path) -> io::Result<OpenSet> {
+pub(crate) fn open(dir: &Path, released: bool) -> io::Result<OpenSet> {
     let name = dir
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -378,10 +378,15 @@ pub(crate) fn open(dir: &Path) -> io::Result<OpenSet> {
     let dates_dir = Some(dir.join("dates")).filter(|d| d.is_dir());
     // Checksums first: opening and the alignment check already read the files.
     for d in std::iter::once(&main_dir).chain(&dates_dir) {
-        let index = Index::open_in_dir(d).at(d).map_err(pindex::Error::from)?;
+        let index = if released {
+            let directory = pindex::directory::ReleasingDirectory::open(d)?;
+            Index::open(directory).at(d).map_err(pindex::Error::from)?
+        } else {
+            Index::open_in_dir(d).at(d).map_err(pindex::Error::from)?
+        };
         check_checksums(&index, d)?;
     }
-    let set = crate::dates::open_set(&main_dir, dates_dir.as_deref())?;
+    let set = crate::dates::open_set_with(&main_dir, dates_dir.as_deref(), released)?;
     let searcher = set.main_searcher().clone();
     let docs = set.documents();
     let fields = fields_of(&set.main, &main_dir)?;
