@@ -92,8 +92,8 @@ pub struct ClusterCounts {
 
 /// Joins, in `uf`, every two documents of `prints` (fingerprint, document) whose
 /// fingerprints differ in at most `k` bits. Memory: the sorts' budget (`opts.memory`,
-/// split between the two sorts one after the other) and one block's group of distinct
-/// fingerprints at a time.
+/// half to each of the two sorts, which overlap while the first is read back) and one
+/// block's group of distinct fingerprints at a time.
 pub fn cluster(
     prints: impl IntoIterator<Item = (u64, u32)>,
     k: u32,
@@ -101,13 +101,18 @@ pub fn cluster(
     uf: &mut UnionFind,
 ) -> Result<ClusterCounts, NearError> {
     let mut counts = ClusterCounts::default();
+    // The second sort fills while the first is read back: half the budget each.
+    let half = SortOptions {
+        memory: (opts.memory / 2).max(1 << 20),
+        ..opts.clone()
+    };
     // 1. Identical fingerprints: one sort of `HASH DOC`.
-    let mut exact = ExternalSorter::new(opts.clone());
+    let mut exact = ExternalSorter::new(half.clone());
     for (h, doc) in prints {
         exact.push(format!("{h:016x}{doc:08x}").as_bytes())?;
     }
     let table = blocks(k);
-    let mut banded = ExternalSorter::new(opts.clone());
+    let mut banded = ExternalSorter::new(half);
     let mut last: Option<(u64, u32)> = None;
     let mut failed: Option<io::Error> = None;
     exact.finish_with(|line| {

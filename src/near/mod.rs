@@ -178,6 +178,8 @@ pub fn near_dups(
     opts: &NearOptions,
     out: &mut dyn Write,
 ) -> Result<NearReport, NearError> {
+    // The sorts free their buffers between phases (src/heap.rs).
+    crate::heap::give_back_freed_memory();
     let sets: Vec<&OpenSet> = index.live_sets().collect();
     let mut columns = Vec::with_capacity(sets.len());
     let mut bases = Vec::with_capacity(sets.len());
@@ -220,6 +222,11 @@ pub fn near_dups(
     report.counts = clusters::cluster(prints, opts.k, &sort, &mut uf)?;
     bar.finish_and_clear();
     report.too_short = too_short.get();
+    // The listing's two sorts overlap while the first is read back: half the budget each.
+    let sort = SortOptions {
+        memory: (sort.memory / 2).max(1 << 20),
+        ..sort
+    };
 
     // Members of clusters of two or more, keyed by their cluster's root: `ROOT\tURL\tDIGEST\tDATE`.
     let mut by_root = ExternalSorter::new(sort.clone());
