@@ -98,11 +98,14 @@ for f in all.cdx all.dup all.rev; do
     cmp -s "$one/$f" "$spark/$f" || fail "$f differs from the single-machine build's"
 done
 
-# Documents without their position: the field list's `seq` column is dropped.
+# Documents without their position: the field list's `seq` column is dropped, and
+# `near_cluster` (the position of a cluster's first document, which `index --graph` does
+# not write; ARCHITECTURE.md, "Which versions are near-duplicates?").
 docs() {
-    local seq
-    seq=$("$bin" dumpindex -l "$1/main" "$1/dates" | tr '\t' '\n' | grep -n '^seq$' | cut -d: -f1)
-    "$bin" dumpindex "$1/main" "$1/dates" | tail -n +2 | cut -f "$seq" --complement
+    local cols
+    cols=$("$bin" dumpindex -l "$1/main" "$1/dates" | tr '\t' '\n' \
+        | grep -n -x -e seq -e near_cluster | cut -d: -f1 | paste -sd,)
+    "$bin" dumpindex "$1/main" "$1/dates" | tail -n +2 | cut -f "$cols" --complement
 }
 docs "$one/pindexes/one" | LC_ALL=C sort > "$work/one.docs"
 for k in 0 1 2; do docs "$spark/pindexes/shard-$k" | sed "s/^/$k\t/"; done > "$work/spark.docs"

@@ -319,6 +319,33 @@ fn near_dups_lists_one_cluster_and_history_tells_minor_from_major() {
     );
     assert_eq!(report.documents, 22);
 
+    // The index stores each document's cluster: the position of its first document.
+    let mut dump = Vec::new();
+    let main = dir.path().join("pindexes/courier/main");
+    let fields = |name: &str| {
+        let mut out = Vec::new();
+        warcdex::dumpindex::dump(
+            &[&main],
+            &warcdex::dumpindex::DumpMode::Field(name.into()),
+            &mut out,
+        )
+        .unwrap();
+        String::from_utf8(out).unwrap()
+    };
+    dump.extend(fields("near_cluster").lines().map(String::from));
+    let dates = fields("date");
+    let seqs: Vec<String> = fields("seq").lines().map(String::from).collect();
+    let rewrite = dates.lines().position(|d| d == "[20250322060000]").unwrap();
+    let first_front = if rewrite == 0 { 1 } else { 0 };
+    for (i, cluster) in dump.iter().enumerate() {
+        let want = if i == rewrite {
+            &seqs[i]
+        } else {
+            &seqs[first_front]
+        };
+        assert_eq!(cluster, want, "document {i}");
+    }
+
     let versions = history(&index, "http://courier.example/", 3, 20).unwrap();
     assert_eq!(versions.len(), 21);
     let labels: Vec<&str> = versions.iter().map(|v| v.change.label()).collect();

@@ -89,6 +89,10 @@ pub struct Fields {
     pub simhash: Option<Field>,
     /// The words the fingerprint was made from (fast, stored): `near-dups --min-size`.
     pub simhash_words: Option<Field>,
+    /// The document's cluster of near-duplicates in this index (fast, stored): the `seq`
+    /// of the cluster's first document, its own when it has no near-duplicate here.
+    /// Written by `index` (not by `merge` or `index --graph`, which leave it out).
+    pub near_cluster: Option<Field>,
 }
 
 /// The number of stemmed fields.
@@ -141,6 +145,7 @@ pub fn schema() -> (Schema, Fields) {
         }),
         simhash: Some(b.add_i64_field("simhash", FAST | STORED)),
         simhash_words: Some(b.add_u64_field("simhash_words", FAST | STORED)),
+        near_cluster: Some(b.add_u64_field("near_cluster", FAST | STORED)),
     };
     (b.build(), f)
 }
@@ -223,9 +228,34 @@ pub fn build_index(segments: &[PathBuf], out: &Path, opts: &IndexOptions) -> Res
     // segments; a segment out of order sends them through the external sort instead.
     // The merge holds one decoded batch (1,024 rows) per segment, so past
     // MAX_MERGED_SEGMENTS the external sort, bounded by `--memory`, is used.
+    // The fingerprints go to a sort of their own, by position (a pass that starts again
+    // starts them again).
+    let mut prints: Option<(crate::near::PrintSorter, u32)> = None;
     let (spool, keys, links) =
         versions_in_order(segments, &opts.sort, Columns::All, &mut |source| {
-            first_pass(opts, style, true, &mut |_, _| {}, source)
+            prints = Some((crate::near::PrintSorter::new(&near_sort(opts)), 0));
+            let mut pushed: io::Result<()> = Ok(());
+            let pass = first_pass(
+                opts,
+                style,
+                true,
+                &mut |_, row| {
+                    let Some((sorter, seq)) = prints.as_mut() else {
+                        return;
+                    };
+                    if opts.shard.is_some_and(|s| !s.holds(&row.urlkey)) {
+                        return;
+                    }
+                    let print = row.fingerprint();
+                    if print.words >= crate::near::DEFAULT_MIN_WORDS && pushed.is_ok() {
+                        pushed = sorter.push(print.hash, *seq);
+                    }
+                    *seq += 1;
+                },
+                source,
+            );
+            pushed?;
+            pass
         })?;
     let spool = spool.expect("kept");
 
@@ -233,6 +263,15 @@ pub fn build_index(segments: &[PathBuf], out: &Path, opts: &IndexOptions) -> Res
     let mut resolved = links.resolve(&keys, &opts.links, &opts.sort)?;
     let scores = resolved.scores(&opts.links)?;
     let mut anchors = resolved.anchors();
+
+    // The clusters of near-duplicates, by position: stored as `near_cluster`.
+    if let Some((sorter, docs)) = prints.take() {
+        let mut uf = crate::near::UnionFind::new(docs);
+        sorter
+            .cluster(crate::near::DEFAULT_K, &mut uf)
+            .map_err(|e| io::Error::other(e.to_string()))?;
+        writer.set_near_clusters(uf);
+    }
 
     // Pass 3: documents in order, anchors merge-joined by URL key.
     let mut spool = spool;
@@ -262,6 +301,15 @@ pub fn build_index(segments: &[PathBuf], out: &Path, opts: &IndexOptions) -> Res
     }
     let sources = segments.iter().map(|s| s.display().to_string()).collect();
     writer.finish(canonicalizer, sources, &opts.links, opts.shard)
+}
+
+/// The sort options of the near-duplicate clustering: a quarter of the budget while
+/// the links' sort holds the rest in pass 1.
+fn near_sort(opts: &IndexOptions) -> SortOptions {
+    SortOptions {
+        memory: (opts.sort.memory / 4).max(4 << 20),
+        ..opts.sort.clone()
+    }
 }
 
 /// Runs `pass` over the versions of `segments` in (URL key, digest) order: merged as
@@ -388,9 +436,17 @@ pub struct MainWriter {
     docs: u64,
     /// Text bytes handed to the writer since its last commit.
     pending_bytes: usize,
+    /// The clusters of near-duplicates of the documents to come, by position.
+    near_clusters: Option<crate::near::UnionFind>,
 }
 
 impl MainWriter {
+    /// Stores each document's cluster of near-duplicates (`near_cluster`): `uf` joins
+    /// the positions of the documents to be added.
+    pub fn set_near_clusters(&mut self, uf: crate::near::UnionFind) {
+        self.near_clusters = Some(uf);
+    }
+
     /// Starts an index at `out`, which must not exist.
     pub fn create(out: &Path) -> Result<Self> {
         if out.exists() {
@@ -427,6 +483,7 @@ impl MainWriter {
             checksum: Sha1::new(),
             docs: 0,
             pending_bytes: 0,
+            near_clusters: None,
         })
     }
 
@@ -434,9 +491,14 @@ impl MainWriter {
     pub fn add(&mut self, row: &SegmentRow, anchors: &[String], boost: f64) -> Result<()> {
         self.checksum.update(row.key.as_bytes());
         self.checksum.update(b"\n");
-        self.writer
-            .add_document(document(&self.fields, row, self.docs, anchors, boost))
-            .at(&self.out)?;
+        let mut doc = document(&self.fields, row, self.docs, anchors, boost);
+        if let (Some(uf), Some(f)) = (self.near_clusters.as_mut(), self.fields.near_cluster) {
+            // The clusters were made for exactly the documents added (build_index).
+            if let Some(seq) = u32::try_from(self.docs).ok().filter(|s| *s < uf.len()) {
+                doc.add_u64(f, u64::from(uf.find(seq)));
+            }
+        }
+        self.writer.add_document(doc).at(&self.out)?;
         self.docs += 1;
         // tantivy queues up to 10,000 documents for its indexing threads whatever
         // their size; a commit past a byte budget waits for the queue to drain, so

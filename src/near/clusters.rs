@@ -32,7 +32,7 @@ impl UnionFind {
         }
     }
 
-    /// The representative of `x`'s set (path halving).
+    /// The representative of `x`'s set: its smallest document (path halving).
     pub fn find(&mut self, mut x: u32) -> u32 {
         while self.parent[x as usize] != x {
             let grand = self.parent[self.parent[x as usize] as usize];
@@ -48,12 +48,25 @@ impl UnionFind {
         if a == b {
             return false;
         }
-        if self.size[a as usize] < self.size[b as usize] {
+        // The smaller document is the root, so a set's representative is its first
+        // document whatever the order of the unions (the index stores it as the cluster
+        // id, src/index/mod.rs); path halving keeps the trees shallow.
+        if b < a {
             std::mem::swap(&mut a, &mut b);
         }
         self.parent[b as usize] = a;
         self.size[a as usize] += self.size[b as usize];
         true
+    }
+
+    /// The number of documents.
+    pub fn len(&self) -> u32 {
+        self.parent.len() as u32
+    }
+
+    /// Whether there are no documents.
+    pub fn is_empty(&self) -> bool {
+        self.parent.is_empty()
     }
 
     /// The size of the set whose representative is `root`.
@@ -100,17 +113,52 @@ pub fn cluster(
     opts: &SortOptions,
     uf: &mut UnionFind,
 ) -> Result<ClusterCounts, NearError> {
-    let mut counts = ClusterCounts::default();
-    // The second sort fills while the first is read back: half the budget each.
-    let half = SortOptions {
-        memory: (opts.memory / 2).max(1 << 20),
-        ..opts.clone()
-    };
-    // 1. Identical fingerprints: one sort of `HASH DOC`.
-    let mut exact = ExternalSorter::new(half.clone());
+    let mut exact = PrintSorter::new(opts);
     for (h, doc) in prints {
-        exact.push(format!("{h:016x}{doc:08x}").as_bytes())?;
+        exact.push(h, doc)?;
     }
+    exact.cluster(k, uf)
+}
+
+/// The fingerprints to cluster, gathered in an external sort (the first of
+/// [`cluster`]'s), for a caller that meets them one at a time (`index`).
+pub struct PrintSorter {
+    exact: ExternalSorter,
+    half: SortOptions,
+}
+
+impl PrintSorter {
+    /// An empty sorter; `opts.memory` bounds it and the sort after it.
+    pub fn new(opts: &SortOptions) -> Self {
+        // The second sort fills while the first is read back: half the budget each.
+        let half = SortOptions {
+            memory: (opts.memory / 2).max(1 << 20),
+            ..opts.clone()
+        };
+        PrintSorter {
+            exact: ExternalSorter::new(half.clone()),
+            half,
+        }
+    }
+
+    /// Adds document `doc`'s fingerprint.
+    pub fn push(&mut self, hash: u64, doc: u32) -> io::Result<()> {
+        self.exact.push(format!("{hash:016x}{doc:08x}").as_bytes())
+    }
+
+    /// Joins, in `uf`, the documents whose fingerprints are at most `k` bits apart.
+    pub fn cluster(self, k: u32, uf: &mut UnionFind) -> Result<ClusterCounts, NearError> {
+        cluster_sorted(self.exact, self.half, k, uf)
+    }
+}
+
+fn cluster_sorted(
+    exact: ExternalSorter,
+    half: SortOptions,
+    k: u32,
+    uf: &mut UnionFind,
+) -> Result<ClusterCounts, NearError> {
+    let mut counts = ClusterCounts::default();
     let table = blocks(k);
     let mut banded = ExternalSorter::new(half);
     let mut last: Option<(u64, u32)> = None;

@@ -19,7 +19,7 @@ use warcdex_cdx::{ExternalSorter, SortOptions};
 
 use crate::search::{OpenSet, SearchIndex};
 
-pub use clusters::{ClusterCounts, UnionFind};
+pub use clusters::{ClusterCounts, PrintSorter, UnionFind};
 
 /// The default largest distance, in bits, of two near-duplicates: measured on the
 /// labelled set of `scripts/near-dups-eval.py` (`docs/near-duplicates.md`).

@@ -264,6 +264,7 @@ fn fields_of(index: &Index, dir: &Path) -> pindex::Result<Fields> {
         }),
         simhash: optional("simhash"),
         simhash_words: optional("simhash_words"),
+        near_cluster: optional("near_cluster"),
     })
 }
 
