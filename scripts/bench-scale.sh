@@ -2,7 +2,7 @@
 # How the pipeline scales with the collection (issue 17): synthetic collections of about
 # 10,000, 100,000 and 1,000,000 versions (scripts/make_scale.py: the bench pages under many
 # hosts, three crawls, 10% of the pages revised per crawl), each run through cdx → sort-cdx →
-# dedup-cdx → import -e → index → add-dates, then kept by `warcdex update`, one batch per
+# dedup-cdx → import -e → index → add-dates → near-dups, then kept by `warcdex update`, one batch per
 # crawl (update-N: the run that adds crawl N; its versions/s are the collection's versions
 # over that run's seconds). Each step's inputs are read once before it is timed, so every
 # size is timed with its inputs in the page cache (the 1M collection's 8 GB fit in this
@@ -63,14 +63,18 @@ for n in "${sizes[@]}"; do
     step index "$bin" index --out "$w/p/main" "$w/seg"
     warm=("$w"/p/main/*)
     step add-dates "$bin" add-dates "$w/p/main" "$w/p/main" "$w/p/dates" "$w/all.dup"
-    rm -rf "$w/seg" "$w/p" "$w"/*.cdx
+    # Clusters of near-duplicates (issue 20) over the set just built.
+    mkdir -p "$w/s/pindexes" && ln -s "$w/p" "$w/s/pindexes/p"
+    warm=("$w"/p/main/*)
+    step near-dups "$bin" near-dups "$w/s" -o "$w/near.tsv"
+    rm -rf "$w/seg" "$w/p" "$w/s" "$w"/*.cdx "$w/near.tsv"
     # The same collection kept by `update`, one batch per crawl (default settings).
     for i in "${!files[@]}"; do
         warm=("${files[$i]}")
         step "update-$((i + 1))" "$bin" update "$w/coll" "${files[$i]}"
     done
     versions=$(sed -n 's/.*"new_versions": *\([0-9]*\).*/\1/p' "$w/coll/collection.json" | paste -sd+ | bc)
-    steps=(cdx sort-cdx dedup-cdx import index add-dates)
+    steps=(cdx sort-cdx dedup-cdx import index add-dates near-dups)
     for i in "${!files[@]}"; do steps+=("update-$((i + 1))"); done
     for step in "${steps[@]}"; do
         read -r s rss u sy <<< "${res[$step]}"

@@ -115,7 +115,7 @@ cmp -s "$work/one.docs" "$work/spark.sorted" \
 [ -s "$work/one.docs" ] || fail "no documents"
 # Each URL key in one shard, the one FNV-1a names.
 urlkey_col=$("$bin" dumpindex -l "$one/pindexes/one/main" "$one/pindexes/one/dates" \
-    | tr '\t' '\n' | grep -v '^seq$' | grep -n '^urlkey$' | cut -d: -f1)
+    | tr '\t' '\n' | grep -v -x -e seq -e near_cluster | grep -n '^urlkey$' | cut -d: -f1)
 "$venv/bin/python" - "$work/spark.docs" "$urlkey_col" << 'EOF'
 import sys
 sys.path.insert(0, "spark")
