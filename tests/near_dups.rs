@@ -245,6 +245,20 @@ fn daily_front_page_is_one_hit_with_every_date() {
     assert_eq!(h.dates.first().unwrap(), "20250301060000");
     assert_eq!(h.dates.last().unwrap(), "20250320060000");
     assert!(h.snippet.text.contains("ferry"), "{:?}", h.snippet);
+    // The hit's history: all 21 versions of the URL, the 20 it stands for marked, the
+    // rewrite a major change from the version before it.
+    use warcdex::near::history::Change;
+    assert_eq!(h.history.len(), 21);
+    assert_eq!(h.history.iter().filter(|v| v.in_hit).count(), 20);
+    assert_eq!(h.history[0].change, Change::First);
+    let last = h.history.last().unwrap();
+    assert_eq!(
+        (last.first_date.as_str(), last.change, last.in_hit),
+        ("20250322060000", Change::Major, false)
+    );
+    assert!(h.history[1..20]
+        .iter()
+        .all(|v| matches!(v.change, Change::Same | Change::Minor)));
 
     let shown = NearDisplay {
         show_versions: true,

@@ -2,7 +2,7 @@
 //! far its text is from the version before (issue 20), so a reader sees when the page
 //! really changed rather than when its bytes did.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tantivy::schema::IndexRecordOption;
 use tantivy::{DocSet, Term, TERMINATED};
 use warcdex_cdx::KeyStyle;
@@ -11,7 +11,7 @@ use super::{split_key, NearError, PrintColumns};
 use crate::search::SearchIndex;
 
 /// How a version's text differs from the version before it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Change {
     /// The earliest version.

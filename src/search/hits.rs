@@ -94,6 +94,31 @@ pub struct Hit {
     /// Other hosts holding a near-identical page (`collapse=near`), folded into this hit.
     #[serde(default)]
     pub also_at: Vec<String>,
+    /// Every version of this URL (up to [`HISTORY_CAP`]), earliest first, each with how
+    /// far its text is from the one before: when the page really changed (issue 20).
+    /// Empty when the URL has one version.
+    #[serde(default)]
+    pub history: Vec<VersionChange>,
+}
+
+/// Versions of a URL listed with a hit, at most.
+pub const HISTORY_CAP: u32 = 100;
+
+/// One version of a hit's URL in its history.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VersionChange {
+    /// `sha1:DIGEST`.
+    pub digest: String,
+    /// Its first capture (14 digits; empty without a possible date).
+    pub first_date: String,
+    /// How many captures it has.
+    pub captures: usize,
+    /// Bits its fingerprint differs from the version before; `None` for the first.
+    pub distance: Option<u32>,
+    /// What that distance means.
+    pub change: crate::near::history::Change,
+    /// Whether this hit shows it (its dates are among the hit's).
+    pub in_hit: bool,
 }
 
 impl Hit {
@@ -714,6 +739,70 @@ pub(crate) fn replay_links(prefix: Option<&str>, dates: &[String], url: &str) ->
     }
 }
 
+/// The versions of a candidate's URL, in its set and in the sets whose versions were
+/// folded into it, earliest first, each labelled against the one before; empty for a URL
+/// of one version.
+fn url_history(
+    sets: &[OpenSet],
+    c: Candidate,
+    folded: Option<&Folded>,
+    shown: &[(usize, DocId)],
+) -> Vec<VersionChange> {
+    let mut all: Vec<(usize, DocId)> = Vec::new();
+    let starts = std::iter::once((c.0, c.1))
+        .chain(folded.map_or(&[][..], |f| &f.versions[..]).iter().copied());
+    for (s, d) in starts {
+        if all.contains(&(s, d)) {
+            continue;
+        }
+        all.extend(sets[s].url_run(d, HISTORY_CAP).map(|v| (s, v)));
+    }
+    if all.len() < 2 {
+        return Vec::new();
+    }
+    let first = |(s, d): (usize, DocId)| sets[s].dates.of(d).first().copied().unwrap_or(u64::MAX);
+    // ((first date, digest), (set, DocId)): sorted, the order of the history.
+    type Row = ((u64, Vec<u8>), (usize, DocId));
+    let mut rows: Vec<Row> = all
+        .into_iter()
+        .map(|v| ((first(v), sets[v.0].order_key(v.1).1), v))
+        .collect();
+    rows.sort();
+    rows.truncate(HISTORY_CAP as usize);
+    let mut out: Vec<VersionChange> = Vec::with_capacity(rows.len());
+    let mut before: Option<Option<u64>> = None;
+    for ((date, digest), (s, d)) in rows {
+        let print = sets[s].near.as_ref().and_then(|n| n.judged(d));
+        let (distance, change) = match before {
+            None => (None, crate::near::history::Change::First),
+            Some(prev) => match (prev, print) {
+                (Some(a), Some(b)) => {
+                    let dist = crate::simhash::distance(a, b);
+                    (
+                        Some(dist),
+                        crate::near::history::Change::of(dist, crate::near::DEFAULT_K, true),
+                    )
+                }
+                _ => (None, crate::near::history::Change::Unknown),
+            },
+        };
+        before = Some(print);
+        out.push(VersionChange {
+            digest: String::from_utf8_lossy(&digest).into_owned(),
+            first_date: if date == u64::MAX {
+                String::new()
+            } else {
+                date14(date)
+            },
+            captures: sets[s].dates.of(d).len(),
+            distance,
+            change,
+            in_hit: shown.contains(&(s, d)),
+        });
+    }
+    out
+}
+
 /// Builds the hit shown for a candidate.
 pub(crate) fn build_hit(
     sets: &[OpenSet],
@@ -766,6 +855,7 @@ pub(crate) fn build_hit(
     all_dates.sort_unstable();
     all_dates.dedup();
     let dates: Vec<String> = all_dates.into_iter().map(date14).collect();
+    let history = url_history(sets, c, folded, &versions);
     let mut also_at: Vec<String> = Vec::new();
     for &(ms, md) in folded.map_or(&[][..], |f| &f.mirrors[..]) {
         if let Some(name) = site(sets, ms, md) {
@@ -808,6 +898,7 @@ pub(crate) fn build_hit(
         snippet: snippets.snippet_of(sets, set, &main, content)?,
         more_from_site: hidden_sites.contains(&site_name),
         near_versions: versions.len(),
+        history,
         also_at: also_at.into_iter().filter(|a| *a != site_name).collect(),
         site: site_name,
         url,

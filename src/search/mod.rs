@@ -37,7 +37,7 @@ use tantivy::query::{AllQuery, BooleanQuery, ConstScoreQuery, Occur, Query, Term
 use tantivy::schema::IndexRecordOption;
 use tantivy::Term;
 
-pub use hits::{Hit, Snippet};
+pub use hits::{Hit, Snippet, VersionChange, HISTORY_CAP};
 pub use near::NearDisplay;
 pub use query::{ParsedQuery, QueryError};
 

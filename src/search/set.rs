@@ -179,6 +179,24 @@ pub(crate) struct OpenSet {
 }
 
 impl OpenSet {
+    /// The versions of `doc`'s URL in this set: the run of DocIds with its URL key
+    /// (the index is in URL key order), at most `cap` of them around `doc`.
+    pub(crate) fn url_run(&self, doc: DocId, cap: u32) -> std::ops::Range<DocId> {
+        let Some((urlkeys, _)) = &self.order else {
+            return doc..doc + 1;
+        };
+        let ord = |d: DocId| urlkeys.term_ords(d).next();
+        let own = ord(doc);
+        let (mut from, mut to) = (doc, doc + 1);
+        while from > 0 && doc - from < cap && ord(from - 1) == own {
+            from -= 1;
+        }
+        while to < self.docs && to - from < 2 * cap && ord(to) == own {
+            to += 1;
+        }
+        from..to
+    }
+
     /// Where document `doc` stands in one index of the whole collection: versions are
     /// written in (URL key, digest) order (src/index/versions.rs), which is the DocId
     /// order within a set, so comparing this across sets breaks ties in score as one

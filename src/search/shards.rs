@@ -200,6 +200,7 @@ mod tests {
                 more_from_site: false,
                 near_versions: 1,
                 also_at: Vec::new(),
+                history: Vec::new(),
             },
             urlkey: url.into(),
         }

@@ -168,7 +168,42 @@ fn hit_html(out: &mut String, h: &Hit, req: &PageRequest, query: &str) {
             }
         }
     }
-    out.push_str("</ul></li>\n");
+    out.push_str("</ul>");
+    versions_html(out, h);
+    out.push_str("</li>\n");
+}
+
+/// The versions of the hit's URL, earliest first, each with how much its text changed
+/// from the one before (issue 20); those this hit stands for in bold.
+fn versions_html(out: &mut String, h: &Hit) {
+    if h.history.len() < 2 {
+        return;
+    }
+    out.push_str("<p class=\"help versions\">Versions of this page: ");
+    for (i, v) in h.history.iter().enumerate() {
+        if i > 0 {
+            out.push_str(" · ");
+        }
+        let date = v
+            .first_date
+            .get(..10)
+            .map_or(String::new(), |_| human_date(&v.first_date));
+        let what = match v.distance {
+            Some(d) if d > 0 => format!("{} ({d} bits)", v.change.label()),
+            _ => v.change.label().to_string(),
+        };
+        let (open, close) = if v.in_hit { ("<b>", "</b>") } else { ("", "") };
+        let _ = write!(
+            out,
+            "{open}<span title=\"{} · {} capture{}\">{}: {}</span>{close}",
+            escape(&v.digest),
+            v.captures,
+            if v.captures == 1 { "" } else { "s" },
+            escape(date.get(..10).unwrap_or(&date)),
+            escape(&what)
+        );
+    }
+    out.push_str("</p>");
 }
 
 /// The facets of the query: for each of site, year, type and language, its most
