@@ -583,3 +583,32 @@ async fn shard_search(
     };
     json_result(r.await)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn near(pairs: &[(&str, &str)]) -> Result<NearDisplay, String> {
+        let raw: Vec<(String, String)> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        near_display(&raw)
+    }
+
+    #[test]
+    fn near_duplicate_parameters() {
+        assert_eq!(near(&[]), Ok(NearDisplay::default()));
+        let both = near(&[("nearDups", "show"), ("collapse", "near")]).unwrap();
+        assert!(both.show_versions && both.collapse_urls);
+        // The last value wins, as for the other parameters.
+        let last = near(&[("collapse", "near"), ("collapse", "none")]).unwrap();
+        assert!(!last.collapse_urls);
+        assert!(near(&[("nearDups", "hide")])
+            .unwrap_err()
+            .contains("nearDups"));
+        assert!(near(&[("collapse", "<b>")])
+            .unwrap_err()
+            .contains("collapse"));
+    }
+}

@@ -82,12 +82,15 @@ fn human_date(d: &str) -> String {
 }
 
 /// A link to this page with another query or start.
-fn link(query: &str, start: usize, hits: usize, per_site: usize) -> String {
+fn link(query: &str, start: usize, req: &PageRequest, per_site: usize) -> String {
     let mut s = format!("/?query={}", url_encode(query));
     if start > 0 {
         let _ = write!(s, "&start={start}");
     }
-    let _ = write!(s, "&hitsPerPage={hits}&hitsPerSite={per_site}");
+    let _ = write!(s, "&hitsPerPage={}&hitsPerSite={per_site}", req.hits);
+    if req.collapse_near {
+        s.push_str("&collapse=near");
+    }
     s
 }
 
@@ -144,7 +147,7 @@ fn hit_html(out: &mut String, h: &Hit, req: &PageRequest, query: &str) {
         let _ = write!(
             out,
             " · <a class=\"more\" href=\"{}\">more from {}</a>",
-            escape(&link(&more, 0, req.hits, 0)),
+            escape(&link(&more, 0, req, 0)),
             escape(&h.site)
         );
     }
@@ -233,7 +236,7 @@ fn facets_html(out: &mut String, r: &SearchResults, req: &PageRequest, query: &s
             let _ = write!(
                 out,
                 "<li><a href=\"{}\">{}</a> <span class=\"n\">{}</span></li>",
-                escape(&link(&narrowed, 0, req.hits, req.hits_per_site)),
+                escape(&link(&narrowed, 0, req, req.hits_per_site)),
                 escape(&c.value),
                 c.count
             );
@@ -273,7 +276,7 @@ fn timeline_svg(out: &mut String, r: &SearchResults, req: &PageRequest, query: &
         let _ = write!(
             out,
             "<a href=\"{}\"><rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\"><title>{}: {} capture{}</title></rect></a>",
-            escape(&link(&narrowed, 0, req.hits, req.hits_per_site)),
+            escape(&link(&narrowed, 0, req, req.hits_per_site)),
             i as f64 * slot,
             h - bar,
             (slot - 1.0).max(1.0),
@@ -429,26 +432,21 @@ pub fn render(
             let _ = write!(
                 out,
                 "<a rel=\"prev\" href=\"{}\">« Previous</a>",
-                escape(&link(query, prev, req.hits, req.hits_per_site))
+                escape(&link(query, prev, req, req.hits_per_site))
             );
         }
         if r.has_more {
             let _ = write!(
                 out,
                 "<a rel=\"next\" href=\"{}\">Next »</a>",
-                escape(&link(
-                    query,
-                    r.start + r.hits.len(),
-                    req.hits,
-                    req.hits_per_site
-                ))
+                escape(&link(query, r.start + r.hits.len(), req, req.hits_per_site))
             );
         }
         if r.site_limited && req.hits_per_site > 0 {
             let _ = write!(
                 out,
                 "<a class=\"all\" href=\"{}\">Show all hits (no per-site limit)</a>",
-                escape(&link(query, 0, req.hits, 0))
+                escape(&link(query, 0, req, 0))
             );
         }
         out.push_str("</nav>\n");
