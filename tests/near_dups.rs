@@ -160,8 +160,6 @@ const OTHER: &str = "Scientists at the observatory recorded an unusual burst of 
 /// Twenty daily captures of one front page (twenty digests, only the date line changes),
 /// a mirror of it on another host, and a rewritten version: imported, indexed, opened.
 fn daily_front_page(dir: &Path) -> warcdex::search::SearchIndex {
-    use warcdex::import::segment_dir::write_segment;
-    use warcdex::index::{build_index, IndexOptions};
     let mut captures: Vec<(String, String, String)> = (0..20)
         .map(|d| {
             (
@@ -188,18 +186,9 @@ fn daily_front_page(dir: &Path) -> warcdex::search::SearchIndex {
         collection: None,
         line: 1,
     }];
-    let opts = ImportOptions::default();
-    let (rows, reports) = import_archives(&entries, None, &opts, &|_| {}, &|_| {}).unwrap();
-    assert_eq!(rows.len(), 22, "22 versions");
-    let seg = dir.join("seg");
-    write_segment(&seg, &rows, reports, &opts, None).unwrap();
-    build_index(
-        &[seg],
-        &dir.join("pindexes/courier/main"),
-        &IndexOptions::default(),
-    )
-    .unwrap();
-    warcdex::search::SearchIndex::open(dir).unwrap()
+    let index = crate::util::search_index_of(dir, &entries, "courier");
+    assert_eq!(index.sets()[0].documents, 22, "22 versions");
+    index
 }
 
 fn search(

@@ -127,9 +127,6 @@ pub fn fixture_lists(dir: &Path, collection: &str) -> FixtureLists {
 /// does, indexes them as `index` does into `dir/pindexes/corpus/main` (no dates index:
 /// the segments' dates are the dates) and opens the search over `dir`.
 pub fn corpus_search_index(dir: &Path, archives: &[&str]) -> warcdex::search::SearchIndex {
-    use warcdex::import::segment_dir::write_segment;
-    use warcdex::import::{import_archives, ImportOptions};
-    use warcdex::index::{build_index, IndexOptions};
     let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/corpus/real");
     let entries: Vec<ManifestEntry> = archives
         .iter()
@@ -140,13 +137,26 @@ pub fn corpus_search_index(dir: &Path, archives: &[&str]) -> warcdex::search::Se
             line: i as u64 + 1,
         })
         .collect();
+    search_index_of(dir, &entries, "corpus")
+}
+
+/// Imports `entries` as `import` does into `dir/seg`, indexes them as `index` does into
+/// `dir/pindexes/SET/main` and opens the search over `dir`.
+pub fn search_index_of(
+    dir: &Path,
+    entries: &[ManifestEntry],
+    set: &str,
+) -> warcdex::search::SearchIndex {
+    use warcdex::import::segment_dir::write_segment;
+    use warcdex::import::{import_archives, ImportOptions};
+    use warcdex::index::{build_index, IndexOptions};
     let opts = ImportOptions::default();
-    let (rows, reports) = import_archives(&entries, None, &opts, &|_| {}, &|_| {}).unwrap();
+    let (rows, reports) = import_archives(entries, None, &opts, &|_| {}, &|_| {}).unwrap();
     let seg = dir.join("seg");
     write_segment(&seg, &rows, reports, &opts, None).unwrap();
     build_index(
         &[seg],
-        &dir.join("pindexes/corpus/main"),
+        &dir.join("pindexes").join(set).join("main"),
         &IndexOptions::default(),
     )
     .unwrap();
