@@ -17,7 +17,8 @@ use super::{with_output, MemoryFlags};
 /// `warcdex near-dups`.
 #[derive(Debug, Args)]
 pub struct NearDupsArgs {
-    /// A collection or a search directory (it holds `pindexes/<name>/main`).
+    /// A collection or a search directory (it holds `pindexes/<name>/main`), or one of
+    /// its sets or main indexes (every set of that directory is read).
     pub dir: PathBuf,
     /// Versions whose fingerprints differ in at most K of 64 bits are near-duplicates.
     #[arg(short = 'k', default_value_t = near::DEFAULT_K,
@@ -36,7 +37,7 @@ pub struct NearDupsArgs {
 /// Lists the clusters; the counts go to stderr.
 pub fn near_dups(a: NearDupsArgs) -> anyhow::Result<i32> {
     a.memory.check()?;
-    let index = SearchIndex::open_released(&a.dir)?;
+    let index = SearchIndex::open_released(&near::search_dir_of(&a.dir))?;
     let opts = NearOptions {
         k: a.k,
         min_words: a.min_size,
@@ -87,7 +88,7 @@ pub struct HistoryArgs {
 /// Prints each version of the URL: `FIRST_DATE14<TAB>sha1:DIGEST<TAB>DISTANCE<TAB>CHANGE
 /// <TAB>CAPTURES<TAB>DATES` (dates joined by commas; `-` for the first version's distance).
 pub fn history_cmd(a: HistoryArgs) -> anyhow::Result<i32> {
-    let index = SearchIndex::open_released(&a.dir)?;
+    let index = SearchIndex::open_released(&near::search_dir_of(&a.dir))?;
     let versions = history(&index, &a.url, a.k, a.min_size)?;
     if versions.is_empty() {
         eprintln!("history: no version of {} in {}", a.url, a.dir.display());

@@ -145,6 +145,30 @@ impl PrintColumns {
     }
 }
 
+/// The search directory (the one holding `pindexes/`) that `path` names or lies in: the
+/// directory itself, or for `X/pindexes`, `X/pindexes/SET` or `X/pindexes/SET/main`
+/// (what `index --out` was given), `X`. Anything else is returned as it is, for
+/// [`SearchIndex::open`] to refuse with its message.
+pub fn search_dir_of(path: &Path) -> PathBuf {
+    if path.join("pindexes").is_dir() {
+        return path.to_path_buf();
+    }
+    let named = |p: &Path, name: &str| p.file_name().is_some_and(|n| n == name);
+    let mut p = path;
+    for _ in 0..3 {
+        if named(p, "pindexes") {
+            return p
+                .parent()
+                .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+        }
+        match p.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => p = parent,
+            _ => break,
+        }
+    }
+    path.to_path_buf()
+}
+
 /// Splits `URL sha1:DIGEST` at its last space.
 pub(crate) fn split_key(key: &str) -> (&str, &str) {
     key.rsplit_once(' ').unwrap_or((key, ""))
@@ -327,6 +351,29 @@ fn nth_index(line: &[u8], byte: u8, n: usize) -> Option<usize> {
         .filter(|(_, b)| **b == byte)
         .nth(n - 1)
         .map(|(i, _)| i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_set_or_its_main_index_names_its_search_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let main = dir.path().join("coll/pindexes/b1/main");
+        std::fs::create_dir_all(&main).unwrap();
+        let coll = dir.path().join("coll");
+        for p in [
+            &coll,
+            &coll.join("pindexes"),
+            &main.parent().unwrap().to_path_buf(),
+            &main,
+        ] {
+            assert_eq!(search_dir_of(p), coll, "{}", p.display());
+        }
+        let other = dir.path().join("elsewhere/main");
+        assert_eq!(search_dir_of(&other), other);
+    }
 }
 
 fn damaged(dir: &Path, column: &str) -> io::Error {
