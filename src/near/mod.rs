@@ -353,6 +353,13 @@ fn nth_index(line: &[u8], byte: u8, n: usize) -> Option<usize> {
         .map(|(i, _)| i)
 }
 
+fn damaged(dir: &Path, column: &str) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("{}: damaged {column} column", dir.display()),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -374,11 +381,4 @@ mod tests {
         let other = dir.path().join("elsewhere/main");
         assert_eq!(search_dir_of(&other), other);
     }
-}
-
-fn damaged(dir: &Path, column: &str) -> io::Error {
-    io::Error::new(
-        io::ErrorKind::InvalidData,
-        format!("{}: damaged {column} column", dir.display()),
-    )
 }
