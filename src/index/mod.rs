@@ -384,7 +384,12 @@ pub(crate) fn first_pass(
             Ok(())
         };
     source(&mut |group| {
-        let row = absorb_all(group);
+        let mut row = absorb_all(group);
+        if keep_rows && row.simhash.is_none() {
+            // A row of an older segment: fingerprinted once here, so that pass 1's
+            // clustering and pass 3's document read the same value from the spool.
+            row.set_fingerprint();
+        }
         let node = ids.id_of(&row.urlkey)?;
         on_row(node, &row);
         batch.push((node, row));

@@ -124,7 +124,7 @@ pub fn history(
                     Version {
                         url: u.to_string(),
                         digest: digest.to_string(),
-                        dates: dates.iter().map(|d| format!("{d:014}")).collect(),
+                        dates: dates.iter().map(|&d| crate::search::date14(d)).collect(),
                         simhash,
                         words,
                         distance: None,

@@ -175,10 +175,10 @@ pub(crate) fn split_key(key: &str) -> (&str, &str) {
 }
 
 /// A capture date as 14 digits, or `-` for a version without a possible one.
-fn date14(dates: &[u64]) -> String {
+fn first_date14(dates: &[u64]) -> String {
     dates
         .first()
-        .map_or_else(|| "-".to_string(), |d| format!("{d:014}"))
+        .map_or_else(|| "-".to_string(), |&d| crate::search::date14(d))
 }
 
 /// Tabs and line ends in a URL (which a WARC header can carry) would break the lines.
@@ -281,7 +281,7 @@ pub fn near_dups(
                     "{root:08x}\t{}\t{}\t{}",
                     clean(url),
                     clean(digest),
-                    date14(set.dates.of(doc))
+                    first_date14(set.dates.of(doc))
                 );
                 if let Err(e) = by_root.push(line.as_bytes()) {
                     failed.get_or_insert(e);

@@ -330,7 +330,8 @@ impl TopFilteredSegment {
         match self
             .pending
             .iter_mut()
-            .find(|p| p.last == last && near.group_of(p.shown) == group)
+            // Groups are disjoint, so a group's last member names it.
+            .find(|p| p.last == last)
         {
             Some(p) => {
                 p.score = p.score.max(r.0);

@@ -37,6 +37,7 @@ use tantivy::query::{AllQuery, BooleanQuery, ConstScoreQuery, Occur, Query, Term
 use tantivy::schema::IndexRecordOption;
 use tantivy::Term;
 
+pub(crate) use hits::date14;
 pub use hits::{Hit, Snippet, VersionChange, HISTORY_CAP};
 pub use near::NearDisplay;
 pub use query::{ParsedQuery, QueryError};

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use tantivy::columnar::{Column, StrColumn};
 use tantivy::DocId;
 
-use crate::near::{DEFAULT_K, DEFAULT_MIN_WORDS};
+use crate::near::{UnionFind, DEFAULT_K, DEFAULT_MIN_WORDS};
 
 /// Versions of one URL compared pairwise up to this many; past it, each version is
 /// compared with the 256 before it only (a URL captured daily for years), which still
@@ -73,14 +73,9 @@ impl NearTable {
     fn group_run(&mut self, from: u32, to: u32) {
         let n = (to - from) as usize;
         let prints: Vec<Option<u64>> = (from..to).map(|d| self.judged(d)).collect();
-        let mut parent: Vec<usize> = (0..n).collect();
-        fn find(p: &mut [usize], mut x: usize) -> usize {
-            while p[x] != x {
-                p[x] = p[p[x]];
-                x = p[x];
-            }
-            x
-        }
+        // The union-find of near-dups: its root is the smallest index, the group's first
+        // DocId.
+        let mut uf = UnionFind::new(n as u32);
         for j in 1..n {
             let Some(b) = prints[j] else { continue };
             let lo = if n <= ALL_PAIRS_UP_TO {
@@ -89,18 +84,14 @@ impl NearTable {
                 j.saturating_sub(WINDOW)
             };
             for (i, a) in prints.iter().enumerate().take(j).skip(lo) {
-                if let Some(a) = *a {
-                    if crate::simhash::distance(a, b) <= DEFAULT_K {
-                        let (ri, rj) = (find(&mut parent, i), find(&mut parent, j));
-                        // The smaller index is the root: the group's first DocId.
-                        parent[ri.max(rj)] = ri.min(rj);
-                    }
+                if a.is_some_and(|a| crate::simhash::distance(a, b) <= DEFAULT_K) {
+                    uf.union(i as u32, j as u32);
                 }
             }
         }
-        for i in 0..n {
-            let root = find(&mut parent, i);
-            let (g, d) = (from + root as u32, from + i as u32);
+        for i in 0..n as u32 {
+            let root = uf.find(i);
+            let (g, d) = (from + root, from + i);
             self.group_of[d as usize] = g;
             if root != i {
                 self.last_of.insert(g, d);

@@ -99,8 +99,8 @@ pub struct SegmentRow {
 }
 
 impl SegmentRow {
-    /// Computes and stores the row's near-duplicate fingerprint from its text (the main
-    /// content when there is one: [`crate::simhash::source_text`]).
+    /// Computes and stores the row's near-duplicate fingerprint from its text and main
+    /// content ([`crate::simhash::fingerprint`]).
     pub fn set_fingerprint(&mut self) {
         let f = self.computed_fingerprint();
         self.simhash = Some(f.hash as i64);
