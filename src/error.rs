@@ -23,6 +23,14 @@ pub enum ErrorKind {
         /// What the decompressor said.
         message: String,
     },
+    /// A zstd frame could not be decompressed (corrupt or cut short).
+    #[error("zstd frame starting at offset {frame_offset} is corrupt or truncated: {message}")]
+    Zstd {
+        /// Offset of the zstd frame in the compressed file.
+        frame_offset: u64,
+        /// What the decompressor said.
+        message: String,
+    },
     /// Nothing in the input looks like an ARC or WARC record.
     #[error("no ARC or WARC record found (first line: {first_line:?})")]
     UnknownFormat {
@@ -177,14 +185,19 @@ pub enum AnomalyKind {
     /// data, a bad header) or bytes that are no gzip where a member should start; the
     /// bytes up to the next gzip member were skipped (the message gives the range).
     DamagedGzipMember,
-    /// A record that could not be read because its bytes were in a damaged gzip member:
-    /// one per damaged region at least (a whole-file gzip may lose more than one).
+    /// A zstd frame that does not decompress (corrupt block, checksum mismatch, a frame
+    /// made with another dictionary) or bytes that are no zstd frame where one should
+    /// start; the bytes up to the next frame were skipped (the message gives the range).
+    DamagedZstdFrame,
+    /// A record that could not be read because its bytes were in a damaged gzip member
+    /// or zstd frame: one per damaged region at least (a whole-file gzip may lose more
+    /// than one).
     LostRecord,
 }
 
 impl AnomalyKind {
     /// Every kind, in reporting order.
-    pub const ALL: [AnomalyKind; 21] = [
+    pub const ALL: [AnomalyKind; 22] = [
         AnomalyKind::LfLineEndings,
         AnomalyKind::HeaderContinuation,
         AnomalyKind::LeadingWhitespace,
@@ -205,6 +218,7 @@ impl AnomalyKind {
         AnomalyKind::TrailingGarbage,
         AnomalyKind::UncanonicalizableUrl,
         AnomalyKind::DamagedGzipMember,
+        AnomalyKind::DamagedZstdFrame,
         AnomalyKind::LostRecord,
     ];
 
@@ -231,6 +245,7 @@ impl AnomalyKind {
             AnomalyKind::TrailingGarbage => "trailing-garbage",
             AnomalyKind::UncanonicalizableUrl => "uncanonicalizable-url",
             AnomalyKind::DamagedGzipMember => "damaged-gzip-member",
+            AnomalyKind::DamagedZstdFrame => "damaged-zstd-frame",
             AnomalyKind::LostRecord => "lost-record",
         }
     }

@@ -4,6 +4,7 @@
 
 use std::io::{self, BufRead, Read};
 
+use super::codec::Codec;
 use super::window::Window;
 
 /// Compressed bytes of the current gzip member kept after they were consumed, at most:
@@ -117,30 +118,32 @@ pub(crate) fn plausible_member(b: &[u8]) -> bool {
     b.len() >= 4 && b[0] == 0x1f && b[1] == 0x8b && b[2] == 8 && b[3] & 0xe0 == 0
 }
 
-/// Moves `r` to the next plausible gzip member header; false (everything consumed) when
-/// there is none before the end of the input. `zeros` is cleared when a skipped byte is
-/// not NUL (NUL padding between members is no damage).
+/// Moves `r` to the next plausible member header of `codec`; false (everything
+/// consumed) when there is none before the end of the input. `zeros` is cleared when a
+/// skipped byte is not NUL (NUL padding between members is no damage).
 pub(crate) fn scan_for_member<R: Read>(
     r: &mut CountingReader<R>,
+    codec: Codec,
     zeros: &mut bool,
 ) -> io::Result<bool> {
+    let need = codec.header_len();
     loop {
-        let buf = r.fill_at_least(4)?;
+        let buf = r.fill_at_least(need)?;
         let skip = |b: &[u8], zeros: &mut bool| *zeros &= b.iter().all(|&x| x == 0);
-        if buf.len() < 4 {
+        if buf.len() < need {
             let n = buf.len();
             skip(buf, zeros);
             r.consume(n);
             return Ok(false);
         }
-        match memchr::memchr(0x1f, buf) {
+        match memchr::memchr(codec.first_byte(), buf) {
             None => {
                 let n = buf.len();
                 skip(buf, zeros);
                 r.consume(n);
             }
-            Some(i) if i + 4 <= buf.len() => {
-                if plausible_member(&buf[i..i + 4]) {
+            Some(i) if i + need <= buf.len() => {
+                if codec.plausible(&buf[i..i + need]) {
                     skip(&buf[..i], zeros);
                     r.consume(i);
                     return Ok(true);
@@ -200,11 +203,11 @@ mod tests {
         for chunk in [8192, 5, 1] {
             let mut r = CountingReader::new(&data[..], chunk);
             let mut zeros = true;
-            assert!(scan_for_member(&mut r, &mut zeros).unwrap());
+            assert!(scan_for_member(&mut r, Codec::Gzip, &mut zeros).unwrap());
             assert_eq!(r.pos(), at, "chunk {chunk}");
             assert!(!zeros);
             r.consume(1);
-            assert!(!scan_for_member(&mut r, &mut zeros).unwrap());
+            assert!(!scan_for_member(&mut r, Codec::Gzip, &mut zeros).unwrap());
             assert_eq!(r.pos(), data.len() as u64);
         }
     }

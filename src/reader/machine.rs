@@ -62,7 +62,7 @@ impl<R: Read> ArchiveReader<R> {
         self.anomaly(
             AnomalyKind::LostRecord,
             self.rec_offset,
-            format!("record lost in the damaged gzip member at offset {member};{what}"),
+            format!("record lost in the damaged {} at offset {member};{what}", self.unit()),
         );
         self.pass_cut();
         self.damaged = false;
@@ -86,7 +86,8 @@ impl<R: Read> ArchiveReader<R> {
             AnomalyKind::LostRecord,
             c.member_cstart,
             format!(
-                "the damaged gzip member at offset {} held a record (at least one), lost",
+                "the damaged {} at offset {} held a record (at least one), lost",
+                self.unit(),
                 c.member_cstart
             ),
         );
@@ -127,7 +128,7 @@ impl<R: Read> ArchiveReader<R> {
             .header
             .content_length
             .map(|n| self.content_start.saturating_add(n));
-        if self.content_end.is_none() && !self.s.is_gzip() {
+        if self.content_end.is_none() && !self.s.is_compressed() {
             // Without a length a plain record cannot be delimited; take an empty block
             // and let resynchronisation skip to the next record (counted there).
             self.content_end = Some(self.content_start);
@@ -155,7 +156,7 @@ impl<R: Read> ArchiveReader<R> {
             self.block_consume(n);
         }
         let mut content_end = self.content_end.unwrap_or(self.s.position());
-        if self.s.is_gzip() && !self.damaged {
+        if self.s.is_compressed() && !self.damaged {
             content_end = self.resync_gzip_overrun(content_end)?;
         }
         self.prev_content_end = content_end;
@@ -166,7 +167,7 @@ impl<R: Read> ArchiveReader<R> {
             if !self.s.ensure()? {
                 break None;
             }
-            if self.s.is_gzip() {
+            if self.s.is_compressed() {
                 // In gzip files a record owns the rest of its member.
                 if let Some((_, m)) = self.s.member_at(self.s.position()) {
                     if m.dstart == self.s.position() && m.dstart >= content_end {
@@ -186,7 +187,7 @@ impl<R: Read> ArchiveReader<R> {
                 continue;
             }
             let is_header = self.header_start(l).is_some();
-            if self.s.is_gzip() && !is_header {
+            if self.s.is_compressed() && !is_header {
                 // Data after the block inside the record's own member: part of the record.
                 let at = self.rec_offset;
                 if !in_member_junk {
@@ -194,7 +195,7 @@ impl<R: Read> ArchiveReader<R> {
                     self.anomaly(
                         AnomalyKind::ContentLengthMismatch,
                         at,
-                        "bytes after the record's block inside its gzip member (Content-Length too short?)".into(),
+                        format!("bytes after the record's block inside its {} (Content-Length too short?)", self.unit()),
                     );
                 }
                 self.s.consume(line);
@@ -214,7 +215,7 @@ impl<R: Read> ArchiveReader<R> {
         if self.damaged || cut_in_record {
             return Err(self.lose_record());
         }
-        if next == Some(false) && !self.s.is_gzip() {
+        if next == Some(false) && !self.s.is_compressed() {
             if let Some(end) = self.resync_backwards(content_end) {
                 content_end = end;
                 self.prev_content_end = end;
@@ -226,7 +227,7 @@ impl<R: Read> ArchiveReader<R> {
                 "record is not followed by a blank line".into(),
             );
         }
-        let span = if self.s.is_gzip() {
+        let span = if self.s.is_compressed() {
             self.gzip_span(content_end)?
         } else {
             Span {

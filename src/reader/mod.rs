@@ -30,6 +30,7 @@ mod arc;
 mod block;
 mod bytes;
 pub mod chunked;
+mod codec;
 mod counting;
 pub mod date;
 mod digest;
@@ -44,12 +45,14 @@ mod span;
 mod stream;
 mod warc;
 mod window;
+pub mod zstd_frame;
 
 use std::borrow::Cow;
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
+pub use codec::Codec;
 pub use digest::{DigestCheck, PayloadDigest};
 pub use fields::Fields;
 pub use header::{Format, RecordHeader, RecordType};
@@ -57,7 +60,7 @@ pub use http::HttpHead;
 pub use span::Span;
 
 use crate::error::{Anomaly, AnomalyCounts, AnomalyKind, Error, Result};
-use span::{member_end, MemberProbe};
+use span::{member_probe, MemberProbe};
 use stream::Stream;
 
 /// Reader settings.
@@ -131,8 +134,7 @@ impl ArchiveReader<File> {
         let file = File::open(path).map_err(|e| Error::from(e).with_path(path))?;
         let mut r = ArchiveReader::with_options(file, opts).map_err(|e| e.with_path(path))?;
         r.path = Some(path.to_path_buf());
-        let p = path.to_path_buf();
-        r.probe = Some(Box::new(move |offset| member_end(&p, offset)));
+        r.probe = Some(member_probe(path.to_path_buf(), r.s.codec()));
         Ok(r)
     }
 }
@@ -155,8 +157,7 @@ impl ArchiveReader<Input> {
         let mut r = ArchiveReader::with_options(Box::new(file) as Input, opts)
             .map_err(|e| e.with_path(path))?;
         r.path = Some(path.to_path_buf());
-        let p = path.to_path_buf();
-        r.probe = Some(Box::new(move |offset| member_end(&p, offset)));
+        r.probe = Some(member_probe(path.to_path_buf(), r.s.codec()));
         Ok(r)
     }
 }
@@ -204,7 +205,12 @@ impl<R: Read> ArchiveReader<R> {
 
     /// True when the input is gzip-compressed.
     pub fn is_gzip(&self) -> bool {
-        self.s.is_gzip()
+        self.s.codec() == Some(Codec::Gzip)
+    }
+
+    /// The input's compression (gzip members or zstd frames), if it is compressed.
+    pub fn codec(&self) -> Option<Codec> {
+        self.s.codec()
     }
 
     /// Anomaly counts so far.
@@ -235,6 +241,16 @@ impl<R: Read> ArchiveReader<R> {
     /// skipped. When the damage shows only later, [`Record::finish`] says so.
     pub fn next_record(&mut self) -> Result<Option<Record<'_, R>>> {
         self.advance()
+    }
+
+    /// What one stored unit of this file is called in messages.
+    fn unit(&self) -> &'static str {
+        self.s.codec().unwrap_or(Codec::Gzip).unit()
+    }
+
+    /// The name of this file's compression in messages.
+    fn codec_name(&self) -> &'static str {
+        self.s.codec().unwrap_or(Codec::Gzip).name()
     }
 
     fn err(&self, e: Error) -> Error {

@@ -134,7 +134,7 @@ impl<R: Read> ArchiveReader<R> {
     /// The offset in the stored file of decompressed position `d`: itself for plain
     /// files, its member's offset for gzip.
     fn stored_offset(&self, d: u64) -> u64 {
-        if !self.s.is_gzip() {
+        if !self.s.is_compressed() {
             return d;
         }
         self.s.member_at(d).map_or(d, |(_, m)| m.cstart)

@@ -5,10 +5,11 @@
 
 use std::fs::File;
 use std::io::{self, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use super::codec::{Codec, CodecState, UnitDecoder};
 use super::counting::CountingReader;
-use super::gzip_member::MemberDecoder;
+use super::zstd_frame;
 use super::stream::Member;
 use super::ArchiveReader;
 use crate::error::{AnomalyKind, Error, ErrorKind, Result};
@@ -23,16 +24,27 @@ pub struct Span {
     pub length: u64,
 }
 
-/// Finds where the gzip member starting at `offset` ends; the reader opened on a file
-/// probes that file (see [`member_end`]), one on standard input cannot.
+/// Finds where the member (gzip member or zstd frame) starting at `offset` ends; the
+/// reader opened on a file probes that file (see [`member_probe`]), one on standard
+/// input cannot.
 pub(super) type MemberProbe = Box<dyn FnMut(u64) -> io::Result<u64> + Send>;
 
-/// Finds where the gzip member starting at `offset` ends, by decompressing it.
-pub(super) fn member_end(path: &Path, offset: u64) -> io::Result<u64> {
+/// The probe of the file at `path`, compressed with `codec`.
+pub(super) fn member_probe(path: PathBuf, codec: Option<Codec>) -> MemberProbe {
+    Box::new(move |offset| member_end(&path, offset, codec.unwrap_or(Codec::Gzip)))
+}
+
+/// Finds where the member starting at `offset` ends, by decompressing it.
+fn member_end(path: &Path, offset: u64, codec: Codec) -> io::Result<u64> {
     use std::io::{Seek, SeekFrom};
     let mut f = File::open(path)?;
+    let state = match codec {
+        Codec::Gzip => CodecState::Gzip(Default::default()),
+        // A frame of a file with a dictionary decodes only with it.
+        Codec::Zstd => CodecState::Zstd(zstd_frame::file_dictionary(&mut f)?),
+    };
     f.seek(SeekFrom::Start(offset))?;
-    let mut dec = MemberDecoder::new(CountingReader::new(f, 8192), Default::default());
+    let mut dec = UnitDecoder::new(CountingReader::new(f, 8192), state);
     // A damaged member ends, as far as anyone can tell, where its decoder failed (the
     // reader reports the damage itself when it gets there).
     let _ = io::copy(&mut dec, &mut io::sink());
@@ -42,7 +54,7 @@ pub(super) fn member_end(path: &Path, offset: u64) -> io::Result<u64> {
 impl<R: Read> ArchiveReader<R> {
     /// The stored offset of the record starting at the cursor.
     pub(super) fn record_offset(&mut self) -> u64 {
-        if !self.s.is_gzip() {
+        if !self.s.is_compressed() {
             return self.rec_start;
         }
         let Some((i, m)) = self.s.member_at(self.rec_start) else {
@@ -54,9 +66,12 @@ impl<R: Read> ArchiveReader<R> {
             self.anomaly(
                 AnomalyKind::MultiRecordGzipMember,
                 offset,
-                "record starts inside the gzip member of the previous record (whole-file gzip?); \
-                 offset and length are the member's"
-                    .into(),
+                format!(
+                    "record starts inside the {unit} of the previous record (whole-file \
+                     {name}?); offset and length are the {unit}'s",
+                    unit = self.unit(),
+                    name = self.codec_name()
+                ),
             );
             return offset;
         }
@@ -105,7 +120,12 @@ impl<R: Read> ArchiveReader<R> {
             self.anomaly(
                 AnomalyKind::MultiRecordGzipMember,
                 m.cstart,
-                "gzip member holds more than one record (whole-file gzip?); offset and length are the member's".into(),
+                format!(
+                    "{unit} holds more than one record (whole-file {name}?); offset and \
+                     length are the {unit}'s",
+                    unit = self.unit(),
+                    name = self.codec_name()
+                ),
             );
         }
         let cend = match m.cend {

@@ -10,9 +10,11 @@
 use std::collections::VecDeque;
 use std::io::{self, BufRead, Read};
 
-use super::counting::{plausible_member, read_retry, scan_for_member, CountingReader};
-use super::gzip_member::{InflateState, MemberDecoder};
+use super::codec::{Codec, CodecState, UnitDecoder};
+use super::counting::{read_retry, scan_for_member, CountingReader};
+use super::gzip_member::InflateState;
 use super::window::Window;
+use super::zstd_frame::{self, ZstdState};
 use crate::error::{Anomaly, AnomalyKind, Error, ErrorKind, Result};
 
 /// Bytes kept before the read cursor when the buffer rolls, so that a record
@@ -49,16 +51,20 @@ pub(crate) struct Member {
     pub damaged: bool,
 }
 
-// The gzip variant is much larger than the plain one; there is one Source per file,
-// so boxing it would only add an indirection on the hot path.
+// The compressed variant is much larger than the plain one; there is one Source per
+// file, so boxing it would only add an indirection on the hot path.
 #[allow(clippy::large_enum_variant)]
 enum Source<R: Read> {
     Plain(CountingReader<R>),
-    Gzip {
-        decoder: Option<MemberDecoder<CountingReader<R>>>,
+    /// gzip members or zstd frames ("members" below), decoded one at a time.
+    Members {
+        codec: Codec,
+        decoder: Option<UnitDecoder<CountingReader<R>>>,
         idle: Option<CountingReader<R>>,
-        /// The inflate state, kept between members.
-        spare: Option<InflateState>,
+        /// The decoder's state, kept between members (for zstd, with the dictionary).
+        spare: Option<CodecState>,
+        /// No member has been started yet: a WARC-zstd dictionary frame may come.
+        first: bool,
     },
 }
 
@@ -79,28 +85,20 @@ pub(crate) struct Stream<R: Read> {
 }
 
 impl<R: Read> Stream<R> {
-    /// Sniffs gzip from the magic bytes and sets up the source.
+    /// Sniffs gzip or zstd from the magic bytes and sets up the source.
     pub(crate) fn new(inner: R, chunk: usize) -> Result<Self> {
         let chunk = chunk.max(1);
         let mut counting = CountingReader::new(inner, chunk.max(8192));
-        let head = counting.fill_buf()?;
-        // Two of the three first bytes of a gzip member are enough: a damaged first member
-        // must not turn the whole file into "no record found" (issue 15, item 1).
-        let matching = [0x1f, 0x8b, 8]
-            .iter()
-            .zip(head.iter())
-            .filter(|(a, b)| a == b)
-            .count();
-        let gzip = (head.len() >= 2 && head[0] == 0x1f && head[1] == 0x8b)
-            || (head.len() >= 4 && matching >= 2 && head[3] & 0xe0 == 0);
-        let src = if gzip {
-            Source::Gzip {
+        let head = counting.fill_at_least(8)?;
+        let src = match Codec::sniff(head) {
+            Some(codec) => Source::Members {
+                codec,
                 decoder: None,
                 idle: Some(counting),
                 spare: None,
-            }
-        } else {
-            Source::Plain(counting)
+                first: true,
+            },
+            None => Source::Plain(counting),
         };
         Ok(Stream {
             src,
@@ -117,9 +115,17 @@ impl<R: Read> Stream<R> {
         })
     }
 
-    /// True when the input is gzip.
-    pub(crate) fn is_gzip(&self) -> bool {
-        matches!(self.src, Source::Gzip { .. })
+    /// The input's compression, if it is compressed.
+    pub(crate) fn codec(&self) -> Option<Codec> {
+        match self.src {
+            Source::Members { codec, .. } => Some(codec),
+            Source::Plain(_) => None,
+        }
+    }
+
+    /// True when the input is stored in gzip members or zstd frames.
+    pub(crate) fn is_compressed(&self) -> bool {
+        matches!(self.src, Source::Members { .. })
     }
 
     /// Decompressed offset of the cursor.
@@ -131,7 +137,7 @@ impl<R: Read> Stream<R> {
     pub(crate) fn compressed_position(&self) -> u64 {
         match &self.src {
             Source::Plain(r) => r.pos(),
-            Source::Gzip { decoder, idle, .. } => match (decoder, idle) {
+            Source::Members { decoder, idle, .. } => match (decoder, idle) {
                 (Some(d), _) => d.get_ref().pos(),
                 (None, Some(r)) => r.pos(),
                 _ => self.compressed_len_hint,
@@ -215,13 +221,14 @@ impl<R: Read> Stream<R> {
         }
         let member_dstart = self.members.back().map_or(dpos, |m| m.dstart);
         let skipped = resume - cstart;
+        let codec = self.codec().unwrap_or(Codec::Gzip);
         let whereto = if at_eof {
-            "no gzip member follows".to_string()
+            format!("no {} follows", codec.unit())
         } else {
             format!("reading resumes at offset {resume}")
         };
         self.anomalies.push(Anomaly {
-            kind: AnomalyKind::DamagedGzipMember,
+            kind: codec.damaged_kind(),
             offset: cstart,
             message: format!(
                 "{why}; bytes {cstart}..{resume} ({skipped} bytes) skipped, {whereto}"
@@ -258,49 +265,83 @@ impl<R: Read> Stream<R> {
                 self.win.filled(n);
                 Ok(n)
             }
-            Source::Gzip {
+            Source::Members {
+                codec,
                 decoder,
                 idle,
                 spare,
+                first,
             } => {
+                let codec = *codec;
                 if decoder.is_none() {
-                    let mut r = idle.take().expect("gzip source present");
-                    let head = r.fill_at_least(4)?;
+                    let mut r = idle.take().expect("compressed source present");
+                    let head = r.fill_at_least(8)?;
                     if head.is_empty() {
                         self.compressed_len_hint = r.pos();
                         *idle = Some(r);
                         self.eof = true;
                         return Ok(0);
                     }
-                    if head[0] != 0x1f || (head.len() > 1 && head[1] != 0x8b) {
-                        // No gzip member where one should start: a damaged member header,
+                    if codec == Codec::Zstd {
+                        if let Some((magic, size)) = zstd_frame::skippable_frame(head) {
+                            let dictionary = *first && magic == zstd_frame::DICTIONARY_MAGIC;
+                            *first = false;
+                            let at = r.pos();
+                            let skipped = skip_frame(&mut r, size, dictionary);
+                            self.compressed_len_hint = r.pos();
+                            *idle = Some(r);
+                            let message = match skipped {
+                                Ok(Some(user_data)) => {
+                                    match ZstdState::with_dictionary_frame(&user_data) {
+                                        Ok(state) => {
+                                            *spare = Some(CodecState::Zstd(state));
+                                            return Ok(0);
+                                        }
+                                        Err(e) => format!("dictionary frame: {e}"),
+                                    }
+                                }
+                                Ok(None) => return Ok(0),
+                                Err(e) => e.to_string(),
+                            };
+                            // Without its dictionary (or past a frame that runs off the
+                            // end) nothing more of the file can be decoded.
+                            self.eof = true;
+                            self.error = Some(Error::at(
+                                ErrorKind::Zstd {
+                                    frame_offset: at,
+                                    message,
+                                },
+                                at,
+                            ));
+                            return Ok(0);
+                        }
+                    }
+                    let head = r.fill_at_least(codec.header_len())?;
+                    if !codec.starts_unit(head) {
+                        // No member where one should start: a damaged member header,
                         // or junk. Scan for the next member; without one it is junk at the end.
                         let at = r.pos();
                         let mut zeros = true;
-                        let found = scan_for_member(&mut r, &mut zeros)?;
+                        let found = scan_for_member(&mut r, codec, &mut zeros)?;
                         let resume = r.pos();
                         self.compressed_len_hint = resume;
                         *idle = Some(r);
+                        let unit = codec.unit();
                         if found && zeros {
                             // Quirk: NUL padding between members (block-aligned writers).
                             self.anomalies.push(Anomaly {
                                 kind: AnomalyKind::GarbageBetweenRecords,
                                 offset: at,
                                 message: format!(
-                                    "{} NUL bytes between gzip members skipped",
+                                    "{} NUL bytes between {unit}s skipped",
                                     resume - at
                                 ),
                             });
                             return Ok(0);
                         }
                         if found {
-                            self.damage(
-                                at,
-                                resume,
-                                false,
-                                "bytes that are not a gzip member",
-                                dpos,
-                            );
+                            let why = format!("bytes that are not a {unit}");
+                            self.damage(at, resume, false, &why, dpos);
                             return Ok(0);
                         }
                         // Quirk: zero padding or junk after the last member. Count it and stop.
@@ -308,13 +349,15 @@ impl<R: Read> Stream<R> {
                             kind: AnomalyKind::TrailingGarbage,
                             offset: at,
                             message: format!(
-                                "{} bytes after the last gzip member are not gzip",
-                                resume - at
+                                "{} bytes after the last {unit} are not {}",
+                                resume - at,
+                                codec.name()
                             ),
                         });
                         self.eof = true;
                         return Ok(0);
                     }
+                    *first = false;
                     self.members.push_back(Member {
                         dstart: dpos,
                         cstart: r.pos(),
@@ -322,8 +365,12 @@ impl<R: Read> Stream<R> {
                         cend: None,
                         damaged: false,
                     });
+                    let state = match spare.take() {
+                        Some(state) => state,
+                        None => fresh_state(codec)?,
+                    };
                     r.set_mark();
-                    *decoder = Some(MemberDecoder::new(r, spare.take().unwrap_or_default()));
+                    *decoder = Some(UnitDecoder::new(r, state));
                 }
                 let dec = decoder.as_mut().expect("decoder set");
                 let n = match read_retry(dec, out) {
@@ -337,8 +384,8 @@ impl<R: Read> Stream<R> {
                         // After a CRC-32 or length mismatch the next member starts right
                         // after the trailer, unless the decoder ran past the member's end
                         // (then what follows is not a member header).
-                        let next = r.fill_at_least(4)?;
-                        let exact = trailer && (next.is_empty() || plausible_member(next));
+                        let next = r.fill_at_least(codec.header_len())?;
+                        let exact = trailer && (next.is_empty() || codec.plausible(next));
                         let found = if exact {
                             !next.is_empty()
                         } else {
@@ -346,7 +393,7 @@ impl<R: Read> Stream<R> {
                             // member over MAX_KEEP is scanned on from where it failed).
                             r.rewind(cstart + 1);
                             r.clear_mark();
-                            scan_for_member(&mut r, &mut false)?
+                            scan_for_member(&mut r, codec, &mut false)?
                         };
                         r.clear_mark();
                         let resume = r.pos();
@@ -356,13 +403,18 @@ impl<R: Read> Stream<R> {
                             // The file ends inside the member: the bytes decoded before the
                             // end still make a (truncated) record, and the error follows it.
                             self.eof = true;
-                            self.error = Some(Error::at(
-                                ErrorKind::Gzip {
+                            let message = e.to_string();
+                            let kind = match codec {
+                                Codec::Gzip => ErrorKind::Gzip {
                                     member_offset: cstart,
-                                    message: e.to_string(),
+                                    message,
                                 },
-                                failed_at,
-                            ));
+                                Codec::Zstd => ErrorKind::Zstd {
+                                    frame_offset: cstart,
+                                    message,
+                                },
+                            };
+                            self.error = Some(Error::at(kind, failed_at));
                             return Ok(0);
                         }
                         self.damage(cstart, resume, !found, &e.to_string(), dpos);
@@ -382,7 +434,9 @@ impl<R: Read> Stream<R> {
                 if let Some(m) = self.members.back_mut() {
                     m.dend = Some(dpos);
                     m.cend = Some(cend);
-                    if m.dstart == dpos {
+                    // Empty zstd frames are allowed by WARC-zstd; an empty gzip member
+                    // is a writer's quirk worth counting.
+                    if m.dstart == dpos && codec == Codec::Gzip {
                         self.anomalies.push(Anomaly {
                             kind: AnomalyKind::EmptyGzipMember,
                             offset: m.cstart,
@@ -425,4 +479,50 @@ impl<R: Read> Stream<R> {
             .find(|(_, m)| m.dstart <= d && m.dend.is_none_or(|e| e > d))
             .map(|(i, m)| (i, *m))
     }
+}
+
+/// A new decoder state for `codec`.
+fn fresh_state(codec: Codec) -> Result<CodecState> {
+    Ok(match codec {
+        Codec::Gzip => CodecState::Gzip(InflateState::default()),
+        Codec::Zstd => CodecState::Zstd(ZstdState::new()?),
+    })
+}
+
+/// Consumes the skippable frame at the reader's position (its 8-byte head and `size`
+/// bytes of user data) and returns the user data when `keep` (a dictionary frame).
+fn skip_frame<R: Read>(
+    r: &mut CountingReader<R>,
+    size: u32,
+    keep: bool,
+) -> io::Result<Option<Vec<u8>>> {
+    let size = size as usize;
+    if keep && size > zstd_frame::MAX_DICTIONARY {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "a dictionary of {size} bytes is over the limit of {} bytes",
+                zstd_frame::MAX_DICTIONARY
+            ),
+        ));
+    }
+    r.consume(8);
+    let mut kept = Vec::new();
+    let mut left = size;
+    while left > 0 {
+        let buf = r.fill_buf()?;
+        if buf.is_empty() {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                format!("skippable frame truncated ({left} of its {size} bytes missing)"),
+            ));
+        }
+        let n = buf.len().min(left);
+        if keep {
+            kept.extend_from_slice(&buf[..n]);
+        }
+        r.consume(n);
+        left -= n;
+    }
+    Ok(keep.then_some(kept))
 }

@@ -103,12 +103,12 @@ impl<R: Read> ArchiveReader<R> {
     }
 
     fn bad_length(&mut self, msg: String) -> Option<u64> {
-        let gz = self.s.is_gzip();
+        let gz = self.s.is_compressed();
         self.anomaly(
             AnomalyKind::BadContentLength,
             self.rec_offset,
             if gz {
-                format!("{msg}; the block is taken to the end of the gzip member")
+                format!("{msg}; the block is taken to the end of the {}", self.unit())
             } else {
                 format!("{msg}; the block is taken as empty")
             },
