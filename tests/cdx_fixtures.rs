@@ -11,7 +11,7 @@ use warcdex_cdx::CdxFormat;
 use crate::cdx_corpus::cdx_of;
 use crate::util::{check_snapshot, corpus, fixtures};
 
-const FIXTURES: [&str; 18] = [
+const FIXTURES: [&str; 24] = [
     "warc/example.warc.gz",
     "warc/wget-fextra.warc.gz",
     "warc/empty-gzip-members.warc.gz",
@@ -30,6 +30,12 @@ const FIXTURES: [&str; 18] = [
     "bad/missing-trailing-newlines.warc",
     "bad/whole-file-gzip.warc.gz",
     "bad/clipped-gzip.warc.gz",
+    "zstd/example.warc.zst",
+    "zstd/example-dict.warc.zst",
+    "zstd/example-zdict.warc.zst",
+    "zstd/dupes.warc.zst",
+    "zstd/dupes-dict.warc.zst",
+    "zstd/dupes-zdict.warc.zst",
 ];
 
 #[test]

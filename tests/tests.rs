@@ -17,6 +17,7 @@ mod near_dups;
 mod reader_corpus;
 mod reader_damage;
 mod reader_fixtures;
+mod reader_zstd;
 mod search;
 mod segment_rows;
 mod shards;

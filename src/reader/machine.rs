@@ -31,6 +31,11 @@ impl<R: Read> ArchiveReader<R> {
             }
             let found = self.seek_header().map_err(|e| self.fail(e))?;
             if !found {
+                // The input ended in an error no record was read into (a WARC-zstd
+                // dictionary that does not load, a truncated member holding no header).
+                if let Some(e) = self.s.take_error() {
+                    return Err(self.fail(e));
+                }
                 self.collect_stream_anomalies();
                 return Ok(None);
             }
@@ -62,7 +67,10 @@ impl<R: Read> ArchiveReader<R> {
         self.anomaly(
             AnomalyKind::LostRecord,
             self.rec_offset,
-            format!("record lost in the damaged {} at offset {member};{what}", self.unit()),
+            format!(
+                "record lost in the damaged {} at offset {member};{what}",
+                self.unit()
+            ),
         );
         self.pass_cut();
         self.damaged = false;

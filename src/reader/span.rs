@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 
 use super::codec::{Codec, CodecState, UnitDecoder};
 use super::counting::CountingReader;
-use super::zstd_frame;
 use super::stream::Member;
+use super::zstd_frame;
 use super::ArchiveReader;
 use crate::error::{AnomalyKind, Error, ErrorKind, Result};
 

@@ -390,8 +390,12 @@ impl<R: Read> Stream<R> {
                             !next.is_empty()
                         } else {
                             // From the member's second byte when it is still held (a
-                            // member over MAX_KEEP is scanned on from where it failed).
-                            r.rewind(cstart + 1);
+                            // member over MAX_KEEP is scanned on from where it failed);
+                            // a decoder that failed before consuming anything is moved
+                            // past the first byte, so the scan cannot find the same start.
+                            if !r.rewind(cstart + 1) {
+                                skip_to(&mut r, cstart + 1)?;
+                            }
                             r.clear_mark();
                             scan_for_member(&mut r, codec, &mut false)?
                         };
@@ -479,6 +483,18 @@ impl<R: Read> Stream<R> {
             .find(|(_, m)| m.dstart <= d && m.dend.is_none_or(|e| e > d))
             .map(|(i, m)| (i, *m))
     }
+}
+
+/// Consumes bytes of `r` up to file offset `to` (nothing when it is past it already).
+fn skip_to<R: Read>(r: &mut CountingReader<R>, to: u64) -> io::Result<()> {
+    while r.pos() < to {
+        let n = r.fill_buf()?.len().min((to - r.pos()) as usize);
+        if n == 0 {
+            break;
+        }
+        r.consume(n);
+    }
+    Ok(())
 }
 
 /// A new decoder state for `codec`.

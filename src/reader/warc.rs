@@ -108,7 +108,10 @@ impl<R: Read> ArchiveReader<R> {
             AnomalyKind::BadContentLength,
             self.rec_offset,
             if gz {
-                format!("{msg}; the block is taken to the end of the {}", self.unit())
+                format!(
+                    "{msg}; the block is taken to the end of the {}",
+                    self.unit()
+                )
             } else {
                 format!("{msg}; the block is taken as empty")
             },

@@ -34,7 +34,10 @@ pub fn skippable_frame(head: &[u8]) -> Option<(u32, u32)> {
     if magic & 0xffff_fff0 != 0x184d_2a50 {
         return None;
     }
-    Some((magic, u32::from_le_bytes([head[4], head[5], head[6], head[7]])))
+    Some((
+        magic,
+        u32::from_le_bytes([head[4], head[5], head[6], head[7]]),
+    ))
 }
 
 /// True when `b` starts with something a reader may take for a zstd frame: the magic
