@@ -43,6 +43,9 @@ pub enum ErrorKind {
         /// The limit that was exceeded.
         limit: usize,
     },
+    /// A WACZ that cannot be read (its message names it).
+    #[error("{0}")]
+    Wacz(#[from] crate::wacz::WaczError),
     /// The record's bytes were in a damaged gzip member, found only after the record was
     /// handed out: it must not be used. Reading goes on (see [`Error::is_record_lost`]).
     #[error("record lost: its gzip member at offset {member_offset} is damaged")]
@@ -77,6 +80,11 @@ impl Error {
             path: None,
             offset: None,
         }
+    }
+
+    /// A WACZ that cannot be read (the error names the WACZ).
+    pub fn wacz(e: crate::wacz::WaczError) -> Self {
+        Error::new(ErrorKind::Wacz(e))
     }
 
     /// Attaches the file this error belongs to (kept if already set).
@@ -125,6 +133,7 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match &*self.kind {
             ErrorKind::Io(e) => Some(e),
+            ErrorKind::Wacz(e) => Some(e),
             _ => None,
         }
     }

@@ -1,10 +1,11 @@
 //! warcdex: ARC and WARC files to CDX indexes and a de-duplicated full-text index.
 //!
 //! The principal types:
-//! - [`reader::ArchiveReader`] reads ARC v1/v2 and WARC 0.17–1.1, plain or gzip, one
+//! - [`reader::ArchiveReader`] reads ARC v1/v2 and WARC 0.17–1.1, plain, gzip or zstd, one
 //!   [`reader::Record`] at a time, with the stored offset and length of each
 //!   ([`reader::Span`]) and every recoverable oddity counted ([`error::Anomaly`]).
 //! - [`records`] writes the per-record JSON index (`warcdex records`).
+//! - [`wacz::archive_parts`] opens a WACZ's WARCs in place.
 //!
 //! CDX lines, SURT keys, dedup and revisits live in the `warcdex-cdx` crate.
 #![deny(missing_docs)]
@@ -32,5 +33,6 @@ pub mod search;
 pub mod segment;
 pub mod serve;
 pub mod simhash;
+pub mod wacz;
 
 pub use error::{Anomaly, AnomalyCounts, AnomalyKind, Error, ErrorKind, Result};

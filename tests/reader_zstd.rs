@@ -70,7 +70,7 @@ fn zstd_copies_read_as_their_gzip_versions_and_every_offset_is_its_record() {
             // Each record's offset and length: a seek and one frame decode (with the
             // file's dictionary), which must use exactly `length` bytes.
             let mut file = std::fs::File::open(&path).unwrap();
-            let state = file_dictionary(&mut file).unwrap();
+            let state = file_dictionary(&mut file, 0).unwrap();
             let bytes = std::fs::read(&path).unwrap();
             let mut state = Some(state);
             for ((offset, length, _), (gz_offset, gz_length, _)) in got.iter().zip(&want) {

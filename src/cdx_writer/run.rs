@@ -13,7 +13,8 @@ use warcdex_cdx::CdxLine;
 
 use super::{index_archive, CdxOptions, CdxReport};
 use crate::progress::Progress;
-use crate::reader::{ArchiveReader, ReaderOptions};
+use crate::reader::ReaderOptions;
+use crate::wacz::{archive_parts, ArchivePart};
 
 /// How to run `cdx` over several files.
 #[derive(Debug, Clone)]
@@ -30,6 +31,9 @@ pub struct RunOptions {
     pub jobs: usize,
     /// Messages printed per file and anomaly kind (counts are always complete).
     pub max_messages: usize,
+    /// Check each WACZ's `datapackage.json` (sizes and SHA-256) before indexing it; a
+    /// WACZ that fails is not indexed and counts as unopened.
+    pub verify_wacz: bool,
 }
 
 impl Default for RunOptions {
@@ -41,6 +45,7 @@ impl Default for RunOptions {
             tmp_dir: None,
             jobs: 1,
             max_messages: 5,
+            verify_wacz: false,
         }
     }
 }
@@ -139,7 +144,8 @@ enum FileResult {
     Indexed(Box<CdxReport>),
 }
 
-/// Indexes one file, passing each formatted line to `sink` and each message to `log`.
+/// Indexes one file (each WARC of a WACZ in turn), passing each formatted line to
+/// `sink` and each message to `log`.
 fn index_file(
     path: &Path,
     opts: &RunOptions,
@@ -148,7 +154,74 @@ fn index_file(
     progress: &dyn Progress,
 ) -> io::Result<FileResult> {
     let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-    let mut reader = match ArchiveReader::open_input(path, ReaderOptions::default()) {
+    let unopened = |log: &mut dyn FnMut(&str), message: &str| {
+        log(message);
+        progress.advance(size);
+        Ok(FileResult::Unopened)
+    };
+    let parts = match archive_parts(path) {
+        Ok(p) => p,
+        Err(e) => return unopened(log, &e.to_string()),
+    };
+    if opts.verify_wacz {
+        if let Some((wacz, _)) = &parts[0].in_wacz {
+            match wacz.verify() {
+                Ok(v) if v.problems.is_empty() => log(&format!(
+                    "{}: datapackage.json: {} resources verified (SHA-256 and size){}",
+                    path.display(),
+                    v.checked,
+                    if v.unchecked.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; not checked: {}", v.unchecked.join(", "))
+                    }
+                )),
+                Ok(v) => {
+                    let problems = v.problems.join("; ");
+                    let m = format!(
+                        "{}: not indexed, verification failed: {problems}",
+                        path.display()
+                    );
+                    return unopened(log, &m);
+                }
+                Err(e) => return unopened(log, &format!("{}: {e}", path.display())),
+            }
+        }
+    }
+    let mut total: Option<CdxReport> = None;
+    for part in &parts {
+        let r = match index_part(part, opts, sink, log, progress)? {
+            // One WARC of a WACZ that cannot be opened: the others still count.
+            FileResult::Unopened if parts.len() == 1 => return Ok(FileResult::Unopened),
+            FileResult::Unopened => continue,
+            FileResult::Indexed(r) => r,
+        };
+        match total.as_mut() {
+            None => total = Some(*r),
+            Some(t) => {
+                t.merge(&r);
+                if t.error.is_none() {
+                    t.error = r.error;
+                }
+            }
+        }
+    }
+    Ok(match total {
+        Some(t) => FileResult::Indexed(Box::new(t)),
+        None => FileResult::Unopened,
+    })
+}
+
+/// Indexes one archive (a file, or a WARC of a WACZ).
+fn index_part(
+    part: &ArchivePart,
+    opts: &RunOptions,
+    sink: &mut dyn FnMut(&[u8]) -> io::Result<()>,
+    log: &mut dyn FnMut(&str),
+    progress: &dyn Progress,
+) -> io::Result<FileResult> {
+    let size = part.stored_len();
+    let mut reader = match part.open(ReaderOptions::default()) {
         Ok(r) => r,
         Err(e) => {
             log(&format!("{e}"));
@@ -156,8 +229,8 @@ fn index_file(
             return Ok(FileResult::Unopened);
         }
     };
-    let filename = filename_column(path);
-    let display = path.display().to_string();
+    let filename = part.filename();
+    let display = part.display_path().display().to_string();
     let format = opts.cdx.format;
     // Both callbacks below print through one limiter.
     let limiter = std::cell::RefCell::new((BTreeMap::<&'static str, usize>::new(), log));

@@ -43,7 +43,8 @@ impl KeyArg {
 /// Flags of `warcdex cdx`.
 #[derive(Debug, Args)]
 pub struct CdxArgs {
-    /// ARC or WARC files, plain or gzip; `-` reads standard input.
+    /// ARC or WARC files (plain, gzip or zstd) or WACZ files (each WARC inside); `-`
+    /// reads standard input.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// Output layout.
@@ -76,6 +77,10 @@ pub struct CdxArgs {
     /// Print at most this many messages per file and anomaly kind (counts are complete).
     #[arg(long, default_value_t = 5)]
     pub max_messages: usize,
+    /// Check each WACZ's `datapackage.json` (every resource's size and SHA-256) first; a
+    /// WACZ that fails is reported and not indexed.
+    #[arg(long)]
+    pub verify: bool,
 }
 
 /// Runs `cdx`; returns the exit code.
@@ -97,6 +102,7 @@ pub fn run(args: CdxArgs) -> Result<i32> {
         tmp_dir: args.memory.tmp_dir.clone(),
         jobs: args.jobs.unwrap_or_else(rayon::current_num_threads).max(1),
         max_messages: args.max_messages,
+        verify_wacz: args.verify,
     };
     let bar = bytes_bar(super::inputs_total_size(&args.files), "cdx");
     let mut log = |m: &str| {

@@ -8,20 +8,23 @@ use clap::Args;
 
 use warcdex::error::AnomalyCounts;
 use warcdex::progress::bytes_bar;
-use warcdex::reader::{ArchiveReader, ReaderOptions};
+use warcdex::reader::ReaderOptions;
 use warcdex::records::{write_records, RecordsOptions};
+use warcdex::wacz::archive_parts;
 
 /// Flags of `warcdex records`.
 #[derive(Debug, Args)]
 pub struct RecordsArgs {
-    /// ARC or WARC files, plain or gzip; `-` reads standard input.
+    /// ARC or WARC files (plain, gzip or zstd) or WACZ files (each WARC inside); `-`
+    /// reads standard input.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// Add `payload-digest`, computing base32 SHA-1 of the payload where the record
     /// carries no sha1 digest.
     #[arg(long)]
     pub digest: bool,
-    /// Recompute payload digests and report mismatches (stored and de-chunked forms).
+    /// Recompute payload digests and report mismatches (stored and de-chunked forms);
+    /// check each WACZ's `datapackage.json` (every resource's size and SHA-256).
     #[arg(long)]
     pub verify: bool,
     /// Exit 1 when any anomaly or error was found.
@@ -44,8 +47,8 @@ pub fn run(args: RecordsArgs) -> Result<i32> {
     let mut total = AnomalyCounts::default();
     let (mut records, mut failed_files, mut unopened) = (0u64, 0u64, 0u64);
     for path in &args.files {
-        let mut reader = match ArchiveReader::open_input(path, ReaderOptions::default()) {
-            Ok(r) => r,
+        let parts = match archive_parts(path) {
+            Ok(p) => p,
             Err(e) => {
                 eprintln!("warcdex: {e}");
                 unopened += 1;
@@ -53,29 +56,60 @@ pub fn run(args: RecordsArgs) -> Result<i32> {
                 continue;
             }
         };
-        let mut shown = std::collections::HashMap::new();
-        let max = args.max_messages;
-        let report = write_records(&mut reader, &mut out, opts, &mut |a| {
-            let n = shown.entry(a.kind).or_insert(0usize);
-            *n += 1;
-            if *n <= max {
-                eprintln!("warcdex: {}: {a}", path.display());
+        if args.verify {
+            if let Some((wacz, _)) = &parts[0].in_wacz {
+                let v = wacz
+                    .verify()
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+                for p in &v.problems {
+                    eprintln!("warcdex: {}: datapackage.json: {p}", path.display());
+                }
+                eprintln!(
+                    "warcdex: {}: datapackage.json: {} resources verified, {} problems",
+                    path.display(),
+                    v.checked,
+                    v.problems.len()
+                );
+                if !v.problems.is_empty() {
+                    failed_files += 1;
+                }
             }
-        })?;
-        bar.inc(std::fs::metadata(path).map(|m| m.len()).unwrap_or(0));
-        records += report.records;
-        total.merge(&report.counts);
-        if let Some(e) = &report.error {
-            eprintln!("warcdex: {e} (kept {} records before it)", report.records);
-            failed_files += 1;
         }
-        if report.counts.total() > 0 {
-            eprintln!(
-                "warcdex: {}: {} records; anomalies: {}",
-                path.display(),
-                report.records,
-                report.counts
-            );
+        for part in &parts {
+            let name = part.display_path();
+            let mut reader = match part.open(ReaderOptions::default()) {
+                Ok(r) => r,
+                Err(e) => {
+                    eprintln!("warcdex: {e}");
+                    unopened += 1;
+                    failed_files += 1;
+                    continue;
+                }
+            };
+            let mut shown = std::collections::HashMap::new();
+            let max = args.max_messages;
+            let report = write_records(&mut reader, &mut out, opts, &mut |a| {
+                let n = shown.entry(a.kind).or_insert(0usize);
+                *n += 1;
+                if *n <= max {
+                    eprintln!("warcdex: {}: {a}", name.display());
+                }
+            })?;
+            bar.inc(part.stored_len());
+            records += report.records;
+            total.merge(&report.counts);
+            if let Some(e) = &report.error {
+                eprintln!("warcdex: {e} (kept {} records before it)", report.records);
+                failed_files += 1;
+            }
+            if report.counts.total() > 0 {
+                eprintln!(
+                    "warcdex: {}: {} records; anomalies: {}",
+                    name.display(),
+                    report.records,
+                    report.counts
+                );
+            }
         }
     }
     out.flush()?;

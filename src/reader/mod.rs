@@ -134,7 +134,7 @@ impl ArchiveReader<File> {
         let file = File::open(path).map_err(|e| Error::from(e).with_path(path))?;
         let mut r = ArchiveReader::with_options(file, opts).map_err(|e| e.with_path(path))?;
         r.path = Some(path.to_path_buf());
-        r.probe = Some(member_probe(path.to_path_buf(), r.s.codec()));
+        r.probe = Some(member_probe(path.to_path_buf(), 0, r.s.codec()));
         Ok(r)
     }
 }
@@ -157,7 +157,31 @@ impl ArchiveReader<Input> {
         let mut r = ArchiveReader::with_options(Box::new(file) as Input, opts)
             .map_err(|e| e.with_path(path))?;
         r.path = Some(path.to_path_buf());
-        r.probe = Some(member_probe(path.to_path_buf(), r.s.codec()));
+        r.probe = Some(member_probe(path.to_path_buf(), 0, r.s.codec()));
+        Ok(r)
+    }
+}
+
+impl ArchiveReader<Input> {
+    /// Opens the `len` bytes of `file` from offset `start` (a WARC stored in a WACZ) as
+    /// the archive called `name` in messages. Offsets and lengths are those of the
+    /// archive, counted from `start`; whole-file gzip members are measured by seeking in
+    /// `file`.
+    pub fn open_slice(
+        file: &Path,
+        start: u64,
+        len: u64,
+        name: &Path,
+        opts: ReaderOptions,
+    ) -> Result<Self> {
+        use std::io::{Seek, SeekFrom};
+        let mut f = File::open(file).map_err(|e| Error::from(e).with_path(file))?;
+        f.seek(SeekFrom::Start(start))
+            .map_err(|e| Error::from(e).with_path(file))?;
+        let input = Box::new(f.take(len)) as Input;
+        let mut r = ArchiveReader::with_options(input, opts).map_err(|e| e.with_path(name))?;
+        r.path = Some(name.to_path_buf());
+        r.probe = Some(member_probe(file.to_path_buf(), start, r.s.codec()));
         Ok(r)
     }
 }

@@ -29,21 +29,22 @@ pub struct Span {
 /// input cannot.
 pub(super) type MemberProbe = Box<dyn FnMut(u64) -> io::Result<u64> + Send>;
 
-/// The probe of the file at `path`, compressed with `codec`.
-pub(super) fn member_probe(path: PathBuf, codec: Option<Codec>) -> MemberProbe {
-    Box::new(move |offset| member_end(&path, offset, codec.unwrap_or(Codec::Gzip)))
+/// The probe of the archive stored in the file at `path` from offset `base` (0, or a
+/// WARC's data start in a WACZ), compressed with `codec`.
+pub(super) fn member_probe(path: PathBuf, base: u64, codec: Option<Codec>) -> MemberProbe {
+    Box::new(move |offset| member_end(&path, base, offset, codec.unwrap_or(Codec::Gzip)))
 }
 
-/// Finds where the member starting at `offset` ends, by decompressing it.
-fn member_end(path: &Path, offset: u64, codec: Codec) -> io::Result<u64> {
+/// Finds where the member starting at archive offset `offset` ends, by decompressing it.
+fn member_end(path: &Path, base: u64, offset: u64, codec: Codec) -> io::Result<u64> {
     use std::io::{Seek, SeekFrom};
     let mut f = File::open(path)?;
     let state = match codec {
         Codec::Gzip => CodecState::Gzip(Default::default()),
         // A frame of a file with a dictionary decodes only with it.
-        Codec::Zstd => CodecState::Zstd(zstd_frame::file_dictionary(&mut f)?),
+        Codec::Zstd => CodecState::Zstd(zstd_frame::file_dictionary(&mut f, base)?),
     };
-    f.seek(SeekFrom::Start(offset))?;
+    f.seek(SeekFrom::Start(base + offset))?;
     let mut dec = UnitDecoder::new(CountingReader::new(f, 8192), state);
     // A damaged member ends, as far as anyone can tell, where its decoder failed (the
     // reader reports the damage itself when it gets there).

@@ -86,11 +86,11 @@ impl ZstdState {
     }
 }
 
-/// The decoder for the frames of the WARC-zstd file `f`: with the dictionary of its
-/// dictionary frame when it starts with one (read from the start of `f`; the caller
-/// seeks afterwards).
-pub fn file_dictionary<F: Read + Seek>(f: &mut F) -> io::Result<ZstdState> {
-    f.seek(SeekFrom::Start(0))?;
+/// The decoder for the frames of the WARC-zstd file stored in `f` from offset `start`
+/// (0 for a file of its own): with the dictionary of its dictionary frame when it
+/// starts with one. The caller seeks afterwards.
+pub fn file_dictionary<F: Read + Seek>(f: &mut F, start: u64) -> io::Result<ZstdState> {
+    f.seek(SeekFrom::Start(start))?;
     let mut head = [0u8; 8];
     let mut got = 0;
     while got < head.len() {
