@@ -16,6 +16,10 @@ done
 
 cargo test --workspace --locked "$@"
 
+# zstd WARC and WACZ input against FastWARC, py-wacz and the gzip versions (installs
+# FastWARC, py-wacz, pywb and zstandard from PyPI into target/formats-venv when missing).
+scripts/test-formats.sh
+
 # The search page in headless Chromium (installs Debian's chromium when missing).
 scripts/test-browser.sh
 

@@ -14,9 +14,24 @@ one (raw and zstd-compressed on alternate files). Checked for each copy:
   on the bytes from that offset to offset + length), is a record with the line's URI
   and date;
 - `warcdex import` of the copies makes the same segment rows as of the gzip versions.
+
+WACZ: the corpus's WARCs are packed by py-wacz (`wacz create`, one WACZ per corpus
+folder, with a page list that titles every captured URL). Checked for each WACZ:
+- `warcdex cdx` of the WACZ equals, byte for byte, `warcdex cdx` of its WARCs (taken out
+  of the ZIP) one after the other;
+- every line's offset, opened with a seek in the WACZ (the entry's data start plus the
+  offset) and one gzip member decode (or, in a plain WARC, the bytes), is the record at
+  that offset of the original file;
+- the lines point at the same records (file, offset, length, date) as the WACZ's own
+  index, written by py-wacz with cdxj-indexer (whose keys differ for POST requests:
+  it appends `__wb_method=post&...`);
+- `warcdex import` of the WACZ makes the rows of the import of its WARCs, but for the
+  archive name and the titles of pages that have none, which come from pages.jsonl;
+- `cdx --verify` passes the WACZ, and refuses it with a byte of a WARC changed.
 Prints counts and exits 1 on the first difference.
 """
 
+import gzip
 import json
 import os
 import subprocess
@@ -252,10 +267,195 @@ def test_zstd_import(warcdex, work, copies):
               "segment rows as of the gzip versions")
 
 
+def wacz_groups():
+    """Corpus WARCs by folder, base names unique within a group (a WACZ's archive/ is
+    flat)."""
+    groups = {}
+    for path in corpus_warcs():
+        folder = os.path.relpath(os.path.dirname(path), REAL)
+        names = groups.setdefault(folder, {})
+        base = os.path.basename(path)
+        # A second file of one name goes into a group of its own.
+        while base in names:
+            folder += "+"
+            names = groups.setdefault(folder, {})
+        names[base] = path
+    return {k: sorted(v.values()) for k, v in sorted(groups.items())}
+
+
+def write_pages(path, warcs, warcdex):
+    """A pages.jsonl titling every URL the WARCs capture `WACZ page N`."""
+    urls = []
+    for w in warcs:
+        for line in cdx_lines(warcdex, w):
+            urls.append(line.split(" ")[2])
+    with open(path, "w") as f:
+        f.write(json.dumps({"format": "json-pages-1.0", "id": "pages",
+                            "title": "All pages"}) + "\n")
+        for i, u in enumerate(dict.fromkeys(urls)):
+            f.write(json.dumps({"id": f"p{i}", "url": u, "ts": "2020-01-01T00:00:00Z",
+                                "title": f"WACZ page {i}"}) + "\n")
+    return {u: f"WACZ page {i}" for i, u in enumerate(dict.fromkeys(urls))}
+
+
+def make_wacz(out, warcs, pages):
+    wacz_bin = os.path.join(os.path.dirname(sys.executable), "wacz")
+    p = subprocess.run([wacz_bin, "create", "-o", out, "-p", pages, "-c", *warcs],
+                       capture_output=True)
+    return p.returncode == 0 and os.path.exists(out)
+
+
+def member_or_bytes(data, offset, length):
+    """The record at offset: one gzip member decoded (as far as it goes: the corpus has
+    clipped members, whose CDX line is kept), or a plain WARC's bytes."""
+    if data[offset:offset + 2] == b"\x1f\x8b":
+        d = zlib.decompressobj(31)
+        try:
+            return d.decompress(data[offset:offset + length])
+        except zlib.error:
+            return None
+    return data[offset:offset + length]
+
+
+def test_wacz(warcdex, work):
+    import zipfile
+    os.makedirs(work, exist_ok=True)
+    n_wacz = n_lines = n_rows = n_titled = n_index = 0
+    unpackable = []
+    index_differs = []
+    for gi, (folder, warcs) in enumerate(wacz_groups().items()):
+        out = os.path.join(work, f"g{gi}.wacz")
+        pages = write_pages(os.path.join(work, f"g{gi}.jsonl"), warcs, warcdex)
+        if not make_wacz(out, warcs, os.path.join(work, f"g{gi}.jsonl")):
+            # py-wacz indexes its input with cdxj-indexer, which gives up on some of
+            # the corpus's damaged files: pack the others one by one.
+            kept = []
+            for w in warcs:
+                one = os.path.join(work, "one.wacz")
+                if make_wacz(one, [w], os.path.join(work, f"g{gi}.jsonl")):
+                    kept.append(w)
+                else:
+                    unpackable.append(os.path.relpath(w, REAL))
+            warcs = kept
+            if not warcs or not make_wacz(out, warcs, os.path.join(work, f"g{gi}.jsonl")):
+                continue
+        n_wacz += 1
+        z = zipfile.ZipFile(out)
+        inner = [i for i in z.infolist() if i.filename.startswith("archive/")]
+        by_base = {os.path.basename(w): w for w in warcs}
+        # cdx of the WACZ == cdx of its WARCs one after the other.
+        extracted = os.path.join(work, f"g{gi}")
+        os.makedirs(extracted, exist_ok=True)
+        want = []
+        for info in inner:
+            path = os.path.join(extracted, os.path.basename(info.filename))
+            with open(path, "wb") as f:
+                f.write(z.read(info))
+            want += cdx_lines(warcdex, path)
+        got = cdx_lines(warcdex, out)
+        if got != want:
+            fail(f"cdx of {out} ({folder}) differs from its WARCs':\n"
+                 + "\n".join(sorted(set(got) ^ set(want))[:6]))
+        # Each offset: a seek in the WACZ and one member decode.
+        with open(out, "rb") as f:
+            wacz_bytes = f.read()
+        starts = {}
+        for info in inner:
+            # The local header: 30 bytes, the name and the extra field.
+            h = wacz_bytes[info.header_offset:info.header_offset + 30]
+            name_len, extra_len = int.from_bytes(h[26:28], "little"), int.from_bytes(h[28:30], "little")
+            if info.compress_type != zipfile.ZIP_STORED:
+                fail(f"{out}: {info.filename} is not stored")
+            starts[os.path.basename(info.filename)] = info.header_offset + 30 + name_len + extra_len
+        originals = {b: open(p, "rb").read() for b, p in by_base.items()}
+        for line in got:
+            fields = line.split(" ")
+            length, offset, name = int(fields[8]), int(fields[9]), fields[10]
+            record = member_or_bytes(wacz_bytes, starts[name] + offset, length)
+            if record is None or (record[:5].upper() != b"WARC/" and fields[2] not in record[:400].decode("latin-1")):
+                fail(f"{out}: {name} offset {offset} length {length}: no record there")
+            if record != member_or_bytes(originals[name], offset, length):
+                fail(f"{out}: {name} offset {offset}: not the record of {by_base[name]}")
+        n_lines += len(got)
+        # The WACZ's own index (cdxj-indexer's) names the same records.
+        theirs = set()
+        for info in z.infolist():
+            if info.filename.startswith("indexes/index.cdx"):
+                raw = z.read(info)
+                if info.filename.endswith(".gz"):
+                    raw = gzip.decompress(raw)
+                for l in raw.decode("utf-8", "replace").splitlines():
+                    key, ts, js = l.split(" ", 2)
+                    j = json.loads(js)
+                    theirs.add((j.get("filename"), j.get("offset"), j.get("length"), ts))
+        ours = set()
+        for l in run([warcdex, "cdx", "--format", "cdxj", out]).splitlines():
+            key, ts, js = l.split(" ", 2)
+            j = json.loads(js)
+            ours.add((j.get("filename"), j.get("offset"), j.get("length"), ts))
+        if ours != theirs:
+            index_differs.append(f"{folder}: {len(ours - theirs)} lines only in warcdex's, "
+                                 f"{len(theirs - ours)} only in the WACZ's")
+        n_index += len(ours & theirs)
+        # import of the WACZ == import of its WARCs, but for archive and page titles.
+        segs = []
+        for side, files in (("wacz", [out]), ("warcs", [os.path.join(extracted, os.path.basename(i.filename)) for i in inner])):
+            manifest = os.path.join(work, f"g{gi}-{side}.txt")
+            with open(manifest, "w") as m:
+                m.writelines(f"{f} corpus\n" for f in files)
+            seg = os.path.join(work, f"g{gi}-seg-{side}")
+            run([warcdex, "import", manifest, seg])
+            rows = {}
+            for l in run([warcdex, "segment-info", "--rows", seg]).splitlines():
+                j = json.loads(l)
+                j.pop("archive", None)
+                rows[j["key"]] = j
+            segs.append(rows)
+        wz, plain = segs
+        if set(wz) != set(plain):
+            fail(f"import of {out} has other versions than its WARCs'")
+        for key, row in plain.items():
+            w = dict(wz[key])
+            if not (row.get("title") or "").strip() and row["url"] in pages:
+                if w.get("title") != pages[row["url"]]:
+                    fail(f"{out}: {row['url']} has no title and pages.jsonl's was not used: "
+                         f"{w.get('title')!r}")
+                n_titled += 1
+                w["title"] = row.get("title")
+            if w != row:
+                fail(f"{out}: the row of {key} differs from its WARC's import:\n{w}\n{row}")
+        n_rows += len(plain)
+        # --verify: the WACZ passes; with one byte of a WARC changed it is refused.
+        p = subprocess.run([warcdex, "cdx", "--verify", out], capture_output=True)
+        if p.returncode != 0 or b"resources verified" not in p.stderr:
+            fail(f"cdx --verify {out}: {p.stderr.decode()[-500:]}")
+        if gi == 0:
+            bad = bytearray(wacz_bytes)
+            first = inner[0]
+            bad[starts[os.path.basename(first.filename)] + first.file_size // 2] ^= 0x20
+            tampered = os.path.join(work, "tampered.wacz")
+            with open(tampered, "wb") as f:
+                f.write(bad)
+            p = subprocess.run([warcdex, "cdx", "--verify", tampered], capture_output=True)
+            err = p.stderr.decode()
+            if p.returncode == 0 or "verification failed" not in err or p.stdout.count(b"\n") > 1:
+                fail(f"cdx --verify of a tampered WACZ: exit {p.returncode}: {err[-500:]}")
+    print(f"wacz: {n_wacz} WACZ files made by py-wacz from the corpus's WARCs "
+          f"({len(unpackable)} WARCs py-wacz cannot pack: {', '.join(unpackable)}); "
+          f"{n_lines} CDX lines equal the inner WARCs' and each offset is its record; "
+          f"{n_index} CDXJ lines point at the records (file, offset, length, date) the "
+          "WACZ's own index points at")
+    for d in index_differs:
+        print(f"wacz: index differs from py-wacz's (cdxj-indexer): {d}")
+    print(f"wacz: import: {n_rows} rows equal the inner WARCs', {n_titled} pages titled "
+          "from pages.jsonl; --verify passes every WACZ and refuses a tampered one")
+
+
 def main():
     warcdex, work = sys.argv[1], sys.argv[2]
     copies = test_zstd(warcdex, os.path.join(work, "zstd"))
     test_zstd_import(warcdex, os.path.join(work, "zstd"), copies)
+    test_wacz(warcdex, os.path.join(work, "wacz"))
 
 
 if __name__ == "__main__":

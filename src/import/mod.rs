@@ -14,7 +14,7 @@ pub mod pdf;
 pub mod segment_dir;
 mod versions;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
@@ -23,9 +23,10 @@ use warcdex_cdx::{url_key, KeyStyle};
 
 use crate::error::AnomalyCounts;
 use crate::reader::header::decode;
-use crate::reader::{ArchiveReader, Record};
+use crate::reader::{ArchiveReader, ReaderOptions, Record};
 pub use crate::segment::layout::{SourceReport, StatusFilter};
 use crate::segment::SegmentRow;
+use crate::wacz::archive_parts;
 use exclusions::Exclusions;
 use manifest::ManifestEntry;
 use versions::{Order, Versions};
@@ -147,6 +148,7 @@ fn parse_batch(
     batch: &mut Vec<Claimed>,
     limit: usize,
     versions: &Versions,
+    titles: &HashMap<String, String>,
 ) -> (u64, BTreeMap<String, u64>) {
     use rayon::prelude::*;
     batch
@@ -155,6 +157,11 @@ fn parse_batch(
             let parsed = parse_into(&mut c.row, &c.body, &c.facts, limit);
             if parsed.ok {
                 c.row.set_fingerprint();
+            }
+            if c.row.title.as_deref().is_none_or(|t| t.trim().is_empty()) {
+                if let Some(t) = titles.get(&c.row.url) {
+                    c.row.title = Some(t.clone());
+                }
             }
             versions.offer(&c.key, &c.order, c.row);
             let mut pdf = BTreeMap::new();
@@ -215,65 +222,93 @@ fn import_one(
         collection: collection.clone(),
         ..SourceReport::default()
     };
-    let reader = match ArchiveReader::open(&entry.path) {
-        Ok(r) => r,
+    let parts = match archive_parts(&entry.path) {
+        Ok(p) => p,
         Err(e) => {
             log(&format!("{e}"));
             report.error = Some(e.to_string());
             return report;
         }
     };
-    let filename = entry
-        .path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| name.clone());
-    let archive = archive_name(&entry.path, opts.archive_base.as_deref());
-    let ctx = Ctx {
-        index,
-        filename: &filename,
-        archive: &archive,
-        now: crate::reader::date::now_micros(),
-        collection: &collection,
-        exclusions,
-        opts,
-        versions,
-    };
-    let mut reading = Reading {
-        reader,
-        name: &name,
-        path: &entry.path,
-        shown: 0,
-        done: false,
-    };
-    // Double-buffered: the next batch is read (a sequential inflate) while the pool
-    // parses this one, so the threads are not idle while one of them reads.
-    let mut batch = reading.next_batch(&ctx, &mut report, log);
-    while !batch.is_empty() {
-        let (failures, next) = rayon::join(
-            || parse_batch(&mut batch, opts.content_limit, versions),
-            || reading.next_batch(&ctx, &mut report, log),
-        );
-        report.parse_failures += failures.0;
-        for (k, n) in failures.1 {
-            if k == ELEMENT_CAP {
-                report.element_cap += n;
-            } else {
-                *report.pdf.entry(k).or_default() += n;
+    // A WACZ's page list titles the pages whose own title is missing.
+    let titles = match &parts[0].in_wacz {
+        Some((wacz, _)) => match wacz.page_titles() {
+            Ok((titles, over)) => {
+                if over > 0 {
+                    log(&format!(
+                        "{name}: {over} page titles past the first {} not used",
+                        crate::wacz::MAX_PAGE_TITLES
+                    ));
+                }
+                titles
             }
+            Err(e) => {
+                log(&format!("{name}: pages/*.jsonl: {e}; page titles not used"));
+                HashMap::new()
+            }
+        },
+        None => HashMap::new(),
+    };
+    let archive = archive_name(&entry.path, opts.archive_base.as_deref());
+    for (part_index, part) in parts.iter().enumerate() {
+        let reader = match part.open(ReaderOptions::default()) {
+            Ok(r) => r,
+            Err(e) => {
+                log(&format!("{e}"));
+                report.error.get_or_insert_with(|| e.to_string());
+                continue;
+            }
+        };
+        let filename = part.filename();
+        let part_name = part.display_path();
+        let ctx = Ctx {
+            index,
+            part: part_index,
+            filename: &filename,
+            archive: &archive,
+            now: crate::reader::date::now_micros(),
+            collection: &collection,
+            exclusions,
+            opts,
+            versions,
+        };
+        let shown_name = part_name.display().to_string();
+        let mut reading = Reading {
+            reader,
+            name: &shown_name,
+            path: &part_name,
+            shown: 0,
+            done: false,
+        };
+        // Double-buffered: the next batch is read (a sequential inflate) while the pool
+        // parses this one, so the threads are not idle while one of them reads.
+        let mut batch = reading.next_batch(&ctx, &mut report, log);
+        while !batch.is_empty() {
+            let (failures, next) = rayon::join(
+                || parse_batch(&mut batch, opts.content_limit, versions, &titles),
+                || reading.next_batch(&ctx, &mut report, log),
+            );
+            report.parse_failures += failures.0;
+            for (k, n) in failures.1 {
+                if k == ELEMENT_CAP {
+                    report.element_cap += n;
+                } else {
+                    *report.pdf.entry(k).or_default() += n;
+                }
+            }
+            batch = next;
         }
-        batch = next;
-    }
-    let reader = reading.reader;
-    for (kind, n) in anomaly_map(reader.counts()) {
-        *report.anomalies.entry(kind).or_default() += n;
+        let reader = reading.reader;
+        for (kind, n) in anomaly_map(reader.counts()) {
+            *report.anomalies.entry(kind).or_default() += n;
+        }
     }
     report
 }
 
 /// An archive being read in batches of captures to parse.
 struct Reading<'a> {
-    reader: ArchiveReader<std::fs::File>,
+    reader: ArchiveReader<crate::reader::Input>,
     name: &'a str,
     path: &'a Path,
     /// Anomalies logged so far (the first five are).
@@ -371,6 +406,8 @@ fn anomaly_map(c: &AnomalyCounts) -> BTreeMap<String, u64> {
 
 struct Ctx<'a> {
     index: usize,
+    /// The WARC's place in its WACZ (0 for an archive file).
+    part: usize,
     filename: &'a str,
     archive: &'a str,
     /// The bound of a possible capture date ([`crate::reader::date::capture_micros`]).
@@ -479,7 +516,7 @@ fn capture_of<R: Read>(
         return Ok(None);
     }
     let urlkey = url_key(&url, ctx.opts.key).unwrap_or_else(|_| url.clone());
-    let order: Order = (date.clone(), ctx.index, rec.offset());
+    let order: Order = (date.clone(), ctx.index, ctx.part, rec.offset());
     // When the digest is in the header, exclusion and the version's earlier captures
     // are known before the body: a repeated capture is never read or parsed.
     if let Some(d) = &header_digest {

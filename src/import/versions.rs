@@ -32,9 +32,10 @@ use warcdex_cdx::sort::{ExternalSorter, SortOptions};
 
 use crate::segment::SegmentRow;
 
-/// Where a capture sits in the import: (date, archive index, offset). The earliest
-/// capture of a version gives the version its metadata and content.
-pub(super) type Order = (String, usize, u64);
+/// Where a capture sits in the import: (date, archive index, part, offset); the part
+/// is the WARC's place in a WACZ (0 for a file of its own). The earliest capture of a
+/// version gives the version its metadata and content.
+pub(super) type Order = (String, usize, usize, u64);
 
 /// A version: (URL key, digest).
 pub(super) type VersionKey = (String, String);
@@ -401,7 +402,7 @@ impl Assembly {
     }
 }
 
-/// `HEX(URLKEY) \x01 HEX(DIGEST) \x01 HEX(DATE) \x02 ARCHIVE \x02 OFFSET \x01`, then the
+/// `HEX(URLKEY) \x01 HEX(DIGEST) \x01 HEX(DATE) \x02 ARCHIVE \x02 PART \x02 OFFSET \x01`, then the
 /// kind and, for a row, the row packed by [`pack_row`]. Hex keeps the byte order of the values (so versions
 /// come back in the order of their raw keys, as a sort of the keys themselves would give)
 /// and cannot hold a separator.
@@ -412,7 +413,12 @@ fn push_key(line: &mut Vec<u8>, key: &VersionKey, order: &Order) {
     push_hex(line, key.1.as_bytes());
     line.push(1);
     push_hex(line, order.0.as_bytes());
-    write!(line, "\x02{:020}\x02{:020}", order.1, order.2).expect("writing to a Vec");
+    write!(
+        line,
+        "\x02{:020}\x02{:020}\x02{:020}",
+        order.1, order.2, order.3
+    )
+    .expect("writing to a Vec");
     line.push(1);
 }
 
@@ -452,7 +458,7 @@ mod tests {
     use super::*;
 
     fn order(date: &str, offset: u64) -> Order {
-        (date.into(), 0, offset)
+        (date.into(), 0, 0, offset)
     }
 
     fn row(date: &str, title: &str) -> SegmentRow {
