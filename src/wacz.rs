@@ -407,3 +407,117 @@ pub fn archive_parts(path: &Path) -> Result<Vec<ArchivePart>> {
     }
     Ok(parts)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+    use zip::write::SimpleFileOptions;
+
+    fn record(uri: &str, body: &str) -> Vec<u8> {
+        let http = format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n{body}");
+        let mut r = format!(
+            "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {uri}\r\n\
+             WARC-Date: 2020-01-01T00:00:00Z\r\nWARC-Record-ID: <urn:uuid:1>\r\n\
+             Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
+            http.len()
+        )
+        .into_bytes();
+        r.extend_from_slice(http.as_bytes());
+        r.extend_from_slice(b"\r\n\r\n");
+        r
+    }
+
+    fn sha256(b: &[u8]) -> String {
+        Sha256::digest(b)
+            .iter()
+            .map(|x| format!("{x:02x}"))
+            .collect()
+    }
+
+    /// A WACZ with two stored WARCs, a deflated page list and a data package.
+    fn wacz(dir: &Path) -> (PathBuf, Vec<u8>) {
+        let warc = [
+            record("http://example.org/", "<title>Own title</title>"),
+            record("http://example.org/untitled", "no title here"),
+        ]
+        .concat();
+        let warc2 = record("http://example.org/two", "two");
+        let pages = "{\"format\": \"json-pages-1.0\", \"id\": \"pages\"}\n\
+                     {\"url\": \"http://example.org/untitled\", \"title\": \"From pages\"}\n\
+                     {\"url\": \"http://example.org/two\", \"title\": \"http://example.org/two\"}\n";
+        let package = format!(
+            "{{\"resources\": [{{\"path\": \"archive/a.warc\", \"hash\": \"sha256:{}\", \"bytes\": {}}},\
+             {{\"path\": \"pages/pages.jsonl\", \"hash\": \"sha256:{}\"}}]}}",
+            sha256(&warc),
+            warc.len(),
+            sha256(pages.as_bytes())
+        );
+        let path = dir.join("t.wacz");
+        let mut z = zip::ZipWriter::new(File::create(&path).unwrap());
+        let stored =
+            SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+        let deflated =
+            SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+        for (name, data, opts) in [
+            ("archive/a.warc", &warc[..], stored),
+            ("archive/b.warc", &warc2[..], stored),
+            ("pages/pages.jsonl", pages.as_bytes(), deflated),
+            ("datapackage.json", package.as_bytes(), deflated),
+        ] {
+            z.start_file(name, opts).unwrap();
+            z.write_all(data).unwrap();
+        }
+        z.finish().unwrap();
+        (path, warc)
+    }
+
+    #[test]
+    fn parts_titles_and_verification() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, warc) = wacz(dir.path());
+        let parts = archive_parts(&path).unwrap();
+        assert_eq!(parts.len(), 2);
+        assert_eq!(parts[0].filename(), "a.warc");
+        assert!(parts[1].display_path().ends_with("t.wacz#archive/b.warc"));
+        let mut r = parts[0].open(ReaderOptions::default()).unwrap();
+        let mut spans = Vec::new();
+        while let Some(rec) = r.next_record().unwrap() {
+            spans.push(rec.finish().unwrap());
+        }
+        // Offsets are the WARC's own, not the ZIP's.
+        let first_len = record("http://example.org/", "<title>Own title</title>").len();
+        assert_eq!(spans[0].offset, 0);
+        assert_eq!(spans[1].offset, first_len as u64);
+        assert!(spans[1].offset + spans[1].length <= warc.len() as u64);
+        let (wacz, _) = parts[0].in_wacz.clone().unwrap();
+        let (titles, over) = wacz.page_titles().unwrap();
+        assert_eq!(over, 0);
+        // A title that is only the URL is no title.
+        assert_eq!(titles.len(), 1);
+        assert_eq!(titles["http://example.org/untitled"], "From pages");
+        let v = wacz.verify().unwrap();
+        assert_eq!((v.checked, v.problems.len()), (2, 0), "{v:?}");
+
+        // One byte of the stored WARC changed: its hash no longer matches.
+        let mut bytes = std::fs::read(&path).unwrap();
+        let e = wacz.entry("archive/a.warc").unwrap().data_start as usize;
+        bytes[e + 20] ^= 0x20;
+        std::fs::write(&path, &bytes).unwrap();
+        let v = Wacz::open(&path).unwrap().verify().unwrap();
+        assert_eq!(v.problems.len(), 1, "{v:?}");
+        assert!(
+            v.problems[0].starts_with("archive/a.warc: sha256:"),
+            "{v:?}"
+        );
+    }
+
+    #[test]
+    fn a_file_that_is_no_zip_is_an_error_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("not.wacz");
+        std::fs::write(&path, b"WARC/1.0\r\n").unwrap();
+        let e = archive_parts(&path).unwrap_err().to_string();
+        assert!(e.contains("not.wacz: not a readable ZIP archive"), "{e}");
+    }
+}
