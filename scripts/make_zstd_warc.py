@@ -36,23 +36,15 @@ DICTIONARY_MAGIC = 0x184D2A5D
 def decompressed(path):
     """The file's bytes, gzip members decompressed (None when a member is damaged)."""
     with open(path, "rb") as f:
-        raw = f.read()
-    if raw[:2] != b"\x1f\x8b":
-        return raw
-    out = []
-    while raw:
-        d = zlib.decompressobj(31)
-        try:
-            out.append(d.decompress(raw))
-        except zlib.error:
-            return None
-        if not d.eof:
-            return None
-        raw = d.unused_data
-        # NUL padding after the last member, as some writers leave.
-        if raw.strip(b"\0") == b"":
-            break
-    return b"".join(out)
+        if f.read(2) != b"\x1f\x8b":
+            f.seek(0)
+            return f.read()
+    try:
+        # GzipFile reads member after member in one pass (and skips NUL padding).
+        with gzip.open(path, "rb") as g:
+            return g.read()
+    except (OSError, EOFError, zlib.error):
+        return None
 
 
 def record_starts(data):
@@ -137,8 +129,10 @@ def main():
             per_file[path] = recs
     dictionary = None
     if args.dictionary != "none":
-        samples = [r[:65536] for recs in per_file.values() for r in recs]
-        dictionary = train(samples)
+        # Up to 32 MiB of samples, taken evenly: the trainer's time grows with them.
+        all_recs = [r for recs in per_file.values() for r in recs]
+        step = max(1, sum(min(len(r), 16384) for r in all_recs) // (32 << 20))
+        dictionary = train([r[:16384] for r in all_recs[::step]])
     root = args.root or os.path.commonpath([os.path.dirname(os.path.abspath(p))
                                             for p in args.files])
     for i, (path, recs) in enumerate(sorted(per_file.items())):
