@@ -32,5 +32,6 @@ pub mod search;
 pub mod segment;
 pub mod serve;
 pub mod simhash;
+pub mod zipnum;
 
 pub use error::{Anomaly, AnomalyCounts, AnomalyKind, Error, ErrorKind, Result};

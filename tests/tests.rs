@@ -21,3 +21,4 @@ mod search;
 mod segment_rows;
 mod shards;
 mod update;
+mod zipnum;
