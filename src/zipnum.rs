@@ -63,6 +63,12 @@ pub const LOC_NAME: &str = "cluster.loc";
 /// Lines per block unless told otherwise: Wayback's and webarchive-indexing's default.
 pub const DEFAULT_LINES_PER_BLOCK: usize = 3000;
 
+/// What the command line says of a cluster without lines, which warcdex writes (it is
+/// the sorted input's cluster) but pywb 2.10 cannot read: `read_last_line` of an empty
+/// `cluster.idx` raises `IndexError` on every query.
+pub const EMPTY_CLUSTER_WARNING: &str =
+    "the ZipNum cluster has no line: pywb 2.10 fails on every query of an empty cluster";
+
 /// How to cut a cluster.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ZipNumOptions {

@@ -250,6 +250,16 @@ fn zipnum_replaces_a_cluster_refuses_other_directories_and_unsorted_input() {
     );
     assert!(mine.join("notes.txt").exists());
 
+    // No line: the cluster is written, with a warning (pywb fails on an empty one).
+    let empty = tmp.path().join("empty.cdx");
+    std::fs::write(&empty, " CDX N b a m s k r M S V g\n").unwrap();
+    let err = ok(
+        &["sort-cdx", "--zipnum", s(&tmp.path().join("e")), s(&empty)],
+        0,
+    );
+    assert!(err.contains("has no line"), "{err}");
+    assert!(read_cluster(&tmp.path().join("e")).is_empty());
+
     // --lines-per-block needs --zipnum; --zipnum and -o exclude each other.
     assert!(!warcdex(&["sort-cdx", "--lines-per-block", "5", s(&raw)])
         .status

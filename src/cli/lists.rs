@@ -285,6 +285,9 @@ pub fn run_sort(command: SortCommand, args: SortArgs) -> Result<i32> {
                 ""
             }
         );
+        if z.lines == 0 {
+            eprintln!("warcdex: {}", warcdex::zipnum::EMPTY_CLUSTER_WARNING);
+        }
     }
     Ok(i32::from(failed > 0))
 }
