@@ -1,4 +1,4 @@
-//! ZipNum clusters (`sort-cdx --zipnum`, `merge-cdx --zipnum`): the
+//! ZipNum clusters (`sort-cdx --zipnum`, `merge-cdx --zipnum`, `update --zipnum`): the
 //! blocks decode back to exactly the sorted CDX, every `cluster.idx` line points at one
 //! whole gzip member whose first line it names, and `--lines-per-block` cuts the blocks.
 //! scripts/test-zipnum.sh checks the same clusters through pywb's reader.
@@ -276,4 +276,74 @@ fn zipnum_replaces_a_cluster_refuses_other_directories_and_unsorted_input() {
     ])
     .status
     .success());
+}
+
+/// The collection's cluster: `zipnum` is a link to `.zipnum/<name>`, the only cluster
+/// there, and it decodes to `all.cdx`.
+fn assert_collection_cluster(coll: &Path, lines_per_block: usize) -> String {
+    let link = std::fs::read_link(coll.join("zipnum")).unwrap();
+    let clusters: Vec<PathBuf> = std::fs::read_dir(coll.join(".zipnum"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(clusters.len(), 1, "{clusters:?}");
+    assert_eq!(coll.join(&link), clusters[0]);
+    assert_cluster_of(
+        &coll.join("zipnum"),
+        &captures(&coll.join("all.cdx")),
+        lines_per_block,
+    );
+    link.display().to_string()
+}
+
+#[test]
+fn update_zipnum_keeps_the_cluster_of_all_cdx_batch_after_batch() {
+    let tmp = tempfile::tempdir().unwrap();
+    let coll = tmp.path().join("c");
+    let ex = fixtures().join("example");
+    let crawl = |n: &str| ex.join(n).display().to_string();
+    let (c1, c2, c3) = (
+        crawl("crawl1-20071001.arc"),
+        crawl("crawl2-20071002.arc"),
+        crawl("crawl3-20071003.arc"),
+    );
+    // Without the flag, no cluster.
+    ok(&["update", s(&coll), &c1], 0);
+    assert!(!coll.join("zipnum").exists());
+    // Alone, --zipnum writes the cluster of the collection as it is, and records it.
+    let err = ok(
+        &["update", s(&coll), "--zipnum", "--lines-per-block", "3"],
+        0,
+    );
+    assert!(err.contains("ZipNum cluster"), "{err}");
+    assert_eq!(assert_collection_cluster(&coll, 3), ".zipnum/batch-0001-r1");
+    let m = std::fs::read_to_string(coll.join("collection.json")).unwrap();
+    assert!(m.contains("\"lines_per_block\": 3"), "{m}");
+    // Later batches keep it without the flag.
+    ok(&["update", s(&coll), &c2], 0);
+    assert_eq!(assert_collection_cluster(&coll, 3), ".zipnum/batch-0002");
+    // Asked again with the same settings: nothing to do.
+    let err = ok(
+        &["update", s(&coll), "--zipnum", "--lines-per-block", "3"],
+        0,
+    );
+    assert!(!err.contains("ZipNum cluster"), "{err}");
+    // Other settings: written again; and with a batch in the same run.
+    ok(
+        &[
+            "update",
+            s(&coll),
+            "--zipnum",
+            "--lines-per-block",
+            "4",
+            &c3,
+        ],
+        0,
+    );
+    assert_eq!(assert_collection_cluster(&coll, 4), ".zipnum/batch-0003");
+    ok(&["update", s(&coll), "--zipnum"], 0);
+    assert_eq!(
+        assert_collection_cluster(&coll, 3000),
+        ".zipnum/batch-0003-r1"
+    );
 }
