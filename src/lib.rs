@@ -5,6 +5,8 @@
 //!   [`reader::Record`] at a time, with the stored offset and length of each
 //!   ([`reader::Span`]) and every recoverable oddity counted ([`error::Anomaly`]).
 //! - [`records`] writes the per-record JSON index (`warcdex records`).
+//! - [`zipnum::ZipNumWriter`] writes a sorted CDX as a ZipNum cluster, the block-gzipped
+//!   form in which pywb and Wayback serve large indexes (`sort-cdx --zipnum`).
 //!
 //! CDX lines, SURT keys, dedup and revisits live in the `warcdex-cdx` crate.
 #![deny(missing_docs)]
