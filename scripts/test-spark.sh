@@ -4,7 +4,8 @@
 # shards, the first attempt of one index task failing half-way (after its main index,
 # before its dates), so that Spark retries it. Checked:
 # - all.cdx, all.dup and all.rev byte-identical to sort-cdx / dedup-cdx / revisits of
-#   the per-archive CDX;
+#   the per-archive CDX, and the build's ZipNum cluster (`--zipnum`) to `merge-cdx
+#   --zipnum` of that all.cdx;
 # - every document (every field of main and dates but its position `seq`, so URL,
 #   digest, dates, anchors and link boost) the same across the shards as in one index of
 #   the one-shot build, each URL key in exactly one shard, the shard FNV-1a gives it;
@@ -33,7 +34,7 @@ if ! command -v java > /dev/null; then
     apt-get install -y -qq --no-install-recommends openjdk-17-jre-headless >&2
 fi
 cargo build --release --locked --quiet
-export WARCDEX_BIN=$PWD/target/release/warcdex
+export WARCDEX_BIN=${CARGO_TARGET_DIR:-$PWD/target}/release/warcdex
 bin=$WARCDEX_BIN
 work=$(mktemp -d "${TMPDIR:-/tmp}/warcdex-spark-XXXX")
 moto=
@@ -71,8 +72,8 @@ ok1 "$bin" import -e "$one/all.dup" "$work/list.txt" "$one/seg" > /dev/null 2>&1
 # The Spark build, one index task failing once half-way.
 spark=$work/spark
 WARCDEX_SPARK_FAIL_ONCE=index:1 ok1 "$venv/bin/python" spark/warcdex_spark.py build "$spark" \
-    "$work/list.txt" --shards 3 --master 'local[2,4]' > "$work/summary.json" 2> "$work/spark.log" \
-    || { tail -50 "$work/spark.log" >&2; exit 1; }
+    "$work/list.txt" --shards 3 --master 'local[2,4]' --zipnum --lines-per-block 100 \
+    > "$work/summary.json" 2> "$work/spark.log" || { tail -50 "$work/spark.log" >&2; exit 1; }
 grep -q "injected failure of index task 1" "$work/spark.log" \
     || { echo "FAIL: the injected failure did not happen" >&2; exit 1; }
 
@@ -96,6 +97,10 @@ print("summary:", got)
 EOF
 for f in all.cdx all.dup all.rev; do
     cmp -s "$one/$f" "$spark/$f" || fail "$f differs from the single-machine build's"
+done
+"$bin" merge-cdx --zipnum "$one/zipnum" --lines-per-block 100 "$one/all.cdx" 2> /dev/null
+for f in cluster.idx cluster.loc cdx-00000.gz; do
+    cmp -s "$one/zipnum/$f" "$spark/zipnum/$f" || fail "zipnum/$f differs from the single-machine build's"
 done
 
 # Documents without their position: the field list's `seq` column is dropped, and

@@ -20,6 +20,10 @@ cargo test --workspace --locked "$@"
 # FastWARC, py-wacz, pywb and zstandard from PyPI into target/formats-venv when missing).
 scripts/test-formats.sh
 
+# warcdex's ZipNum clusters read by pywb 2.10 (installs pywb into target/formats-venv
+# when missing): every URL key of the corpus, exact and prefix.
+scripts/test-zipnum.sh
+
 # The search page in headless Chromium (installs Debian's chromium when missing).
 scripts/test-browser.sh
 

@@ -2,6 +2,7 @@
 """Builds a warcdex collection on Apache Spark, sharded by URL key (issue 18).
 
     warcdex_spark.py build COLLECTION_OUT ARCHIVE_LIST --shards N [--master URL]
+        [--zipnum [--lines-per-block N]]
 
 ARCHIVE_LIST has one archive per line, `PATH [COLLECTION]` as `warcdex import`'s
 manifest (`#` comments): a local or shared-filesystem path, or `s3://bucket/key` (read
@@ -20,7 +21,9 @@ the result is the single-machine build's:
    (`dedup-cdx`) and revisits (`revisits`): dedup is per URL key + digest, so a
    shard's lists are exactly the collection's lines of its keys;
 3. the driver merges the shards' lists into `all.cdx`, `all.dup`, `all.rev` (`merge-cdx`:
-   sorted inputs, byte order);
+   sorted inputs, byte order); with `--zipnum`, also the ZipNum cluster of `all.cdx` in
+   `zipnum/` for pywb or Wayback (`merge-cdx --zipnum`: the order checked, written under
+   a temporary name and renamed; docs/zipnum.md);
 4. per archive: `warcdex import --shards N -e all.dup` into
    `segments/<archive>/shard-K`, the versions split by their URL key's shard (the
    shuffle of the parsed rows: each shard's index reads only its own); every version
@@ -374,6 +377,10 @@ def build(args):
                 merge_lines(parts, tmp)
             os.replace(tmp, final)
         stage("merge_lists")
+        if args.zipnum:
+            run(["merge-cdx", "--zipnum", os.path.join(out, "zipnum"),
+                 "--lines-per-block", args.lines_per_block, os.path.join(out, "all.cdx")])
+            stage("zipnum")
         imported = arch.mapPartitionsWithIndex(import_task(out, n)).collect()
         stage("import")
         graph = sc.parallelize([0], 1).mapPartitionsWithIndex(graph_task(out, n, archives)).collect()
@@ -407,6 +414,8 @@ def build(args):
         "archives_with_anomalies": troubled,
         "documents_per_shard": [s["documents"] for s in sorted(indexed, key=lambda s: s["shard"])],
         "segments_reused": sum(1 for s in imported if s["reused"]),
+        "zipnum_blocks": (count_lines(os.path.join(out, "zipnum", "cluster.idx"))
+                          if args.zipnum else None),
         "urls_per_shard": graph[0]["urls_per_shard"],
         "seconds": round(time.time() - t0, 1),
         "stage_seconds": stages,
@@ -437,9 +446,19 @@ def main(argv=None):
         help="Spark master URL (default: spark-submit's, or local[2,4]: 2 threads, 4 tries a task)",
     )
     b.add_argument("--partitions", type=int, help="archive tasks (default: one per archive)")
+    b.add_argument(
+        "--zipnum",
+        action="store_true",
+        help="also write all.cdx as a ZipNum cluster in OUT/zipnum (for pywb or Wayback)",
+    )
+    b.add_argument(
+        "--lines-per-block", type=int, default=3000, help="CDX lines per ZipNum block (3000)"
+    )
     a = ap.parse_args(argv)
     if a.shards < 1:
         ap.error("--shards must be at least 1")
+    if a.lines_per_block < 1:
+        ap.error("--lines-per-block must be at least 1")
     return build(a)
 
 

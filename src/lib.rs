@@ -6,6 +6,8 @@
 //!   ([`reader::Span`]) and every recoverable oddity counted ([`error::Anomaly`]).
 //! - [`records`] writes the per-record JSON index (`warcdex records`).
 //! - [`wacz::archive_parts`] opens a WACZ's WARCs in place.
+//! - [`zipnum::ZipNumWriter`] writes a sorted CDX as a ZipNum cluster, the block-gzipped
+//!   form in which pywb and Wayback serve large indexes (`sort-cdx --zipnum`).
 //!
 //! CDX lines, SURT keys, dedup and revisits live in the `warcdex-cdx` crate.
 #![deny(missing_docs)]
@@ -34,5 +36,6 @@ pub mod segment;
 pub mod serve;
 pub mod simhash;
 pub mod wacz;
+pub mod zipnum;
 
 pub use error::{Anomaly, AnomalyCounts, AnomalyKind, Error, ErrorKind, Result};

@@ -167,6 +167,90 @@ pub fn install_dir(tmp: tempfile::TempDir, dest: &Path) -> io::Result<()> {
         .and_then(|()| sync_dir(&parent_of(dest)))
 }
 
+/// Renames a finished temporary directory to `dest`, replacing what `dest` holds. An
+/// existing `dest` is exchanged with the new directory in one atomic step where the
+/// system has one (Linux `renameat2(RENAME_EXCHANGE)`), so `dest` always names a whole
+/// output, old or new, and the old one is then removed; elsewhere (or on a file system
+/// without it) the old one is moved aside first. The new directory's files and the
+/// parent are synced before and after, as [`install_dir`] does (`add-dates --in-place`,
+/// a ZipNum cluster written again).
+pub fn replace_dir(tmp: tempfile::TempDir, dest: &Path) -> io::Result<()> {
+    if !dest.exists() {
+        return install_dir(tmp, dest);
+    }
+    sync_tree(tmp.path())?;
+    let kept = tmp.keep();
+    let parent = parent_of(dest);
+    match exchange(&kept, dest) {
+        // `kept` now holds the old directory.
+        Ok(()) => {
+            sync_dir(&parent)?;
+            return std::fs::remove_dir_all(&kept);
+        }
+        Err(e) if e.kind() != io::ErrorKind::Unsupported => {
+            let _ = std::fs::remove_dir_all(&kept);
+            return Err(e);
+        }
+        Err(_) => {}
+    }
+    let name = dest
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "output".into());
+    let old = dest.with_file_name(format!(".{name}.old-{}", std::process::id()));
+    std::fs::rename(dest, &old).inspect_err(|_| {
+        let _ = std::fs::remove_dir_all(&kept);
+    })?;
+    if let Err(e) = std::fs::rename(&kept, dest) {
+        let _ = std::fs::rename(&old, dest);
+        let _ = std::fs::remove_dir_all(&kept);
+        return Err(e);
+    }
+    sync_dir(&parent)?;
+    std::fs::remove_dir_all(&old)
+}
+
+/// Swaps two directory entries atomically; `Unsupported` where that cannot be done.
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> io::Result<()> {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    let c = |p: &Path| {
+        CString::new(p.as_os_str().as_bytes())
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "path with a NUL byte"))
+    };
+    let (a, b) = (c(a)?, c(b)?);
+    // SAFETY: both pointers are NUL-terminated strings that outlive the call.
+    let r = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    if r == 0 {
+        return Ok(());
+    }
+    let e = io::Error::last_os_error();
+    match e.raw_os_error() {
+        Some(libc::EINVAL) | Some(libc::ENOSYS) | Some(libc::EOPNOTSUPP) => {
+            Err(io::Error::new(io::ErrorKind::Unsupported, e))
+        }
+        _ => Err(e),
+    }
+}
+
+/// Swaps two directory entries atomically; `Unsupported` where that cannot be done.
+#[cfg(not(target_os = "linux"))]
+fn exchange(_: &Path, _: &Path) -> io::Result<()> {
+    Err(io::Error::new(
+        io::ErrorKind::Unsupported,
+        "no atomic exchange",
+    ))
+}
+
 /// `flock(2)` on `file`, retried when a signal interrupts it. (std's `File::lock` needs
 /// Rust 1.89; `Cargo.toml` keeps `rust-version` 1.88.)
 fn flock(file: &File, op: libc::c_int) -> io::Result<()> {

@@ -56,6 +56,9 @@ pub fn shows_its_source(e: &(dyn std::error::Error + 'static)) -> bool {
     if let Some(e) = e.downcast_ref::<crate::collection::Error>() {
         return e.shows_its_source();
     }
+    if let Some(e) = e.downcast_ref::<crate::zipnum::Error>() {
+        return e.shows_its_source();
+    }
     e.is::<AtPath<tantivy::TantivyError>>()
         || e.is::<AtPath<std::io::Error>>()
         || e.is::<AtPath<serde_json::Error>>()

@@ -22,3 +22,4 @@ mod search;
 mod segment_rows;
 mod shards;
 mod update;
+mod zipnum;

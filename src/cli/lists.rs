@@ -2,11 +2,13 @@
 //! sorted-CDX plumbing over CDX files (`-` = stdin), in bounded memory.
 
 use std::collections::BTreeMap;
-use std::io::{self, BufRead};
+use std::io::{self, BufRead, Write};
+use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
 
+use warcdex::zipnum::{ZipNumOptions, ZipNumWriter, DEFAULT_LINES_PER_BLOCK};
 use warcdex_cdx::dedup::{self, BrokenLine, Input, ListOptions, ListReport};
 use warcdex_cdx::message::MESSAGES_PER_FILE;
 use warcdex_cdx::plumbing::{check_cdx, merge_cdx, sort_cdx, MergeOrderError, SortReport};
@@ -173,6 +175,16 @@ pub struct SortArgs {
     /// merged, and the run exits 1).
     #[arg(long)]
     pub strict: bool,
+    /// Write the sorted lines as a ZipNum cluster in this directory instead of one file,
+    /// as Wayback, OpenWayback and pywb serve large indexes: blocks of
+    /// `--lines-per-block` lines, each gzip-compressed on its own, in `cdx-00000.gz`,
+    /// with the block index `cluster.idx` and `cluster.loc` (docs/zipnum.md). The
+    /// legend is left out. An existing cluster there is replaced in one step.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["output", "check"])]
+    pub zipnum: Option<PathBuf>,
+    /// Lines per ZipNum block (3000 by default).
+    #[arg(long, value_name = "N", requires = "zipnum", value_parser = super::at_least_one)]
+    pub lines_per_block: Option<usize>,
 }
 
 /// Which of the two sorted-output commands runs.
@@ -213,7 +225,7 @@ pub fn run_sort(command: SortCommand, args: SortArgs) -> Result<i32> {
     unreadable_outcome(failed, args.strict)?;
     let inputs = open_all(&kept)?;
     let memory = args.memory.bytes(16);
-    let report: SortReport = with_output(args.output.output.as_deref(), |out| {
+    let sorted = |out: &mut dyn Write| -> Result<SortReport> {
         Ok(match command {
             SortCommand::Merge => {
                 merge_cdx(inputs, out).map_err(|e| match MergeOrderError::find(&e) {
@@ -231,7 +243,19 @@ pub fn run_sort(command: SortCommand, args: SortArgs) -> Result<i32> {
                 sort_cdx(inputs, out, memory / 4 * 3, args.memory.tmp_dir.clone())?
             }
         })
-    })?;
+    };
+    let (report, cluster) = match &args.zipnum {
+        None => (with_output(args.output.output.as_deref(), sorted)?, None),
+        Some(dir) => {
+            let _lock = super::lock_output(dir)?;
+            let opts = ZipNumOptions {
+                lines_per_block: args.lines_per_block.unwrap_or(DEFAULT_LINES_PER_BLOCK),
+            };
+            let mut w = ZipNumWriter::create(dir, &opts)?;
+            let report = sorted(&mut w)?;
+            (report, Some((dir, opts, w.finish()?)))
+        }
+    };
     eprintln!(
         "warcdex {}: {} lines{}",
         command.name(),
@@ -246,5 +270,24 @@ pub fn run_sort(command: SortCommand, args: SortArgs) -> Result<i32> {
             String::new()
         }
     );
+    if let Some((dir, opts, z)) = cluster {
+        eprintln!(
+            "warcdex {}: ZipNum cluster {}: {} lines in {} blocks of up to {} lines, {} bytes{}",
+            command.name(),
+            dir.display(),
+            z.lines,
+            z.blocks,
+            opts.lines_per_block,
+            z.compressed_bytes,
+            if z.legends > 0 {
+                " (legend left out)"
+            } else {
+                ""
+            }
+        );
+        if z.lines == 0 {
+            eprintln!("warcdex: {}", warcdex::zipnum::EMPTY_CLUSTER_WARNING);
+        }
+    }
     Ok(i32::from(failed > 0))
 }

@@ -46,9 +46,11 @@ pub enum Command {
     /// Revisit records as `URLKEY sha1:DIGEST DATE14`, sorted and unique (NutchWAX
     /// `revisits`; mime `warc/revisit`, or a Wayback 1.x line whose 9th field is `-`).
     Revisits(lists::ListArgs),
-    /// Sort CDX in C byte order (`LC_ALL=C sort`) in bounded memory, one legend on top.
+    /// Sort CDX in C byte order (`LC_ALL=C sort`) in bounded memory, one legend on top;
+    /// or write the sorted lines as a ZipNum cluster for pywb and Wayback (`--zipnum`).
     SortCdx(lists::SortArgs),
-    /// Merge sorted CDX files into one sorted file, one legend on top.
+    /// Merge sorted CDX files into one sorted file, one legend on top; or into a ZipNum
+    /// cluster (`--zipnum`).
     MergeCdx(lists::SortArgs),
     /// Parse archives into a segment: one document per URL + digest (title, text, links,
     /// charset, every capture date), skipping captures the exclusion list names.

@@ -9,9 +9,11 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use indicatif::ProgressBar;
 
+use warcdex::collection::manifest::ZipNumSettings;
 use warcdex::collection::{update, ArchiveArg, Stages, UpdateOptions};
 use warcdex::import::manifest::read_manifest;
 use warcdex::progress::{bytes_bar, spinner, Progress};
+use warcdex::zipnum::DEFAULT_LINES_PER_BLOCK;
 
 /// Flags of `warcdex update`.
 #[derive(Debug, Args)]
@@ -38,6 +40,14 @@ pub struct UpdateArgs {
     /// Refuse the batch (adding nothing) when an archive is damaged or has anomalies.
     #[arg(long)]
     pub strict: bool,
+    /// Also keep a ZipNum cluster of `all.cdx` in `COLLECTION/zipnum/` for pywb and
+    /// Wayback (docs/zipnum.md), written again with every batch from now on (the
+    /// setting is kept in `collection.json`); alone, writes it for the collection as it is.
+    #[arg(long)]
+    pub zipnum: bool,
+    /// Lines per ZipNum block (3000 by default).
+    #[arg(long, value_name = "N", requires = "zipnum", value_parser = super::at_least_one)]
+    pub lines_per_block: Option<usize>,
     /// Memory and temporary files of every stage.
     #[command(flatten)]
     pub memory: super::MemoryFlags,
@@ -97,8 +107,10 @@ pub fn run(args: UpdateArgs) -> Result<i32> {
             collection: e.collection,
         }));
     }
-    if archives.is_empty() && !args.compact {
-        bail!("no archives given (name them, or list them with --from), and no --compact");
+    if archives.is_empty() && !args.compact && !args.zipnum {
+        bail!(
+            "no archives given (name them, or list them with --from), and no --compact or --zipnum"
+        );
     }
     let name = args.collection_name.clone().unwrap_or_else(|| {
         std::fs::canonicalize(&args.collection)
@@ -115,6 +127,9 @@ pub fn run(args: UpdateArgs) -> Result<i32> {
         strict: args.strict,
         compact: args.compact,
         collection: name,
+        zipnum: args.zipnum.then(|| ZipNumSettings {
+            lines_per_block: args.lines_per_block.unwrap_or(DEFAULT_LINES_PER_BLOCK),
+        }),
     };
     let bars = Bars {
         current: std::sync::Mutex::new(None),
@@ -161,6 +176,18 @@ pub fn run(args: UpdateArgs) -> Result<i32> {
                 .map(|e| format!("; stopped early: {e}"))
                 .unwrap_or_default()
         );
+    }
+    if let Some(z) = &r.zipnum {
+        eprintln!(
+            "warcdex update: ZipNum cluster {}: {} lines in {} blocks, {} bytes",
+            args.collection.join("zipnum").display(),
+            z.lines,
+            z.blocks,
+            z.compressed_bytes
+        );
+        if z.lines == 0 {
+            eprintln!("warcdex update: {}", warcdex::zipnum::EMPTY_CLUSTER_WARNING);
+        }
     }
     if let Some(c) = &r.compaction {
         eprintln!(

@@ -4,7 +4,8 @@
 //! stopped and builds the same batch.
 //!
 //! 1. `cdx/<archive>.cdx`: each new archive's sorted CDX (archives in parallel).
-//! 2. `all.cdx`: the collection's CDX and the batch's, merged.
+//! 2. `all.cdx`: the collection's CDX and the batch's, merged; `zipnum/`, its ZipNum
+//!    cluster, when the collection keeps one ([`super::zipnum`]).
 //! 3. `all.dup`, `all.rev`: the collection's lists; `batch.dup`: the batch's captures that
 //!    are not new versions ([`super::identity`]); `batch.rev`: its revisits;
 //!    `batch.dates` (`batch.dup` + `batch.rev`: dates for the earlier sets) and
@@ -79,6 +80,8 @@ pub struct BatchOutcome {
     pub entry: BatchEntry,
     /// Archives with anomalies or damage: name, anomalies by kind, the error.
     pub anomalies: Vec<(String, BTreeMap<String, u64>, Option<String>)>,
+    /// The ZipNum cluster this run wrote, if it wrote one.
+    pub zipnum: Option<crate::zipnum::ZipNumReport>,
 }
 
 /// Counts of stage 5, kept beside the generation for a resumed run.
@@ -123,6 +126,12 @@ pub fn run(
     super::crash_point("cdx");
     stage_merge(layout, &staging, new)?;
     super::crash_point("merge");
+    let zipnum_settings = opts.zipnum.or(m.zipnum);
+    let zipnum = match zipnum_settings {
+        Some(z) => super::zipnum::stage(&staging, z)?,
+        None => None,
+    };
+    super::crash_point("zipnum");
     stage_lists(&staging, new, &sort)?;
     super::crash_point("lists");
     let segment = stage_import(&staging, &plan, opts, stages)?;
@@ -165,6 +174,7 @@ pub fn run(
         });
     }
     next.batches.push(entry.clone());
+    next.zipnum = zipnum_settings;
     next.generation = plan.base_generation + 1;
     next.pindexes = generation_sets(&staging.generation())?;
     super::manifest::write_manifest(&staging.manifest(), &next)?;
@@ -172,7 +182,11 @@ pub fn run(
     files::write_file(&staging.ready(), b"ready\n")?;
     super::crash_point("ready");
     super::publish::publish(layout, &staging, &plan)?;
-    Ok(BatchOutcome { entry, anomalies })
+    Ok(BatchOutcome {
+        entry,
+        anomalies,
+        zipnum,
+    })
 }
 
 /// Stage 1: each archive's sorted CDX, several archives at once.

@@ -58,6 +58,9 @@ pub enum Error {
     /// Reading a parallel index's `pindex.json` failed.
     #[error(transparent)]
     Pindex(#[from] crate::pindex::Error),
+    /// Writing the ZipNum cluster failed.
+    #[error(transparent)]
+    ZipNum(#[from] crate::zipnum::Error),
 }
 
 /// A result with the collection layer's [`Error`].
@@ -78,6 +81,7 @@ impl Error {
             Error::Index(e) => e.kind(),
             Error::Dates(e) => e.kind(),
             Error::Pindex(e) => e.kind(),
+            Error::ZipNum(e) => e.kind(),
         }
     }
 
@@ -89,6 +93,7 @@ impl Error {
             Error::Index(e) => e.shows_its_source(),
             Error::Dates(e) => e.shows_its_source(),
             Error::Pindex(e) => e.shows_its_source(),
+            Error::ZipNum(e) => e.shows_its_source(),
             _ => true,
         }
     }

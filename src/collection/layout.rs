@@ -13,6 +13,7 @@
 //!
 //! `search` and `serve` see a batch all at once or not at all: everything they read is
 //! under `pindexes`, which moves from one complete generation to the next in one rename.
+//! A replay server reading the cluster through `zipnum` sees it the same way.
 
 use std::path::{Path, PathBuf};
 
@@ -58,6 +59,18 @@ impl Layout {
     pub fn generation(&self, n: u64) -> PathBuf {
         self.generations().join(generation_name(n))
     }
+    /// `zipnum`, the link to the current ZipNum cluster of `all.cdx`.
+    pub fn zipnum(&self) -> PathBuf {
+        self.dir.join("zipnum")
+    }
+    /// `.zipnum/`, where the clusters the link points at are.
+    pub fn zipnum_clusters(&self) -> PathBuf {
+        self.dir.join(".zipnum")
+    }
+    /// `.zipnum/<name>`: the cluster written with batch `<name>` (or rewritten after it).
+    pub fn zipnum_cluster(&self, name: &str) -> PathBuf {
+        self.zipnum_clusters().join(name)
+    }
     /// `.staging/`.
     pub fn staging(&self) -> PathBuf {
         self.dir.join(".staging")
@@ -98,6 +111,10 @@ impl Staging {
     /// A list or merged CDX: `all.cdx`, `all.dup`, `all.rev`, `batch.dup`, …
     pub fn file(&self, name: &str) -> PathBuf {
         self.dir.join(name)
+    }
+    /// `zipnum/`: the ZipNum cluster of the staged `all.cdx`.
+    pub fn zipnum(&self) -> PathBuf {
+        self.dir.join("zipnum")
     }
     /// `segment/`.
     pub fn segment(&self) -> PathBuf {

@@ -31,6 +31,26 @@ pub struct CollectionManifest {
     /// Compactions, in the order run.
     #[serde(default)]
     pub compactions: Vec<CompactionEntry>,
+    /// The ZipNum cluster of `all.cdx` that every batch writes again (`update --zipnum`),
+    /// if the collection keeps one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zipnum: Option<ZipNumSettings>,
+}
+
+/// How the collection's ZipNum cluster is cut.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ZipNumSettings {
+    /// CDX lines per gzip block.
+    pub lines_per_block: usize,
+}
+
+impl ZipNumSettings {
+    /// The writer's options.
+    pub fn options(self) -> crate::zipnum::ZipNumOptions {
+        crate::zipnum::ZipNumOptions {
+            lines_per_block: self.lines_per_block,
+        }
+    }
 }
 
 /// One archive of the collection.

@@ -20,6 +20,7 @@ pub mod layout;
 pub mod manifest;
 pub mod plan;
 pub mod publish;
+pub mod zipnum;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -48,6 +49,9 @@ pub struct UpdateOptions {
     pub compact: bool,
     /// The `collection:` of documents whose archive names none.
     pub collection: String,
+    /// Keep a ZipNum cluster of `all.cdx` cut this way (`--zipnum`); recorded in
+    /// `collection.json`, so later runs keep it without being told.
+    pub zipnum: Option<manifest::ZipNumSettings>,
 }
 
 impl UpdateOptions {
@@ -102,6 +106,8 @@ pub struct UpdateReport {
     pub anomalies: Vec<(String, BTreeMap<String, u64>, Option<String>)>,
     /// The compaction, if one ran.
     pub compaction: Option<CompactionEntry>,
+    /// The ZipNum cluster, if this run wrote one.
+    pub zipnum: Option<crate::zipnum::ZipNumReport>,
 }
 
 /// The collection's lock file, held for the whole run.
@@ -190,11 +196,17 @@ pub fn update(
         report.added = plan.new.iter().map(|a| a.name.clone()).collect();
         report.anomalies = b.anomalies;
         report.batch = Some(b.entry);
+        report.zipnum = b.zipnum;
         m = read_manifest(dir)?.unwrap_or(m);
     } else {
         // A staged batch of other archives (an interrupted run given other files) is
         // not this run's: it is dropped, and its archives are added when given again.
         files::remove_any(&layout.staging())?;
+    }
+    if let Some(z) = opts.zipnum {
+        if let Some(r) = zipnum::keep(&layout, &mut m, z)? {
+            report.zipnum = Some(r);
+        }
     }
     if opts.compact {
         report.compaction = Some(compact::run(&layout, &m, opts, stages)?);
@@ -224,6 +236,7 @@ pub const CRASH_POINTS: &[&str] = &[
     "cdx-archive",
     "cdx",
     "merge",
+    "zipnum",
     "lists",
     "import",
     "index",
@@ -235,6 +248,7 @@ pub const CRASH_POINTS: &[&str] = &[
     "publish-cdx",
     "publish-segment",
     "publish-lists",
+    "publish-zipnum",
     "publish-manifest",
     "published",
 ];

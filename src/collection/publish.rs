@@ -1,6 +1,6 @@
 //! Publishing a staged batch or compaction. The one step readers see is the last rename
 //! of the `pindexes` link to the new generation; the steps after it move the CDX, lists,
-//! segment and `collection.json` into place. Every step can be repeated (a run killed
+//! segment, ZipNum cluster and `collection.json` into place. Every step can be repeated (a run killed
 //! here is finished by the next `update`, which finds `.staging/READY`).
 
 use super::batch::StagedPlan;
@@ -36,6 +36,8 @@ pub fn publish(layout: &Layout, staging: &Staging, plan: &StagedPlan) -> Result<
             super::crash_point("publish-lists");
         }
     }
+    super::zipnum::publish(layout, staging, &plan.name)?;
+    super::crash_point("publish-zipnum");
     move_into_place(&staging.manifest(), &layout.manifest())?;
     super::crash_point("publish-manifest");
     files::remove_any(&staging.dir)?;

@@ -178,7 +178,7 @@ pub fn add_dates_with_progress(
     let PindexInfo::Dates(info) = info else {
         unreachable!("written as dates")
     };
-    install(tmp, dest)?;
+    crate::output::replace_dir(tmp, dest)?;
     Ok(AddDatesReport {
         info,
         malformed: joined.malformed,
@@ -227,88 +227,6 @@ fn check_dest(key_index: &Path, sources: &[PathBuf], dest: &Path, in_place: bool
         .into());
     }
     Ok(())
-}
-
-/// Renames the finished index to `dest`. An existing `dest` (in place) is exchanged
-/// with the new index in one atomic step where the system has one (Linux
-/// `renameat2(RENAME_EXCHANGE)`), so `dest` always names a whole index, old or new;
-/// elsewhere (or on a file system without it) the old one is moved aside first. The new
-/// index's files and the parent directory are synced before and after (`output.rs`).
-fn install(tmp: tempfile::TempDir, dest: &Path) -> io::Result<()> {
-    if !dest.exists() {
-        return crate::output::install_dir(tmp, dest);
-    }
-    crate::output::sync_tree(tmp.path())?;
-    let kept = tmp.keep();
-    let parent = crate::output::parent_of(dest);
-    match exchange(&kept, dest) {
-        // `kept` now holds the old index.
-        Ok(()) => {
-            crate::output::sync_dir(&parent)?;
-            return std::fs::remove_dir_all(&kept);
-        }
-        Err(e) if e.kind() != io::ErrorKind::Unsupported => {
-            let _ = std::fs::remove_dir_all(&kept);
-            return Err(e);
-        }
-        Err(_) => {}
-    }
-    let name = dest
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "dates".into());
-    let old = dest.with_file_name(format!(".{name}.old-{}", std::process::id()));
-    std::fs::rename(dest, &old).inspect_err(|_| {
-        let _ = std::fs::remove_dir_all(&kept);
-    })?;
-    if let Err(e) = std::fs::rename(&kept, dest) {
-        let _ = std::fs::rename(&old, dest);
-        let _ = std::fs::remove_dir_all(&kept);
-        return Err(e);
-    }
-    crate::output::sync_dir(&parent)?;
-    std::fs::remove_dir_all(&old)
-}
-
-/// Swaps two directory entries atomically; `Unsupported` where that cannot be done.
-#[cfg(target_os = "linux")]
-fn exchange(a: &Path, b: &Path) -> io::Result<()> {
-    use std::ffi::CString;
-    use std::os::unix::ffi::OsStrExt;
-    let c = |p: &Path| {
-        CString::new(p.as_os_str().as_bytes())
-            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "path with a NUL byte"))
-    };
-    let (a, b) = (c(a)?, c(b)?);
-    // SAFETY: both pointers are NUL-terminated strings that outlive the call.
-    let r = unsafe {
-        libc::renameat2(
-            libc::AT_FDCWD,
-            a.as_ptr(),
-            libc::AT_FDCWD,
-            b.as_ptr(),
-            libc::RENAME_EXCHANGE,
-        )
-    };
-    if r == 0 {
-        return Ok(());
-    }
-    let e = io::Error::last_os_error();
-    match e.raw_os_error() {
-        Some(libc::EINVAL) | Some(libc::ENOSYS) | Some(libc::EOPNOTSUPP) => {
-            Err(io::Error::new(io::ErrorKind::Unsupported, e))
-        }
-        _ => Err(e),
-    }
-}
-
-/// Swaps two directory entries atomically; `Unsupported` where that cannot be done.
-#[cfg(not(target_os = "linux"))]
-fn exchange(_: &Path, _: &Path) -> io::Result<()> {
-    Err(io::Error::new(
-        io::ErrorKind::Unsupported,
-        "no atomic exchange",
-    ))
 }
 
 /// Why a join stopped.
