@@ -11,4 +11,4 @@ python=$(scripts/formats-venv.sh)
 cargo build --release --locked --quiet
 work=$(mktemp -d "${TMPDIR:-/tmp}/warcdex-formats-XXXX")
 trap 'rm -rf "$work"' EXIT
-"$python" scripts/test_formats.py "$PWD/target/release/warcdex" "$work"
+"$python" scripts/test_formats.py "${CARGO_TARGET_DIR:-$PWD/target}/release/warcdex" "$work"
