@@ -11,7 +11,7 @@ use warcdex_cdx::CdxFormat;
 use crate::cdx_corpus::cdx_of;
 use crate::util::{check_snapshot, corpus, fixtures};
 
-const FIXTURES: [&str; 24] = [
+const FIXTURES: [&str; 25] = [
     "warc/example.warc.gz",
     "warc/wget-fextra.warc.gz",
     "warc/empty-gzip-members.warc.gz",
@@ -36,6 +36,7 @@ const FIXTURES: [&str; 24] = [
     "zstd/dupes.warc.zst",
     "zstd/dupes-dict.warc.zst",
     "zstd/dupes-zdict.warc.zst",
+    "wacz/crawl.wacz",
 ];
 
 #[test]
