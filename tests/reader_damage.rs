@@ -13,27 +13,7 @@ use warcdex::import::{import_archives, ImportOptions};
 use warcdex::segment::layout::SourceReport;
 use warcdex::segment::SegmentRow;
 
-use crate::util::{fixtures, records_of_bytes, BUFFER_SIZES};
-
-/// One WARC response record for `uri`, with an HTTP body of `body`.
-fn record(uri: &str, body: &str, extra: &str) -> Vec<u8> {
-    let http = format!(
-        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    let mut r = format!(
-        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {uri}\r\n\
-         WARC-Date: 2020-01-01T00:00:00Z\r\n\
-         WARC-Record-ID: <urn:uuid:00000000-0000-0000-0000-{:012}>\r\n{extra}\
-         Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
-        uri.len(),
-        http.len()
-    )
-    .into_bytes();
-    r.extend_from_slice(http.as_bytes());
-    r.extend_from_slice(b"\r\n\r\n");
-    r
-}
+use crate::util::{fixtures, records_of_bytes, warc_record, BUFFER_SIZES};
 
 fn gz_with(data: &[u8], level: Compression) -> Vec<u8> {
     let mut e = GzEncoder::new(Vec::new(), level);
@@ -55,7 +35,11 @@ fn members(n: usize) -> (Vec<u8>, Vec<usize>) {
             "<html><title>page {i}</title>{}</html>",
             "text ".repeat(20 + i)
         );
-        file.extend(gz(&record(&format!("http://example.org/{i}"), &body, "")));
+        file.extend(gz(&warc_record(
+            &format!("http://example.org/{i}"),
+            &body,
+            "",
+        )));
     }
     (file, starts)
 }
@@ -112,8 +96,8 @@ fn assert_one_member_lost(file: &[u8], kept: &[&str], what: &str) {
 
 /// The issue's crc1.warc.gz: two one-record members, one bit of member 1's CRC-32 flipped.
 fn crc1() -> Vec<u8> {
-    let m1 = gz(&record("http://example.org/one", "first", ""));
-    let m2 = gz(&record("http://example.org/two", "second", ""));
+    let m1 = gz(&warc_record("http://example.org/one", "first", ""));
+    let m2 = gz(&warc_record("http://example.org/two", "second", ""));
     let mut bad = m1.clone();
     let n = bad.len();
     bad[n - 8] ^= 1;
@@ -147,12 +131,12 @@ fn broken_deflate_in_the_middle_member_resyncs_by_scanning() {
 /// decoder stopped, or the next member is lost too.
 #[test]
 fn a_member_whose_decoder_overran_into_the_next_is_not_lost() {
-    let m0 = gz(&record("http://example.org/0", "zero", ""));
+    let m0 = gz(&warc_record("http://example.org/0", "zero", ""));
     let mut m1 = gz_with(
-        &record("http://example.org/1", "one", ""),
+        &warc_record("http://example.org/1", "one", ""),
         Compression::none(),
     );
-    let m2 = gz(&record("http://example.org/2", "two", ""));
+    let m2 = gz(&warc_record("http://example.org/2", "two", ""));
     // Member header (10 bytes), then the stored block: 0x01, LEN, NLEN.
     assert_eq!(m1[10] & 0x06, 0, "flate2 wrote a stored block");
     let len = u16::from_le_bytes([m1[11], m1[12]]) + 40;
@@ -241,7 +225,7 @@ fn whole_file_gzip_damaged_midway_resumes_at_the_next_member() {
     for b in &mut bytes[mid..mid + 16] {
         *b = 0xff;
     }
-    bytes.extend(gz(&record("http://example.org/after", "after", "")));
+    bytes.extend(gz(&warc_record("http://example.org/after", "after", "")));
     let (out, report) = records_of_bytes(&bytes, 4096);
     assert!(report.error.is_none(), "{:?}", report.error);
     let u = uris(&out);
@@ -383,12 +367,12 @@ fn import_counts_damage_and_reads_on() {
 fn import_survives_a_non_ascii_payload_digest() {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("digest.warc");
-    let mut bytes = record(
+    let mut bytes = warc_record(
         "http://example.org/d",
         "<html>d</html>",
         "WARC-Payload-Digest: sha1\u{e9}ABCDEFGHIJKLMNOPQRSTUVWXYZ234567\r\n",
     );
-    bytes.extend(record("http://example.org/e", "<html>e</html>", ""));
+    bytes.extend(warc_record("http://example.org/e", "<html>e</html>", ""));
     std::fs::write(&f, &bytes).unwrap();
     let (rows, reports) = import_file(f);
     assert_eq!(reports[0].error, None);
@@ -401,7 +385,11 @@ fn import_survives_a_non_ascii_payload_digest() {
 fn nul_in_target_uri_is_percent_encoded_in_cdx() {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("nul.warc");
-    std::fs::write(&f, record("http://example.org/a\0b", "<html>x</html>", "")).unwrap();
+    std::fs::write(
+        &f,
+        warc_record("http://example.org/a\0b", "<html>x</html>", ""),
+    )
+    .unwrap();
     let f = f.to_str().unwrap();
     for format in ["cdx11", "cdxj"] {
         let (code, out, err) = warcdex(&["cdx", "--format", format, f], None);

@@ -11,7 +11,7 @@ use std::io::{Read, Write};
 use warcdex::reader::zstd_frame::{file_dictionary, FrameDecoder};
 use warcdex::reader::{ArchiveReader, Codec};
 
-use crate::util::{fixtures, records_of_bytes, BUFFER_SIZES};
+use crate::util::{fixtures, records_of_bytes, warc_record, BUFFER_SIZES};
 
 const VARIANTS: [&str; 3] = ["", "-dict", "-zdict"];
 
@@ -98,22 +98,7 @@ fn zstd_copies_read_as_their_gzip_versions_and_every_offset_is_its_record() {
 
 /// One WARC response record for `uri`.
 fn record(uri: &str, body: &str) -> Vec<u8> {
-    let http = format!(
-        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    let mut r = format!(
-        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {uri}\r\n\
-         WARC-Date: 2020-01-01T00:00:00Z\r\n\
-         WARC-Record-ID: <urn:uuid:00000000-0000-0000-0000-{:012}>\r\n\
-         Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
-        uri.len(),
-        http.len()
-    )
-    .into_bytes();
-    r.extend_from_slice(http.as_bytes());
-    r.extend_from_slice(b"\r\n\r\n");
-    r
+    warc_record(uri, body, "")
 }
 
 /// One zstd frame of `data`, with content size and checksum as WARC-zstd asks.

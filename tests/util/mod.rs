@@ -75,6 +75,28 @@ pub fn assert_same_at_read_size(
     );
 }
 
+/// One WARC response record for `uri`, with an HTTP body of `body` and `extra` header
+/// lines (each ending in CRLF) before Content-Type: what the reader tests build their
+/// damaged files from.
+pub fn warc_record(uri: &str, body: &str, extra: &str) -> Vec<u8> {
+    let http = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let mut r = format!(
+        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {uri}\r\n\
+         WARC-Date: 2020-01-01T00:00:00Z\r\n\
+         WARC-Record-ID: <urn:uuid:00000000-0000-0000-0000-{:012}>\r\n{extra}\
+         Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
+        uri.len(),
+        http.len()
+    )
+    .into_bytes();
+    r.extend_from_slice(http.as_bytes());
+    r.extend_from_slice(b"\r\n\r\n");
+    r
+}
+
 /// The read sizes every reader test runs with.
 pub const BUFFER_SIZES: [usize; 4] = [1, 7, 4096, 256 * 1024];
 
