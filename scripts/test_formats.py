@@ -27,7 +27,8 @@ folder, with a page list that titles every captured URL). Checked for each WACZ:
   it appends `__wb_method=post&...`);
 - `warcdex import` of the WACZ makes the rows of the import of its WARCs, but for the
   archive name and the titles of pages that have none, which come from pages.jsonl;
-- `cdx --verify` passes the WACZ, and refuses it with a byte of a WARC changed.
+- `cdx --verify` passes the WACZ; `cdx --verify` and `import --verify` refuse it with a
+  byte of a WARC changed.
 Prints counts and exits 1 on the first difference.
 """
 
@@ -440,6 +441,14 @@ def test_wacz(warcdex, work):
             err = p.stderr.decode()
             if p.returncode == 0 or "verification failed" not in err or p.stdout.count(b"\n") > 1:
                 fail(f"cdx --verify of a tampered WACZ: exit {p.returncode}: {err[-500:]}")
+            manifest = os.path.join(work, "tampered.txt")
+            with open(manifest, "w") as m:
+                m.write(f"{tampered} corpus\n")
+            p = subprocess.run([warcdex, "import", "--verify", manifest,
+                                os.path.join(work, "tampered-seg")], capture_output=True)
+            err = p.stderr.decode()
+            if p.returncode == 0 or "not imported, verification failed" not in err:
+                fail(f"import --verify of a tampered WACZ: exit {p.returncode}: {err[-500:]}")
     print(f"wacz: {n_wacz} WACZ files made by py-wacz from the corpus's WARCs "
           f"({len(unpackable)} WARCs py-wacz cannot pack: {', '.join(unpackable)}); "
           f"{n_lines} CDX lines equal the inner WARCs' and each offset is its record; "

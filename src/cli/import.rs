@@ -55,6 +55,10 @@ pub struct ImportArgs {
     /// (three quarters of the budget; the rest is the import's other state).
     #[command(flatten)]
     pub memory: super::MemoryFlags,
+    /// Check each WACZ's `datapackage.json` (every resource's size and SHA-256) first; a
+    /// WACZ that fails is reported and not imported.
+    #[arg(long)]
+    pub verify: bool,
 }
 
 /// Runs `import`; returns the exit code.
@@ -70,6 +74,7 @@ pub fn run(args: ImportArgs) -> Result<i32> {
         archive_base: (args.manifest.as_os_str() != "-")
             .then(|| args.manifest.parent().map(Path::to_path_buf))
             .flatten(),
+        verify_wacz: args.verify,
     };
     let entries = if args.manifest.as_os_str() == "-" {
         read_manifest(io::stdin().lock(), None).context("manifest -")?

@@ -51,6 +51,9 @@ pub struct ImportOptions {
     /// The import manifest's folder: each row's `archive` is its archive's path
     /// relative to it. `None`: the path as given.
     pub archive_base: Option<PathBuf>,
+    /// Check each WACZ's `datapackage.json` (sizes and SHA-256) first; a WACZ that fails
+    /// is not imported and is reported as an archive with an error.
+    pub verify_wacz: bool,
 }
 
 impl Default for ImportOptions {
@@ -63,6 +66,7 @@ impl Default for ImportOptions {
             memory: 192 << 20,
             tmp_dir: None,
             archive_base: None,
+            verify_wacz: false,
         }
     }
 }
@@ -230,6 +234,23 @@ fn import_one(
             return report;
         }
     };
+    if opts.verify_wacz {
+        if let Some((wacz, _)) = &parts[0].in_wacz {
+            let problems = match wacz.verify() {
+                Ok(v) => v.problems,
+                Err(e) => vec![e.to_string()],
+            };
+            if !problems.is_empty() {
+                let e = format!(
+                    "{name}: not imported, verification failed: {}",
+                    problems.join("; ")
+                );
+                log(&e);
+                report.error = Some(e);
+                return report;
+            }
+        }
+    }
     // A WACZ's page list titles the pages whose own title is missing.
     let titles = match &parts[0].in_wacz {
         Some((wacz, _)) => match wacz.page_titles() {
