@@ -20,7 +20,7 @@ use warcdex::zipnum::DEFAULT_LINES_PER_BLOCK;
 pub struct UpdateArgs {
     /// The collection's directory (made on first use).
     pub collection: PathBuf,
-    /// ARC or WARC files to add, plain or gzip.
+    /// ARC or WARC files (plain, gzip or zstd) or WACZ files to add.
     pub archives: Vec<PathBuf>,
     /// Also add the archives listed in this file, one `PATH [COLLECTION]` per line as in
     /// an import manifest (`-` reads stdin).
