@@ -281,11 +281,7 @@ impl Wacz {
                 hasher.update(&buf[..n]);
                 bytes += n as u64;
             }
-            let hex: String = hasher
-                .finalize()
-                .iter()
-                .map(|b| format!("{b:02x}"))
-                .collect();
+            let hex = data_encoding::HEXLOWER.encode(&hasher.finalize());
             if let Some(want) = res.bytes {
                 if want != bytes {
                     v.problems.push(format!(
@@ -429,10 +425,7 @@ mod tests {
     }
 
     fn sha256(b: &[u8]) -> String {
-        Sha256::digest(b)
-            .iter()
-            .map(|x| format!("{x:02x}"))
-            .collect()
+        data_encoding::HEXLOWER.encode(&Sha256::digest(b))
     }
 
     /// A WACZ with two stored WARCs, a deflated page list and a data package.

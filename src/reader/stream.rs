@@ -63,8 +63,6 @@ enum Source<R: Read> {
         idle: Option<CountingReader<R>>,
         /// The decoder's state, kept between members (for zstd, with the dictionary).
         spare: Option<CodecState>,
-        /// No member has been started yet: a WARC-zstd dictionary frame may come.
-        first: bool,
     },
 }
 
@@ -96,7 +94,6 @@ impl<R: Read> Stream<R> {
                 decoder: None,
                 idle: Some(counting),
                 spare: None,
-                first: true,
             },
             None => Source::Plain(counting),
         };
@@ -270,7 +267,6 @@ impl<R: Read> Stream<R> {
                 decoder,
                 idle,
                 spare,
-                first,
             } => {
                 let codec = *codec;
                 if decoder.is_none() {
@@ -284,9 +280,9 @@ impl<R: Read> Stream<R> {
                     }
                     if codec == Codec::Zstd {
                         if let Some((magic, size)) = zstd_frame::skippable_frame(head) {
-                            let dictionary = *first && magic == zstd_frame::DICTIONARY_MAGIC;
-                            *first = false;
                             let at = r.pos();
+                            // WARC-zstd's dictionary frame is the file's first frame.
+                            let dictionary = at == 0 && magic == zstd_frame::DICTIONARY_MAGIC;
                             let skipped = skip_frame(&mut r, size, dictionary);
                             self.compressed_len_hint = r.pos();
                             *idle = Some(r);
@@ -357,7 +353,6 @@ impl<R: Read> Stream<R> {
                         self.eof = true;
                         return Ok(0);
                     }
-                    *first = false;
                     self.members.push_back(Member {
                         dstart: dpos,
                         cstart: r.pos(),
