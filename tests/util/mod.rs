@@ -52,6 +52,28 @@ pub fn records_of_bytes(bytes: &[u8], buffer_size: usize) -> (String, FileReport
     (String::from_utf8(out).expect("JSON is UTF-8"), report)
 }
 
+/// Reads `bytes` at every read size of [`BUFFER_SIZES`] and asserts that each gives the
+/// output, the anomaly counts and the presence of an error of the default size, which
+/// it returns.
+pub fn records_at_every_read_size(bytes: &[u8]) -> (String, FileReport) {
+    let (want, report) = records_of_bytes(bytes, 256 * 1024);
+    for size in BUFFER_SIZES {
+        let (got, r) = records_of_bytes(bytes, size);
+        assert_eq!(got, want, "read size {size} changes the output");
+        assert_eq!(
+            r.counts, report.counts,
+            "read size {size} changes the counts"
+        );
+        assert_eq!(
+            r.error.is_some(),
+            report.error.is_some(),
+            "read size {size} changes the error: {:?}",
+            r.error
+        );
+    }
+    (want, report)
+}
+
 /// Asserts that reading `path` with read size `size` gives exactly `want` (the output at
 /// the default size), the same anomaly counts, and an error exactly when `report` had one.
 pub fn assert_same_at_read_size(
