@@ -24,8 +24,11 @@ if ! command -v chromium >/dev/null 2>&1; then
     apt-get install -y -qq --no-install-recommends chromium >&2
 fi
 
-cargo build --locked --quiet
-bin=$(realpath target/debug/warcdex)
+# The release binary, which test-formats.sh and test-zipnum.sh build too: a debug build
+# here would compile every dependency a second time (without the dev-dependencies'
+# features), and .ci/run's disk is finite.
+cargo build --release --locked --quiet
+bin=$(realpath target/release/warcdex)
 source scripts/serve-lib.sh
 
 # The worked example, as in docs/formats.md §5: paths in the manifest are made absolute.
