@@ -19,7 +19,7 @@ header
 read -r zs zr < <(measure zcat "$file")
 read -r is ir < <(measure "$bin" inflate "$file")
 row "zcat" "$zs" "$zr"
-row "inflate alone (flate2+zlib-rs)" "$is" "$ir"
+row "inflate alone (libdeflate, zlib-rs past the buffer)" "$is" "$ir"
 read -r s r < <(measure "$bin" cdx -j1 "$file"); row "warcdex cdx (1 thread)" "$s" "$r"
 ws=$s
 read -r s r < <(measure "$bin" cdx -j1 --sort "$file"); row "warcdex cdx --sort (1 thread)" "$s" "$r"

@@ -1,10 +1,13 @@
 //! The decompression lower bound for benchmarks: every gzip member decoded by the
-//! reader's own member decoder (same inflate and CRC code), nothing parsed
+//! reader's own decoders (libdeflate for a member that is whole in the buffer, the
+//! streaming member decoder for the rest, as `reader/stream.rs` does), nothing parsed
 //! (`warcdex inflate`).
 
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufRead, Read};
 
+use crate::reader::counting::CountingReader;
 use crate::reader::gzip_member::{InflateState, MemberDecoder};
+use crate::reader::whole_member::{Whole, WholeMember};
 
 /// Members and decompressed bytes of one pass.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -15,23 +18,34 @@ pub struct InflateStats {
     pub bytes: u64,
 }
 
+const READ: usize = 256 * 1024;
+
 /// Decodes every gzip member of `input` and discards the output.
 pub fn inflate_all<R: Read>(input: R) -> io::Result<InflateStats> {
-    let mut reader = BufReader::with_capacity(256 * 1024, input);
-    let mut scratch = vec![0u8; 256 * 1024];
+    let mut reader = CountingReader::with_window(input, READ, 4 * READ);
+    let mut scratch = vec![0u8; 8 << 20];
     let mut stats = InflateStats::default();
     let mut state = InflateState::default();
+    let mut whole = WholeMember::new();
     while !reader.fill_buf()?.is_empty() {
+        stats.members += 1;
+        if let Some(w) = whole.as_mut() {
+            let input = reader.fill_at_least(READ)?;
+            if let Whole::Decoded { used, written } = w.decode(input, &mut scratch) {
+                reader.consume(used);
+                stats.bytes += written as u64;
+                continue;
+            }
+        }
         let mut dec = MemberDecoder::new(&mut reader, state);
         loop {
-            let n = dec.read(&mut scratch)?;
+            let n = dec.read(&mut scratch[..READ])?;
             if n == 0 {
                 break;
             }
             stats.bytes += n as u64;
         }
         state = dec.into_parts().1;
-        stats.members += 1;
     }
     Ok(stats)
 }

@@ -5,6 +5,7 @@ mod util;
 mod analysis;
 mod cdx_corpus;
 mod cdx_fixtures;
+mod cdx_pieces;
 mod dates;
 mod example_script;
 mod facets;

@@ -6,6 +6,7 @@
 //! §1.4): [`rules`] holds both rule sets; [`run`] handles several files, ordering,
 //! sorting and output.
 
+pub mod pieces;
 pub mod post;
 pub mod rules;
 pub mod run;

@@ -11,9 +11,10 @@ use std::sync::mpsc;
 use warcdex_cdx::sort::{ExternalSorter, SortOptions};
 use warcdex_cdx::CdxLine;
 
+use super::pieces::{self, Piece};
 use super::{index_archive, CdxOptions, CdxReport};
 use crate::progress::Progress;
-use crate::reader::ReaderOptions;
+use crate::reader::{ArchiveReader, Input, ReaderOptions};
 use crate::wacz::{archive_parts, ArchivePart};
 
 /// How to run `cdx` over several files.
@@ -34,6 +35,9 @@ pub struct RunOptions {
     /// Check each WACZ's `datapackage.json` (sizes and SHA-256) before indexing it; a
     /// WACZ that fails is not indexed and counts as unopened.
     pub verify_wacz: bool,
+    /// With several threads and few files, gzip WARCs of at least twice this many bytes
+    /// are cut into pieces indexed side by side (`pieces.rs`); tests set it small.
+    pub min_piece: u64,
 }
 
 impl Default for RunOptions {
@@ -46,6 +50,7 @@ impl Default for RunOptions {
             jobs: 1,
             max_messages: 5,
             verify_wacz: false,
+            min_piece: pieces::MIN_PIECE,
         }
     }
 }
@@ -61,6 +66,11 @@ pub struct RunReport {
     pub damaged: u64,
     /// Totals over all files.
     pub total: CdxReport,
+    /// Pieces that files were cut into (0 when no file was cut).
+    pub pieces: u64,
+    /// Pieces whose reading was not clean, after which the rest of their file was
+    /// indexed again by one reader.
+    pub pieces_redone: u64,
 }
 
 /// The file-name column: the base name, as pywb writes it when run in the file's folder.
@@ -95,7 +105,9 @@ pub fn run_cdx(
         files: files.len() as u64,
         ..RunReport::default()
     };
-    let jobs = opts.jobs.clamp(1, files.len().max(1));
+    let units = plan_units(files, opts)?;
+    report.pieces = units.iter().filter(|u| u.piece.is_some()).count() as u64;
+    let jobs = opts.jobs.clamp(1, units.len().max(1));
     if jobs == 1 {
         for path in files {
             let mut sink = |bytes: &[u8]| -> io::Result<()> {
@@ -108,17 +120,80 @@ pub fn run_cdx(
             tally(&mut report, r);
         }
     } else {
-        run_parallel(files, opts, jobs, progress, &mut |done: FileDone| {
-            for m in &done.messages {
-                log(m);
-            }
-            match sorter.as_mut() {
-                Some(s) => done.output.for_each_line(|l| s.push(l))?,
-                None => done.output.copy_to(out)?,
-            }
-            tally(&mut report, done.result);
-            Ok(())
-        })?;
+        // The file whose pieces are being written: its counts so far, and whether the
+        // rest of it was indexed again in one piece (its later pieces are then dropped).
+        let mut cut: Option<(usize, CdxReport, bool)> = None;
+        run_parallel(
+            files,
+            &units,
+            opts,
+            jobs,
+            progress,
+            &mut |done: UnitDone| {
+                let unit = &units[done.unit];
+                let mut write = |output: SpillBuffer| match sorter.as_mut() {
+                    Some(s) => output.for_each_line(|l| s.push(l)),
+                    None => output.copy_to(&mut *out),
+                };
+                let Some(piece) = unit.piece else {
+                    for m in &done.messages {
+                        log(m);
+                    }
+                    write(done.output)?;
+                    tally(&mut report, done.result);
+                    return Ok(());
+                };
+                if cut.as_ref().is_none_or(|c| c.0 != unit.file) {
+                    cut = Some((unit.file, CdxReport::default(), false));
+                }
+                let (_, so_far, redone) = cut.as_mut().expect("set above");
+                if *redone {
+                    return Ok(());
+                }
+                let path = &files[unit.file];
+                let last = piece.end == unit.size;
+                let part = match done.result {
+                    FileResult::Indexed(r) if done.clean || last => {
+                        for m in &done.messages {
+                            log(m);
+                        }
+                        write(done.output)?;
+                        *r
+                    }
+                    // Not clean: the cut after this piece is not proven, so the rest of
+                    // the file is indexed again by one reader from this piece's start.
+                    _ => {
+                        *redone = true;
+                        report.pieces_redone += 1;
+                        let rest = Piece {
+                            start: piece.start,
+                            end: unit.size,
+                        };
+                        let mut sink = |bytes: &[u8]| -> io::Result<()> {
+                            match sorter.as_mut() {
+                                Some(s) => s.push(bytes.strip_suffix(b"\n").unwrap_or(bytes)),
+                                None => out.write_all(bytes),
+                            }
+                        };
+                        // Its bytes were counted by the pieces' progress already.
+                        match index_piece(path, rest, opts, &mut sink, &mut |m| log(m), &())? {
+                            FileResult::Indexed(r) => *r,
+                            FileResult::Unopened => CdxReport::default(),
+                        }
+                    }
+                };
+                so_far.merge(&part);
+                if part.error.is_some() {
+                    so_far.error = part.error;
+                }
+                if last || *redone {
+                    let whole = std::mem::take(so_far);
+                    summarize(&path.display().to_string(), &whole, &mut |m| log(m));
+                    tally(&mut report, FileResult::Indexed(Box::new(whole)));
+                }
+                Ok(())
+            },
+        )?;
     }
     if let Some(s) = sorter {
         s.finish_into(&mut *out)?;
@@ -229,8 +304,71 @@ fn index_part(
             return Ok(FileResult::Unopened);
         }
     };
-    let filename = part.filename();
     let display = part.display_path().display().to_string();
+    let stored = 0..size;
+    let result = index_reader(
+        &mut reader,
+        &part.filename(),
+        &display,
+        opts,
+        sink,
+        log,
+        progress,
+        stored,
+    )?;
+    summarize(&display, &result, log);
+    Ok(FileResult::Indexed(Box::new(result)))
+}
+
+/// Indexes the piece `piece` of the gzip WARC at `path` (see `pieces.rs`); the file's
+/// closing messages are the caller's, once all its pieces are in.
+fn index_piece(
+    path: &Path,
+    piece: Piece,
+    opts: &RunOptions,
+    sink: &mut dyn FnMut(&[u8]) -> io::Result<()>,
+    log: &mut dyn FnMut(&str),
+    progress: &dyn Progress,
+) -> io::Result<FileResult> {
+    let len = piece.end - piece.start;
+    let mut reader =
+        match ArchiveReader::open_range(path, piece.start, len, ReaderOptions::default()) {
+            Ok(r) => r,
+            Err(e) => {
+                log(&format!("{e}"));
+                progress.advance(len);
+                return Ok(FileResult::Unopened);
+            }
+        };
+    let display = path.display().to_string();
+    let stored = piece.start..piece.end;
+    let filename = filename_column(path);
+    let result = index_reader(
+        &mut reader,
+        &filename,
+        &display,
+        opts,
+        sink,
+        log,
+        progress,
+        stored,
+    )?;
+    Ok(FileResult::Indexed(Box::new(result)))
+}
+
+/// Indexes what `reader` reads, which is stored in the file's bytes `stored`, writing
+/// each line to `sink` and (at most `max_messages` of a kind) each problem to `log`.
+#[allow(clippy::too_many_arguments)]
+fn index_reader(
+    reader: &mut ArchiveReader<Input>,
+    filename: &str,
+    display: &str,
+    opts: &RunOptions,
+    sink: &mut dyn FnMut(&[u8]) -> io::Result<()>,
+    log: &mut dyn FnMut(&str),
+    progress: &dyn Progress,
+    stored: std::ops::Range<u64>,
+) -> io::Result<CdxReport> {
     let format = opts.cdx.format;
     // Both callbacks below print through one limiter.
     let limiter = std::cell::RefCell::new((BTreeMap::<&'static str, usize>::new(), log));
@@ -244,10 +382,10 @@ fn index_part(
     };
     let mut buf = Vec::with_capacity(512);
     // Progress moves every 1 MiB of stored input, so one huge file shows progress too.
-    let mut reported = 0u64;
+    let mut reported = stored.start;
     let result = index_archive(
-        &mut reader,
-        &filename,
+        reader,
+        filename,
         &opts.cdx,
         &mut |line: &CdxLine, pos: u64| {
             if pos >= reported + (1 << 20) {
@@ -261,8 +399,13 @@ fn index_part(
         &mut |a| say(a.kind.name(), a),
         &mut |p| say("unindexable", &p),
     )?;
-    let log = limiter.into_inner().1;
-    progress.advance(size.saturating_sub(reported));
+    progress.advance(stored.end.saturating_sub(reported));
+    Ok(result)
+}
+
+/// The closing messages of a file: the error that stopped it, and its counts when it
+/// had anomalies or an error.
+fn summarize(display: &str, result: &CdxReport, log: &mut dyn FnMut(&str)) {
     if let Some(e) = &result.error {
         log(&format!("{e} (kept {} lines before it)", result.lines));
     }
@@ -272,48 +415,98 @@ fn index_part(
             result.records, result.lines, result.counts
         ));
     }
-    Ok(FileResult::Indexed(Box::new(result)))
 }
 
-/// One finished file of a parallel run.
-struct FileDone {
+/// One unit of a parallel run: a whole file, or a piece of one.
+struct Unit {
+    /// Index in the files given.
+    file: usize,
+    /// The file's size (a piece ending there is its last).
+    size: u64,
+    /// The piece, when the file is cut.
+    piece: Option<Piece>,
+}
+
+/// The units of a run: with fewer files than twice the threads, each large gzip WARC
+/// is cut into pieces (`pieces.rs`) so that all threads work on it.
+fn plan_units(files: &[PathBuf], opts: &RunOptions) -> io::Result<Vec<Unit>> {
+    let cut = opts.jobs > 1 && files.len() < 2 * opts.jobs && !opts.cdx.post_append;
+    let mut units = Vec::new();
+    for (file, path) in files.iter().enumerate() {
+        let size = std::fs::metadata(path).map_or(0, |m| m.len());
+        let pieces =
+            if cut && path.as_os_str() != "-" && std::fs::metadata(path).is_ok_and(|m| m.is_file())
+            {
+                pieces::plan(path, size, 4 * opts.jobs as u64, opts.min_piece)?
+            } else {
+                Vec::new()
+            };
+        if pieces.len() > 1 {
+            units.extend(pieces.into_iter().map(|p| Unit {
+                file,
+                size,
+                piece: Some(p),
+            }));
+        } else {
+            units.push(Unit {
+                file,
+                size,
+                piece: None,
+            });
+        }
+    }
+    Ok(units)
+}
+
+/// One finished unit of a parallel run.
+struct UnitDone {
+    /// Index in the units.
+    unit: usize,
     output: SpillBuffer,
     messages: Vec<String>,
     result: FileResult,
+    /// Read with no anomaly, problem, message or error (a piece's end is then proven).
+    clean: bool,
 }
 
 fn run_parallel(
     files: &[PathBuf],
+    units: &[Unit],
     opts: &RunOptions,
     jobs: usize,
     progress: &dyn Progress,
-    deliver: &mut dyn FnMut(FileDone) -> io::Result<()>,
+    deliver: &mut dyn FnMut(UnitDone) -> io::Result<()>,
 ) -> io::Result<()> {
     let next = AtomicUsize::new(0);
-    let (tx, rx) = mpsc::channel::<(usize, io::Result<FileDone>)>();
+    let (tx, rx) = mpsc::channel::<(usize, io::Result<UnitDone>)>();
     std::thread::scope(|scope| -> io::Result<()> {
         for _ in 0..jobs {
             let tx = tx.clone();
             let next = &next;
             scope.spawn(move || loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= files.len() {
+                if i >= units.len() {
                     break;
                 }
                 let done = (|| {
                     let mut output = SpillBuffer::new(opts.tmp_dir.clone());
                     let mut messages = Vec::new();
-                    let result = index_file(
-                        &files[i],
-                        opts,
-                        &mut |b| output.write(b),
-                        &mut |m| messages.push(m.to_string()),
-                        progress,
-                    )?;
-                    Ok(FileDone {
+                    let path = &files[units[i].file];
+                    let mut sink = |b: &[u8]| output.write(b);
+                    let mut log = |m: &str| messages.push(m.to_string());
+                    let result = match units[i].piece {
+                        None => index_file(path, opts, &mut sink, &mut log, progress)?,
+                        Some(p) => index_piece(path, p, opts, &mut sink, &mut log, progress)?,
+                    };
+                    let clean = messages.is_empty()
+                        && matches!(&result, FileResult::Indexed(r)
+                            if r.error.is_none() && r.counts.total() == 0);
+                    Ok(UnitDone {
+                        unit: i,
                         output,
                         messages,
                         result,
+                        clean,
                     })
                 })();
                 let failed = done.is_err();
@@ -323,8 +516,8 @@ fn run_parallel(
             });
         }
         drop(tx);
-        // Deliver in argument order; later files wait (spilled to disk when large).
-        let mut pending: BTreeMap<usize, FileDone> = BTreeMap::new();
+        // Deliver in order; later units wait (spilled to disk when large).
+        let mut pending: BTreeMap<usize, UnitDone> = BTreeMap::new();
         let mut want = 0usize;
         for (i, done) in rx {
             pending.insert(i, done?);
@@ -333,7 +526,7 @@ fn run_parallel(
                 want += 1;
             }
         }
-        if want != files.len() {
+        if want != units.len() {
             return Err(io::Error::other("an indexing worker stopped early"));
         }
         Ok(())

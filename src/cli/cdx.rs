@@ -103,6 +103,7 @@ pub fn run(args: CdxArgs) -> Result<i32> {
         jobs: args.jobs.unwrap_or_else(rayon::current_num_threads).max(1),
         max_messages: args.max_messages,
         verify_wacz: args.verify,
+        ..RunOptions::default()
     };
     let bar = bytes_bar(super::inputs_total_size(&args.files), "cdx");
     let mut log = |m: &str| {

@@ -27,12 +27,24 @@ pub(crate) struct CountingReader<R> {
 impl<R: Read> CountingReader<R> {
     /// A reader over `inner` that reads `capacity` bytes at a time.
     pub(crate) fn new(inner: R, capacity: usize) -> Self {
+        Self::with_window(inner, capacity, capacity)
+    }
+
+    /// A reader over `inner` that reads `read_size` bytes at a time into a buffer of
+    /// `window` bytes (more than `read_size`, so that keeping a read's worth of unread
+    /// bytes ahead, as whole-member decoding does, seldom moves them).
+    pub(crate) fn with_window(inner: R, read_size: usize, window: usize) -> Self {
         CountingReader {
             inner,
-            win: Window::new(capacity),
+            win: Window::new(window.max(read_size)),
             mark: None,
-            chunk: capacity,
+            chunk: read_size,
         }
+    }
+
+    /// Counts from file offset `base` (the input starts there), before any read.
+    pub(crate) fn start_at(&mut self, base: u64) {
+        self.win.start_at(base);
     }
 
     /// File offset of the next byte to be consumed.

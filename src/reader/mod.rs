@@ -31,7 +31,7 @@ mod block;
 mod bytes;
 pub mod chunked;
 mod codec;
-mod counting;
+pub(crate) mod counting;
 pub mod date;
 mod digest;
 pub mod fields;
@@ -44,6 +44,7 @@ mod seek;
 mod span;
 mod stream;
 mod warc;
+pub(crate) mod whole_member;
 mod window;
 pub mod zstd_frame;
 
@@ -186,6 +187,24 @@ impl ArchiveReader<Input> {
     }
 }
 
+impl ArchiveReader<Input> {
+    /// Opens the `len` bytes of `file` from offset `start`: a piece of a compressed
+    /// archive that starts at a record's member (`cdx -j` cuts one file into pieces).
+    /// Offsets and lengths are the file's own, as if it were read from its start.
+    pub fn open_range(file: &Path, start: u64, len: u64, opts: ReaderOptions) -> Result<Self> {
+        use std::io::{Seek, SeekFrom};
+        let mut f = File::open(file).map_err(|e| Error::from(e).with_path(file))?;
+        f.seek(SeekFrom::Start(start))
+            .map_err(|e| Error::from(e).with_path(file))?;
+        let input = Box::new(f.take(len)) as Input;
+        let s = Stream::new_at(input, opts.buffer_size, start).map_err(|e| e.with_path(file))?;
+        let mut r = ArchiveReader::with_stream(s, opts);
+        r.path = Some(file.to_path_buf());
+        r.probe = Some(member_probe(file.to_path_buf(), 0, r.s.codec()));
+        Ok(r)
+    }
+}
+
 impl<R: Read> ArchiveReader<R> {
     /// A reader over any byte source with default options.
     pub fn new(inner: R) -> Result<Self> {
@@ -195,7 +214,11 @@ impl<R: Read> ArchiveReader<R> {
     /// A reader over any byte source.
     pub fn with_options(inner: R, opts: ReaderOptions) -> Result<Self> {
         let s = Stream::new(inner, opts.buffer_size)?;
-        Ok(ArchiveReader {
+        Ok(Self::with_stream(s, opts))
+    }
+
+    fn with_stream(s: Stream<R>, opts: ReaderOptions) -> Self {
+        ArchiveReader {
             s,
             opts,
             path: None,
@@ -219,7 +242,7 @@ impl<R: Read> ArchiveReader<R> {
             failed: false,
             probe: None,
             probe_cache: None,
-        })
+        }
     }
 
     /// Names the file in errors (for readers not made by [`ArchiveReader::open`]).

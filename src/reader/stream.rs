@@ -13,6 +13,7 @@ use std::io::{self, BufRead, Read};
 use super::codec::{Codec, CodecState, UnitDecoder};
 use super::counting::{read_retry, scan_for_member, CountingReader};
 use super::gzip_member::InflateState;
+use super::whole_member::{Whole, WholeMember};
 use super::window::Window;
 use super::zstd_frame::{self, ZstdState};
 use crate::error::{Anomaly, AnomalyKind, Error, ErrorKind, Result};
@@ -21,6 +22,10 @@ use crate::error::{Anomaly, AnomalyKind, Error, ErrorKind, Result};
 /// whose Content-Length was too long can be cut back to the real start of the
 /// next record (see `ArchiveReader::resync_backwards`).
 pub(crate) const KEEP_BEHIND: usize = 64 * 1024;
+
+/// The decompressed window grows to this size, at most, to take a whole gzip member in
+/// one libdeflate call (`whole_member.rs`); longer members are streamed.
+const MAX_WHOLE_WINDOW: usize = 8 << 20;
 
 /// Where damage stopped the decompressed stream: bytes before `dpos` came from before
 /// the damage, bytes after it come from the next gzip member.
@@ -63,6 +68,8 @@ enum Source<R: Read> {
         idle: Option<CountingReader<R>>,
         /// The decoder's state, kept between members (for zstd, with the dictionary).
         spare: Option<CodecState>,
+        /// libdeflate, for gzip members that are whole in the input buffer.
+        whole: Option<WholeMember>,
     },
 }
 
@@ -85,8 +92,16 @@ pub(crate) struct Stream<R: Read> {
 impl<R: Read> Stream<R> {
     /// Sniffs gzip or zstd from the magic bytes and sets up the source.
     pub(crate) fn new(inner: R, chunk: usize) -> Result<Self> {
+        Self::new_at(inner, chunk, 0)
+    }
+
+    /// Like [`Stream::new`] for input that starts at offset `base` of its file, so that
+    /// compressed positions are the file's.
+    pub(crate) fn new_at(inner: R, chunk: usize, base: u64) -> Result<Self> {
         let chunk = chunk.max(1);
-        let mut counting = CountingReader::new(inner, chunk.max(8192));
+        let read_size = chunk.max(8192);
+        let mut counting = CountingReader::with_window(inner, read_size, 4 * read_size);
+        counting.start_at(base);
         let head = counting.fill_at_least(8)?;
         let src = match Codec::sniff(head) {
             Some(codec) => Source::Members {
@@ -94,6 +109,7 @@ impl<R: Read> Stream<R> {
                 decoder: None,
                 idle: Some(counting),
                 spare: None,
+                whole: (codec == Codec::Gzip).then(WholeMember::new).flatten(),
             },
             None => Source::Plain(counting),
         };
@@ -252,9 +268,9 @@ impl<R: Read> Stream<R> {
     /// unset means "a member ended, call again".
     fn read_source(&mut self, want: usize) -> Result<usize> {
         let dpos = self.win.end_position();
-        let out = self.win.spare(want);
         match &mut self.src {
             Source::Plain(r) => {
+                let out = self.win.spare(want);
                 let n = read_retry(r, out)?;
                 if n == 0 {
                     self.eof = true;
@@ -267,6 +283,7 @@ impl<R: Read> Stream<R> {
                 decoder,
                 idle,
                 spare,
+                whole,
             } => {
                 let codec = *codec;
                 if decoder.is_none() {
@@ -353,9 +370,48 @@ impl<R: Read> Stream<R> {
                         self.eof = true;
                         return Ok(0);
                     }
+                    let cstart = r.pos();
+                    if let Some(whole) = whole.as_mut() {
+                        // The member in one call when it is whole in a read's worth of
+                        // input and its data fit the window's free space (which may be
+                        // more than `want`); otherwise it is streamed below.
+                        let mut input = r.fill_at_least(self.chunk)?;
+                        self.win.free_up(KEEP_BEHIND, 2 * self.chunk);
+                        let mut decoded = whole.decode(input, self.win.spare(usize::MAX));
+                        if !matches!(decoded, Whole::Decoded { .. }) && input.len() >= self.chunk {
+                            // Perhaps a member longer than the input held (its end
+                            // missing reads as damage or as endless data): once more
+                            // with the whole input window.
+                            input = r.fill_at_least(4 * self.chunk)?;
+                            decoded = whole.decode(input, self.win.spare(usize::MAX));
+                        }
+                        // Highly compressible records (megabytes of repeated markup) do
+                        // not fit: the window grows, once for all, up to MAX_WHOLE_WINDOW.
+                        if decoded == Whole::OutOfSpace && self.win.capacity() < MAX_WHOLE_WINDOW {
+                            self.win.grow(MAX_WHOLE_WINDOW.min(4 * self.win.capacity()));
+                            decoded = whole.decode(input, self.win.spare(usize::MAX));
+                        }
+                        if let Whole::Decoded { used, written: n } = decoded {
+                            r.consume(used);
+                            let cend = r.pos();
+                            *idle = Some(r);
+                            self.win.filled(n);
+                            self.members.push_back(Member {
+                                dstart: dpos,
+                                cstart,
+                                dend: Some(dpos + n as u64),
+                                cend: Some(cend),
+                                damaged: false,
+                            });
+                            if n == 0 {
+                                self.anomalies.push(empty_member(cstart, cend));
+                            }
+                            return Ok(n);
+                        }
+                    }
                     self.members.push_back(Member {
                         dstart: dpos,
-                        cstart: r.pos(),
+                        cstart,
                         dend: None,
                         cend: None,
                         damaged: false,
@@ -368,7 +424,7 @@ impl<R: Read> Stream<R> {
                     *decoder = Some(UnitDecoder::new(r, state));
                 }
                 let dec = decoder.as_mut().expect("decoder set");
-                let n = match read_retry(dec, out) {
+                let n = match read_retry(dec, self.win.spare(want)) {
                     Ok(n) => n,
                     Err(e) => {
                         let trailer = dec.trailer_mismatch();
@@ -436,14 +492,7 @@ impl<R: Read> Stream<R> {
                     // Empty zstd frames are allowed by WARC-zstd; an empty gzip member
                     // is a writer's quirk worth counting.
                     if m.dstart == dpos && codec == Codec::Gzip {
-                        self.anomalies.push(Anomaly {
-                            kind: AnomalyKind::EmptyGzipMember,
-                            offset: m.cstart,
-                            message: format!(
-                                "gzip member of {} bytes holds no data",
-                                cend - m.cstart
-                            ),
-                        });
+                        self.anomalies.push(empty_member(m.cstart, cend));
                     }
                 }
                 Ok(0)
@@ -477,6 +526,15 @@ impl<R: Read> Stream<R> {
             .rev()
             .find(|(_, m)| m.dstart <= d && m.dend.is_none_or(|e| e > d))
             .map(|(i, m)| (i, *m))
+    }
+}
+
+/// The anomaly of a gzip member from `cstart` to `cend` that holds no data.
+fn empty_member(cstart: u64, cend: u64) -> Anomaly {
+    Anomaly {
+        kind: AnomalyKind::EmptyGzipMember,
+        offset: cstart,
+        message: format!("gzip member of {} bytes holds no data", cend - cstart),
     }
 }
 

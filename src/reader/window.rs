@@ -27,6 +27,12 @@ impl Window {
         }
     }
 
+    /// Makes an empty window's first byte absolute offset `base`.
+    pub(crate) fn start_at(&mut self, base: u64) {
+        debug_assert!(self.end == 0);
+        self.base = base;
+    }
+
     /// Absolute offset of the first byte held (read or not).
     pub(crate) fn start(&self) -> u64 {
         self.base
@@ -92,6 +98,33 @@ impl Window {
         }
         if self.end == self.buf.len() {
             let len = grown(self.buf.len());
+            self.buf.resize(len, 0);
+        }
+    }
+
+    /// Makes at least `need` bytes free after the bytes held when dropping the read
+    /// bytes (except the last `keep_behind`) can: never grows the buffer.
+    pub(crate) fn free_up(&mut self, keep_behind: usize, need: usize) {
+        if self.buf.len() - self.end >= need {
+            return;
+        }
+        let keep_from = self.pos.saturating_sub(keep_behind);
+        if keep_from > 0 {
+            self.buf.copy_within(keep_from..self.end, 0);
+            self.base += keep_from as u64;
+            self.pos -= keep_from;
+            self.end -= keep_from;
+        }
+    }
+
+    /// The buffer's length (bytes held and free).
+    pub(crate) fn capacity(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// Grows the buffer to `len` bytes (no shrinking).
+    pub(crate) fn grow(&mut self, len: usize) {
+        if len > self.buf.len() {
             self.buf.resize(len, 0);
         }
     }
