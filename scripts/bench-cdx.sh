@@ -12,7 +12,7 @@ source scripts/bench-lib.sh
 cargo build --release --quiet
 bin=$(realpath ./target/release/warcdex)
 size=$(stat -c %s "$file")
-[ -n "${PEERS_VENV:-}" ] && PATH="$PEERS_VENV/bin:$PATH"
+[ -n "${PEERS_VENV:-}" ] && PATH="$(realpath "$PEERS_VENV")/bin:$PATH"
 cat "$file" > /dev/null  # warm the page cache so every tool reads from memory
 
 header

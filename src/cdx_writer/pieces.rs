@@ -14,8 +14,8 @@ use std::io::{self, Read, Seek, SeekFrom};
 use std::path::Path;
 
 /// Pieces are at least this long by default: below it, the cut's own cost (a scan and
-/// one more reader) is not repaid.
-pub const MIN_PIECE: u64 = 16 << 20;
+/// one more reader, about a millisecond) is not repaid.
+pub const MIN_PIECE: u64 = 4 << 20;
 
 /// At most this many pieces per file: each one's output waits, in memory up to 4 MiB
 /// and then in a temporary file, until the pieces before it are written.
@@ -26,7 +26,7 @@ const SCAN_LIMIT: u64 = 8 << 20;
 
 /// The bytes read at a time while looking; a member header found in the last
 /// `TAIL` bytes of a read is looked at again from the next read.
-const SCAN_READ: usize = 1 << 20;
+const SCAN_READ: usize = 256 << 10;
 const TAIL: usize = 64 << 10;
 
 /// One piece of a file: the stored bytes `start..end`.
@@ -38,16 +38,19 @@ pub(crate) struct Piece {
     pub end: u64,
 }
 
-/// Cuts the gzip WARC at `path` (of `size` bytes) into about `wanted` pieces of at
-/// least `min_piece` bytes that each start at a member holding a record's start. A file
-/// that is not a gzip WARC, or too small to be cut, is one piece.
-pub(crate) fn plan(path: &Path, size: u64, wanted: u64, min_piece: u64) -> io::Result<Vec<Piece>> {
+/// Cuts the gzip WARC at `path` (of `size` bytes), for `threads` threads, into pieces
+/// of at least `min_piece` bytes that each start at a member holding a record's start.
+/// The pieces shrink along the file (each about the rest over twice the threads), so
+/// that the threads, taking them in order, finish within a small piece of each other
+/// while large files still get few pieces. A file that is not a gzip WARC, or too small
+/// to be cut, is one piece.
+pub(crate) fn plan(path: &Path, size: u64, threads: u64, min_piece: u64) -> io::Result<Vec<Piece>> {
     let whole = vec![Piece {
         start: 0,
         end: size,
     }];
-    let count = wanted.min(size / min_piece.max(1)).min(MAX_PIECES);
-    if count < 2 {
+    let min_piece = min_piece.max(1);
+    if threads < 2 || size < 2 * min_piece {
         return Ok(whole);
     }
     let mut f = File::open(path)?;
@@ -57,15 +60,20 @@ pub(crate) fn plan(path: &Path, size: u64, wanted: u64, min_piece: u64) -> io::R
         return Ok(whole);
     }
     let mut starts = vec![0u64];
-    for k in 1..count {
-        let target = size / count * k;
-        if target <= *starts.last().unwrap_or(&0) {
-            continue;
+    let mut at = 0u64;
+    while starts.len() < MAX_PIECES as usize {
+        let rest = size - at;
+        let len = (rest / (2 * threads)).max(min_piece);
+        if rest < len + min_piece {
+            break;
         }
-        if let Some(at) = record_member_in(&mut f, target, &mut buf, SCAN_LIMIT)? {
-            if at > *starts.last().unwrap_or(&0) && at < size {
-                starts.push(at);
+        match record_member_in(&mut f, at + len, &mut buf, SCAN_LIMIT)? {
+            Some(next) if next > at && next < size => {
+                starts.push(next);
+                at = next;
             }
+            // No record start near: the rest is one piece.
+            _ => break,
         }
     }
     let ends = starts.iter().skip(1).copied().chain([size]);
@@ -170,8 +178,22 @@ mod tests {
         let path = dir.path().join("a.warc.gz");
         std::fs::write(&path, &file).unwrap();
         let size = file.len() as u64;
-        let pieces = plan(&path, size, 4, MIN_PIECE).unwrap();
-        assert_eq!(pieces.len(), 4, "{pieces:?}");
+        let pieces = plan(&path, size, 2, MIN_PIECE).unwrap();
+        assert!(pieces.len() >= 3, "{pieces:?}");
+        // Shrinking along the file, none under the minimum; the last one is the rest
+        // (under twice the minimum).
+        let last = pieces.last().unwrap();
+        assert!(
+            last.end - last.start < 2 * MIN_PIECE + (1 << 20),
+            "{pieces:?}"
+        );
+        for w in pieces[..pieces.len() - 1].windows(2) {
+            assert!(w[0].end - w[0].start >= MIN_PIECE, "{pieces:?}");
+            assert!(
+                w[0].end - w[0].start + (1 << 20) >= w[1].end - w[1].start,
+                "{pieces:?}"
+            );
+        }
         assert_eq!(pieces[0].start, 0);
         assert_eq!(pieces.last().unwrap().end, size);
         for w in pieces.windows(2) {
@@ -179,8 +201,8 @@ mod tests {
             assert!(record_starts.contains(&w[1].start), "{:?}", w[1]);
         }
         // Small files and files that are not gzip WARCs are one piece.
-        assert_eq!(plan(&path, MIN_PIECE, 4, MIN_PIECE).unwrap().len(), 1);
+        assert_eq!(plan(&path, MIN_PIECE, 2, MIN_PIECE).unwrap().len(), 1);
         std::fs::write(&path, vec![b'x'; file.len()]).unwrap();
-        assert_eq!(plan(&path, size, 4, MIN_PIECE).unwrap().len(), 1);
+        assert_eq!(plan(&path, size, 2, MIN_PIECE).unwrap().len(), 1);
     }
 }

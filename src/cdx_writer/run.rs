@@ -437,7 +437,7 @@ fn plan_units(files: &[PathBuf], opts: &RunOptions) -> io::Result<Vec<Unit>> {
         let pieces =
             if cut && path.as_os_str() != "-" && std::fs::metadata(path).is_ok_and(|m| m.is_file())
             {
-                pieces::plan(path, size, 4 * opts.jobs as u64, opts.min_piece)?
+                pieces::plan(path, size, opts.jobs as u64, opts.min_piece)?
             } else {
                 Vec::new()
             };

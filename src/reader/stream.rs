@@ -376,7 +376,8 @@ impl<R: Read> Stream<R> {
                         // input and its data fit the window's free space (which may be
                         // more than `want`); otherwise it is streamed below.
                         let mut input = r.fill_at_least(self.chunk)?;
-                        self.win.free_up(KEEP_BEHIND, 2 * self.chunk);
+                        self.win
+                            .free_up(KEEP_BEHIND, 2 * self.chunk, 4 * self.chunk);
                         let mut decoded = whole.decode(input, self.win.spare(usize::MAX));
                         if !matches!(decoded, Whole::Decoded { .. }) && input.len() >= self.chunk {
                             // Perhaps a member longer than the input held (its end
@@ -386,9 +387,13 @@ impl<R: Read> Stream<R> {
                             decoded = whole.decode(input, self.win.spare(usize::MAX));
                         }
                         // Highly compressible records (megabytes of repeated markup) do
-                        // not fit: the window grows, once for all, up to MAX_WHOLE_WINDOW.
-                        if decoded == Whole::OutOfSpace && self.win.capacity() < MAX_WHOLE_WINDOW {
-                            self.win.grow(MAX_WHOLE_WINDOW.min(4 * self.win.capacity()));
+                        // not fit: the window grows, once for all, up to MAX_WHOLE_WINDOW,
+                        // and gives all its free space.
+                        if decoded == Whole::OutOfSpace {
+                            if self.win.capacity() < MAX_WHOLE_WINDOW {
+                                self.win.grow(MAX_WHOLE_WINDOW.min(4 * self.win.capacity()));
+                            }
+                            self.win.free_up(KEEP_BEHIND, usize::MAX, 0);
                             decoded = whole.decode(input, self.win.spare(usize::MAX));
                         }
                         if let Whole::Decoded { used, written: n } = decoded {
