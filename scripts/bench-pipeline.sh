@@ -22,6 +22,7 @@ bin=$(realpath target/release/warcdex)
 work=$(mktemp -d "${TMPDIR:-/tmp}/warcdex-pipeline-XXXX")
 trap 'rm -rf "$work" "$bench_tmp"' EXIT
 
+targets=()
 {
 echo "| variant | step | seconds | peak RSS MiB | output |"
 echo "|---|---|---:|---:|---|"
@@ -51,6 +52,7 @@ for variant in full revisit; do
     row "revisits" "$s" "$r" "$(wc -l < "$w/all.rev") revisits"
     for f in "${files[@]}"; do realpath "$f"; done > "$w/manifest.txt"
     read -r s r < <(measure "$bin" import -e "$w/all.dup" "$w/manifest.txt" "$w/seg")
+    imp=$s
     row "import -e all.dup" "$s" "$r" "$("$bin" segment-info "$w/seg" | sed -n 's/.*"documents": *\([0-9]*\).*/\1/p' | head -1) versions"
     read -r s r < <(measure "$bin" index --out "$w/pindexes/$variant/main" "$w/seg")
     row "index" "$s" "$r" "$(du -sm "$w/pindexes/$variant/main" | cut -f1) MB"
@@ -62,5 +64,10 @@ for variant in full revisit; do
     row "search (4 queries, cold process each)" "$s" "$r" ""
     awk -v v="$variant" -v t="$total" -v z="$zs" -v size="$size" \
         'BEGIN { printf "| %s | **whole pipeline** (%.0f MB gz) | %.2f | | %.1f MB/s, %.2f× zcat (zcat %.2f s) |\n", v, size/1e6, t, size/1e6/t, z/t, z }'
+    targets+=("$(awk -v v="$variant" -v t="$total" -v i="$imp" -v z="$zs" 'BEGIN {
+        printf "%s: whole pipeline %.2fx zcat (issue 22 target: >= 1.00x): %s; import %.2fx zcat (target: >= 2.00x): %s",
+            v, z/t, (z/t >= 1 ? "met" : "missed"), z/i, (z/i >= 2 ? "met" : "missed") }')")
 done
+echo
+printf '%s\n' "${targets[@]}"
 } | tee "$out"

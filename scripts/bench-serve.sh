@@ -80,3 +80,10 @@ docs=$(sed -n 's|.*set [^:]*: \([0-9]*\) documents.*|\1|p' "$work/serve.log" | a
 echo
 echo "index: $dir ($docs documents), opened in ${opened} s; server RSS $((rss_open / 1024)) MiB after open, $((rss_end / 1024)) MiB after the run"
 grep '^RESULT' "$work/wrk.out"
+# Issue 22's targets: p99 < 50 ms at 64 connections on the 1,000,000-document collection,
+# p99 < 20 ms on the bench collection.
+p99=$(sed -n 's/^RESULT.* p99_ms=\([0-9.]*\).*/\1/p' "$work/wrk.out")
+awk -v p="$p99" -v d="$docs" -v c="${CONNECTIONS:-32}" 'BEGIN {
+    t = (d >= 1000000) ? 50 : 20
+    printf "p99 %.1f ms at %d connections on %d documents (issue 22 target: < %d ms%s): %s\n",
+        p, c, d, t, (d >= 1000000 ? " at 64 connections" : ""), (p < t ? "met" : "missed") }'

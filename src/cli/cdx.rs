@@ -65,7 +65,9 @@ pub struct CdxArgs {
     /// The output file.
     #[command(flatten)]
     pub output: super::OutputFlag,
-    /// Files indexed at once (default: the number of CPUs).
+    /// Threads (default: the number of CPUs): files indexed at once; with fewer files than
+    /// twice the threads, a large gzip WARC is cut into pieces at record starts and its
+    /// pieces indexed at once, with the same output as one thread.
     #[arg(short = 'j', long)]
     pub jobs: Option<usize>,
     /// Memory and temporary files of `--sort`.
