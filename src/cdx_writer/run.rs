@@ -295,19 +295,11 @@ fn index_part(
     log: &mut dyn FnMut(&str),
     progress: &dyn Progress,
 ) -> io::Result<FileResult> {
-    let size = part.stored_len();
-    let mut reader = match part.open(ReaderOptions::default()) {
-        Ok(r) => r,
-        Err(e) => {
-            log(&format!("{e}"));
-            progress.advance(size);
-            return Ok(FileResult::Unopened);
-        }
-    };
     let display = part.display_path().display().to_string();
-    let stored = 0..size;
-    let result = index_reader(
-        &mut reader,
+    let opened = part.open(ReaderOptions::default());
+    let stored = 0..part.stored_len();
+    let result = index_opened(
+        opened,
         &part.filename(),
         &display,
         opts,
@@ -316,8 +308,10 @@ fn index_part(
         progress,
         stored,
     )?;
-    summarize(&display, &result, log);
-    Ok(FileResult::Indexed(Box::new(result)))
+    if let FileResult::Indexed(r) = &result {
+        summarize(&display, r, log);
+    }
+    Ok(result)
 }
 
 /// Indexes the piece `piece` of the gzip WARC at `path` (see `pieces.rs`); the file's
@@ -331,22 +325,40 @@ fn index_piece(
     progress: &dyn Progress,
 ) -> io::Result<FileResult> {
     let len = piece.end - piece.start;
-    let mut reader =
-        match ArchiveReader::open_range(path, piece.start, len, ReaderOptions::default()) {
-            Ok(r) => r,
-            Err(e) => {
-                log(&format!("{e}"));
-                progress.advance(len);
-                return Ok(FileResult::Unopened);
-            }
-        };
+    let opened = ArchiveReader::open_range(path, piece.start, len, ReaderOptions::default());
     let display = path.display().to_string();
-    let stored = piece.start..piece.end;
     let filename = filename_column(path);
+    let stored = piece.start..piece.end;
+    index_opened(
+        opened, &filename, &display, opts, sink, log, progress, stored,
+    )
+}
+
+/// Indexes an opened reader with [`index_reader`], or counts an archive that did not
+/// open (its stored bytes then count as read).
+#[allow(clippy::too_many_arguments)]
+fn index_opened(
+    opened: crate::error::Result<ArchiveReader<Input>>,
+    filename: &str,
+    display: &str,
+    opts: &RunOptions,
+    sink: &mut dyn FnMut(&[u8]) -> io::Result<()>,
+    log: &mut dyn FnMut(&str),
+    progress: &dyn Progress,
+    stored: std::ops::Range<u64>,
+) -> io::Result<FileResult> {
+    let mut reader = match opened {
+        Ok(r) => r,
+        Err(e) => {
+            log(&format!("{e}"));
+            progress.advance(stored.end - stored.start);
+            return Ok(FileResult::Unopened);
+        }
+    };
     let result = index_reader(
         &mut reader,
-        &filename,
-        &display,
+        filename,
+        display,
         opts,
         sink,
         log,

@@ -114,13 +114,7 @@ impl Window {
         if self.end < self.buf.len() {
             return;
         }
-        let keep_from = self.pos.saturating_sub(keep_behind);
-        if keep_from > 0 {
-            self.buf.copy_within(keep_from..self.end, 0);
-            self.base += keep_from as u64;
-            self.pos -= keep_from;
-            self.end -= keep_from;
-        }
+        self.drop_read(keep_behind);
         if self.end == self.buf.len() {
             let len = grown(self.buf.len());
             self.buf.resize(len, 0);
@@ -135,6 +129,11 @@ impl Window {
         if self.buf.len() - self.end >= need && self.end <= soft_end {
             return;
         }
+        self.drop_read(keep_behind);
+    }
+
+    /// Drops the read bytes except the last `keep_behind` and moves the rest to the front.
+    fn drop_read(&mut self, keep_behind: usize) {
         let keep_from = self.pos.saturating_sub(keep_behind);
         if keep_from > 0 {
             self.buf.copy_within(keep_from..self.end, 0);
