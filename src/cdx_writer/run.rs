@@ -110,12 +110,7 @@ pub fn run_cdx(
     let jobs = opts.jobs.clamp(1, units.len().max(1));
     if jobs == 1 {
         for path in files {
-            let mut sink = |bytes: &[u8]| -> io::Result<()> {
-                match sorter.as_mut() {
-                    Some(s) => s.push(bytes.strip_suffix(b"\n").unwrap_or(bytes)),
-                    None => out.write_all(bytes),
-                }
-            };
+            let mut sink = |bytes: &[u8]| write_line(sorter.as_mut(), &mut *out, bytes);
             let r = index_file(path, opts, &mut sink, &mut |m| log(m), progress)?;
             tally(&mut report, r);
         }
@@ -169,12 +164,7 @@ pub fn run_cdx(
                             start: piece.start,
                             end: unit.size,
                         };
-                        let mut sink = |bytes: &[u8]| -> io::Result<()> {
-                            match sorter.as_mut() {
-                                Some(s) => s.push(bytes.strip_suffix(b"\n").unwrap_or(bytes)),
-                                None => out.write_all(bytes),
-                            }
-                        };
+                        let mut sink = |bytes: &[u8]| write_line(sorter.as_mut(), &mut *out, bytes);
                         // Its bytes were counted by the pieces' progress already.
                         match index_piece(path, rest, opts, &mut sink, &mut |m| log(m), &())? {
                             FileResult::Indexed(r) => *r,
@@ -200,6 +190,18 @@ pub fn run_cdx(
     }
     out.flush()?;
     Ok(report)
+}
+
+/// One formatted line (ending in a newline) into the sorter when sorting, else to `out`.
+fn write_line(
+    sorter: Option<&mut ExternalSorter>,
+    out: &mut dyn Write,
+    bytes: &[u8],
+) -> io::Result<()> {
+    match sorter {
+        Some(s) => s.push(bytes.strip_suffix(b"\n").unwrap_or(bytes)),
+        None => out.write_all(bytes),
+    }
 }
 
 fn tally(report: &mut RunReport, r: FileResult) {
@@ -433,7 +435,7 @@ fn summarize(display: &str, result: &CdxReport, log: &mut dyn FnMut(&str)) {
 struct Unit {
     /// Index in the files given.
     file: usize,
-    /// The file's size (a piece ending there is its last).
+    /// The file's size when it is cut (a piece ending there is its last), else 0.
     size: u64,
     /// The piece, when the file is cut.
     piece: Option<Piece>,
@@ -445,14 +447,16 @@ fn plan_units(files: &[PathBuf], opts: &RunOptions) -> io::Result<Vec<Unit>> {
     let cut = opts.jobs > 1 && files.len() < 2 * opts.jobs && !opts.cdx.post_append;
     let mut units = Vec::new();
     for (file, path) in files.iter().enumerate() {
-        let size = std::fs::metadata(path).map_or(0, |m| m.len());
-        let pieces =
-            if cut && path.as_os_str() != "-" && std::fs::metadata(path).is_ok_and(|m| m.is_file())
-            {
-                pieces::plan(path, size, opts.jobs as u64, opts.min_piece)?
-            } else {
-                Vec::new()
-            };
+        // Only regular files are cut (not `-`, not a pipe); others are not even looked at.
+        let size = match cut.then(|| std::fs::metadata(path)) {
+            Some(Ok(m)) if m.is_file() && path.as_os_str() != "-" => m.len(),
+            _ => 0,
+        };
+        let pieces = if size > 0 {
+            pieces::plan(path, size, opts.jobs as u64, opts.min_piece)?
+        } else {
+            Vec::new()
+        };
         if pieces.len() > 1 {
             units.extend(pieces.into_iter().map(|p| Unit {
                 file,

@@ -175,34 +175,33 @@ impl ArchiveReader<Input> {
         name: &Path,
         opts: ReaderOptions,
     ) -> Result<Self> {
-        use std::io::{Seek, SeekFrom};
-        let mut f = File::open(file).map_err(|e| Error::from(e).with_path(file))?;
-        f.seek(SeekFrom::Start(start))
-            .map_err(|e| Error::from(e).with_path(file))?;
-        let input = Box::new(f.take(len)) as Input;
+        let input = file_slice(file, start, len)?;
         let mut r = ArchiveReader::with_options(input, opts).map_err(|e| e.with_path(name))?;
         r.path = Some(name.to_path_buf());
         r.probe = Some(member_probe(file.to_path_buf(), start, r.s.codec()));
         Ok(r)
     }
-}
 
-impl ArchiveReader<Input> {
     /// Opens the `len` bytes of `file` from offset `start`: a piece of a compressed
     /// archive that starts at a record's member (`cdx -j` cuts one file into pieces).
     /// Offsets and lengths are the file's own, as if it were read from its start.
     pub fn open_range(file: &Path, start: u64, len: u64, opts: ReaderOptions) -> Result<Self> {
-        use std::io::{Seek, SeekFrom};
-        let mut f = File::open(file).map_err(|e| Error::from(e).with_path(file))?;
-        f.seek(SeekFrom::Start(start))
-            .map_err(|e| Error::from(e).with_path(file))?;
-        let input = Box::new(f.take(len)) as Input;
+        let input = file_slice(file, start, len)?;
         let s = Stream::new_at(input, opts.buffer_size, start).map_err(|e| e.with_path(file))?;
         let mut r = ArchiveReader::with_stream(s, opts);
         r.path = Some(file.to_path_buf());
         r.probe = Some(member_probe(file.to_path_buf(), 0, r.s.codec()));
         Ok(r)
     }
+}
+
+/// The `len` bytes of `file` from offset `start`, as an input.
+fn file_slice(file: &Path, start: u64, len: u64) -> Result<Input> {
+    use std::io::{Seek, SeekFrom};
+    let mut f = File::open(file).map_err(|e| Error::from(e).with_path(file))?;
+    f.seek(SeekFrom::Start(start))
+        .map_err(|e| Error::from(e).with_path(file))?;
+    Ok(Box::new(f.take(len)))
 }
 
 impl<R: Read> ArchiveReader<R> {

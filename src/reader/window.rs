@@ -37,9 +37,9 @@ impl Window {
         });
         let buf = match spare {
             // Old bytes are left in it: a window reads only what was written since.
+            // Within its capacity: no reallocation.
             Some(mut b) => {
-                b.resize(capacity.max(b.len()), 0);
-                b.truncate(capacity);
+                b.resize(capacity, 0);
                 b
             }
             None => vec![0; capacity],
