@@ -11,6 +11,7 @@ pub mod error;
 pub mod graph;
 pub mod links;
 pub mod merge;
+pub mod stem_cache;
 pub mod versions;
 
 use std::io::{self, BufRead, BufReader, BufWriter, Seek, SeekFrom, Write};
