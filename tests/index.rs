@@ -313,6 +313,81 @@ fn sorted_merge_and_sort_fallback_agree() {
     assert_eq!(dump_str(&[&reversed], DumpMode::All), want);
 }
 
+/// Rows without a stored fingerprint (segments written before format 3) are
+/// fingerprinted from their text, so pass 1 of `index` cannot read them without it: the
+/// build notices, reads them again with their text, and gives the index that the stored
+/// fingerprints give. Segments in order with fingerprints are read twice instead (pass 3
+/// merges them again), the other way to the same index.
+#[test]
+fn rows_without_fingerprints_index_as_rows_with_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let segs = example_segments(dir.path());
+    let mut rows = warcdex::segment::rows::read_rows(&segs[2].join("documents.parquet"))
+        .unwrap()
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap();
+    assert!(
+        rows.iter().all(|r| r.simhash.is_some()),
+        "import stores them"
+    );
+    // Two versions of the first URL with the same words (a changed digit: digits-only
+    // words do not count): near-duplicates (issue 20), so the fingerprints pass 1
+    // gathers decide `near_cluster`.
+    let words: Vec<String> = (0..60).map(|i| format!("word{i}")).collect();
+    rows[0].text = words.join(" ");
+    rows[0].main_text = None;
+    rows[0].set_fingerprint();
+    let mut changed = rows[0].clone();
+    changed.digest.push('Z');
+    changed.key = format!("{} {}", changed.url, changed.digest);
+    changed.text.push_str(" 2026");
+    changed.set_fingerprint();
+    rows.insert(1, changed);
+    let with = dir.path().join("seg-with");
+    write_segment(&with, &rows, vec![], &ImportOptions::default(), None).unwrap();
+    let bare: Vec<SegmentRow> = rows
+        .into_iter()
+        .map(|mut r| {
+            r.simhash = None;
+            r.simhash_words = None;
+            r
+        })
+        .collect();
+    let old = dir.path().join("seg-old");
+    write_segment(&old, &bare, vec![], &ImportOptions::default(), None).unwrap();
+    let reread = warcdex::segment::rows::read_rows(&old.join("documents.parquet"))
+        .unwrap()
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap();
+    assert!(
+        reread.iter().all(|r| r.simhash.is_none()),
+        "written without"
+    );
+    let build = |name: &str, input: &PathBuf| {
+        let main = dir.path().join(name);
+        build_index(std::slice::from_ref(input), &main, &IndexOptions::default()).unwrap();
+        main
+    };
+    let stored = build("stored", &with);
+    let computed = build("computed", &old);
+    let want = dump_str(&[&stored], DumpMode::All);
+    assert_eq!(want.lines().count(), 7, "{want}");
+    let clusters = dump_str(&[&stored], DumpMode::Field("near_cluster".into()));
+    assert_eq!(
+        clusters.lines().take(2).collect::<Vec<_>>(),
+        ["[0]", "[0]"],
+        "{clusters}"
+    );
+    assert_eq!(dump_str(&[&computed], DumpMode::All), want);
+    for field in ["simhash", "near_cluster", "boost", "anchor"] {
+        assert_eq!(
+            dump_str(&[&computed], DumpMode::Field(field.into())),
+            dump_str(&[&stored], DumpMode::Field(field.into())),
+            "{field}"
+        );
+    }
+}
+
 /// Issue 15 item 15: numeric flags are checked when parsed (NaN, negative or > 1
 /// damping made every score NaN); nothing is built, and the message names the flag.
 #[test]

@@ -223,42 +223,70 @@ pub fn build_index(segments: &[PathBuf], out: &Path, opts: &IndexOptions) -> Res
     }
     let mut writer = MainWriter::create(out)?;
 
-    // Pass 1: versions in order to a spool file (outlinks dropped), URL keys numbered
-    // in the same order, outlinks to the link collector. Import writes segments in
-    // (URL key, digest) order, so the versions usually come from a merge of the
-    // segments; a segment out of order sends them through the external sort instead.
-    // The merge holds one decoded batch (1,024 rows) per segment, so past
-    // MAX_MERGED_SEGMENTS the external sort, bounded by `--memory`, is used.
-    // The fingerprints go to a sort of their own, by position (a pass that starts again
-    // starts them again).
+    // Pass 1: URL keys numbered in version order, outlinks to the link collector, and
+    // the fingerprints. Import writes segments in (URL key, digest) order, so the
+    // versions usually come from a merge of the segments, read without their text
+    // (`Columns::WithoutText`), and pass 3 merges them again for the documents: no copy
+    // of the collection's text is written between the passes (issue 22: spooling it as
+    // JSON was 0.7 s of the bench's 2.4 s pass 1). A segment out of order, more than
+    // MAX_MERGED_SEGMENTS segments (the merge holds one decoded batch of 1,024 rows per
+    // segment), or a row without a stored fingerprint (a segment from before format 3,
+    // fingerprinted from its text) send the versions through the external sort,
+    // bounded by `--memory`, and the rows to a spool file for pass 3. The fingerprints
+    // go to a sort of their own, by position (a pass that starts again starts them
+    // again).
     let mut prints: Option<(crate::near::PrintSorter, u32)> = None;
-    let (spool, keys, links) =
-        versions_in_order(segments, &opts.sort, Columns::All, &mut |source| {
-            prints = Some((crate::near::PrintSorter::new(&near_sort(opts)), 0));
-            let mut pushed: io::Result<()> = Ok(());
-            let pass = first_pass(
-                opts,
-                style,
-                true,
-                &mut |_, row| {
-                    let Some((sorter, seq)) = prints.as_mut() else {
-                        return;
-                    };
-                    if opts.shard.is_some_and(|s| !s.holds(&row.urlkey)) {
-                        return;
-                    }
-                    let print = row.fingerprint();
-                    if print.words >= crate::near::DEFAULT_MIN_WORDS && pushed.is_ok() {
-                        pushed = sorter.push(print.hash, *seq);
-                    }
-                    *seq += 1;
-                },
-                source,
-            );
-            pushed?;
-            pass
-        })?;
-    let spool = spool.expect("kept");
+    let mut pass1 = |keep_rows: bool, source: VersionSource<'_>| {
+        prints = Some((crate::near::PrintSorter::new(&near_sort(opts)), 0));
+        let mut pushed: io::Result<()> = Ok(());
+        let mut text_needed = false;
+        let pass = first_pass(
+            opts,
+            style,
+            keep_rows,
+            &mut |_, row| {
+                let Some((sorter, seq)) = prints.as_mut() else {
+                    return;
+                };
+                if opts.shard.is_some_and(|s| !s.holds(&row.urlkey)) {
+                    return;
+                }
+                if !keep_rows && row.simhash.is_none() {
+                    text_needed = true;
+                    return;
+                }
+                let print = row.fingerprint();
+                if print.words >= crate::near::DEFAULT_MIN_WORDS && pushed.is_ok() {
+                    pushed = sorter.push(print.hash, *seq);
+                }
+                *seq += 1;
+            },
+            source,
+        );
+        pushed?;
+        if text_needed {
+            return Ok(None);
+        }
+        pass.map(Some)
+    };
+    let merged_without_text: VersionSource<'_> =
+        &|f: &mut dyn FnMut(VersionGroup) -> io::Result<()>| {
+            versions::merge_sorted_segments(segments, Columns::WithoutText, f)
+        };
+    let lean = match segments.len() <= MAX_MERGED_SEGMENTS {
+        true => match pass1(false, merged_without_text) {
+            Ok(done) => done,
+            Err(e) if versions::is_out_of_order(&e) => None,
+            Err(e) => return Err(e.into()),
+        },
+        false => None,
+    };
+    let (spool, keys, links) = match lean {
+        Some(done) => done,
+        None => versions_in_order(segments, &opts.sort, Columns::All, &mut |source| {
+            Ok(pass1(true, source)?.expect("rows kept"))
+        })?,
+    };
 
     // Pass 2: the link graph and the anchors, then the scores.
     let mut resolved = links.resolve(&keys, &opts.links, &opts.sort)?;
@@ -275,30 +303,54 @@ pub fn build_index(segments: &[PathBuf], out: &Path, opts: &IndexOptions) -> Res
     }
 
     // Pass 3: documents in order, anchors merge-joined by URL key.
-    let mut spool = spool;
-    spool.seek(SeekFrom::Start(0))?;
     let mut last_node: Option<usize> = None;
     let mut these_anchors: Vec<String> = Vec::new();
-    for line in BufReader::with_capacity(1 << 16, spool).lines() {
-        let line = line?;
-        let (node, json) = line
-            .split_once('\x01')
-            .and_then(|(n, j)| Some((n.parse::<usize>().ok()?, j)))
-            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "corrupt spool line"))?;
-        // The spool is ours, written just before: an error here is a system's.
-        let row: SegmentRow = serde_json::from_str(json).map_err(io::Error::other)?;
+    let mut add = |node: usize, row: SegmentRow| -> io::Result<()> {
         if opts.shard.is_some_and(|s| !s.holds(&row.urlkey)) {
-            continue;
+            return Ok(());
         }
         if last_node != Some(node) {
             these_anchors = anchors.anchors_of(&sort_safe(&row.urlkey))?;
             last_node = Some(node);
         }
-        writer.add(
-            &row,
-            &these_anchors,
-            scores[node].powf(opts.links.score_power),
-        )?;
+        writer
+            .add(
+                &row,
+                &these_anchors,
+                scores[node].powf(opts.links.score_power),
+            )
+            .map_err(io::Error::other)
+    };
+    match spool {
+        // The versions again, as pass 1 merged them, without their outlinks; each
+        // URL's node id is the one pass 1 gave it.
+        None => {
+            versions::merge_sorted_segments(segments, Columns::WithoutOutlinks, &mut |group| {
+                let row = absorb_all(group);
+                let node = keys.get(sort_safe(&row.urlkey).as_bytes()).ok_or_else(|| {
+                io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("{}: a URL key pass 1 did not see (a segment changed during the build?)", row.urlkey),
+                )
+            })?;
+                add(node as usize, row)
+            })?
+        }
+        Some(mut spool) => {
+            spool.seek(SeekFrom::Start(0))?;
+            for line in BufReader::with_capacity(1 << 16, spool).lines() {
+                let line = line?;
+                let (node, json) = line
+                    .split_once('\x01')
+                    .and_then(|(n, j)| Some((n.parse::<usize>().ok()?, j)))
+                    .ok_or_else(|| {
+                        io::Error::new(io::ErrorKind::InvalidData, "corrupt spool line")
+                    })?;
+                // The spool is ours, written just before: an error here is a system's.
+                let row: SegmentRow = serde_json::from_str(json).map_err(io::Error::other)?;
+                add(node, row)?;
+            }
+        }
     }
     let sources = segments.iter().map(|s| s.display().to_string()).collect();
     writer.finish(canonicalizer, sources, &opts.links, opts.shard)

@@ -564,6 +564,9 @@ pub enum Columns {
     /// title and an empty text. For the link graph (src/index/graph.rs), which reads the
     /// whole collection in one task and needs only keys, URLs and outlinks.
     WithoutText,
+    /// All but `outlinks`: the rows have none. For the pass of `index` that writes the
+    /// documents (src/index/mod.rs), after the links were taken in a pass of their own.
+    WithoutOutlinks,
 }
 
 /// The columns [`Columns::WithoutText`] leaves out.
@@ -583,6 +586,7 @@ pub fn read_rows_with(path: &Path, columns: Columns) -> Result<RowReader> {
     let skipped = |name: &str| {
         WRITE_ONLY_COLUMNS.contains(&name)
             || (columns == Columns::WithoutText && TEXT_COLUMNS.contains(&name))
+            || (columns == Columns::WithoutOutlinks && name == "outlinks")
     };
     let roots: Vec<usize> = (builder.schema().fields().iter().enumerate())
         .filter(|(_, f)| !skipped(f.name()))
@@ -724,9 +728,8 @@ struct Batch {
     main_text: Option<StringArray>,
     simhash: Option<Int64Array>,
     simhash_words: Option<Int32Array>,
-    outlinks: ListArray,
-    outlink_urls: StringArray,
-    outlink_anchors: StringArray,
+    /// The `outlinks` list and its URLs and anchors.
+    outlinks: Option<(ListArray, StringArray, StringArray)>,
     next: usize,
     len: usize,
 }
@@ -740,10 +743,16 @@ impl Batch {
         let s = &opt_s;
         let dates = col("dates")?.as_list_opt::<i32>()?.clone();
         let dates_values = dates.values().as_string_opt::<i32>()?.clone();
-        let outlinks = col("outlinks")?.as_list_opt::<i32>()?.clone();
-        let links: &StructArray = outlinks.values().as_struct_opt()?;
-        let outlink_urls = links.column(0).as_string_opt::<i32>()?.clone();
-        let outlink_anchors = links.column(1).as_string_opt::<i32>()?.clone();
+        let outlinks = match col("outlinks") {
+            None => None,
+            Some(c) => {
+                let outlinks = c.as_list_opt::<i32>()?.clone();
+                let links: &StructArray = outlinks.values().as_struct_opt()?;
+                let urls = links.column(0).as_string_opt::<i32>()?.clone();
+                let anchors = links.column(1).as_string_opt::<i32>()?.clone();
+                Some((outlinks, urls, anchors))
+            }
+        };
         Some(Batch {
             key: s("key")?,
             url: s("url")?,
@@ -768,8 +777,6 @@ impl Batch {
             simhash_words: col("simhash_words")
                 .and_then(|c| c.as_primitive_opt::<Int32Type>().cloned()),
             outlinks,
-            outlink_urls,
-            outlink_anchors,
             next: 0,
             len: batch.num_rows(),
         })
@@ -810,12 +817,15 @@ impl Batch {
             simhash_words: (self.simhash_words.as_ref())
                 .and_then(|a| a.is_valid(i).then(|| a.value(i)))
                 .and_then(|w| u32::try_from(w).ok()),
-            outlinks: range(&self.outlinks)
-                .map(|j| Outlink {
-                    url: self.outlink_urls.value(j).to_string(),
-                    anchor: self.outlink_anchors.value(j).to_string(),
-                })
-                .collect(),
+            outlinks: match &self.outlinks {
+                None => Vec::new(),
+                Some((list, urls, anchors)) => range(list)
+                    .map(|j| Outlink {
+                        url: urls.value(j).to_string(),
+                        anchor: anchors.value(j).to_string(),
+                    })
+                    .collect(),
+            },
         }
     }
 }
