@@ -40,6 +40,7 @@ if command -v fastwarc >/dev/null; then
 fi
 # FastWARC's bare record loop (no HTTP parse, no output): issue 22's bar for one thread.
 fw_python=${FASTWARC_PYTHON:-}
+if [ -z "$fw_python" ] && [ -n "${PEERS_VENV:-}" ] && [ -x "$PEERS_VENV/bin/python" ]; then fw_python=$PEERS_VENV/bin/python; fi
 if [ -z "$fw_python" ] && [ -x target/formats-venv/bin/python ]; then fw_python=target/formats-venv/bin/python; fi
 if [ -n "$fw_python" ] && "$fw_python" -c "import fastwarc" 2> /dev/null; then
     read -r s r < <(measure "$fw_python" -c 'import sys
