@@ -542,3 +542,56 @@ fn damage_is_reported_per_archive_and_strict_adds_nothing() {
     let m = std::fs::read_to_string(dir.join("collection.json")).unwrap();
     assert!(m.contains("\"garbage-between-records\": 1"), "{m}");
 }
+
+/// Issue 21: `update` reads WARC-zstd and WACZ as it reads gzip WARC. The zstd copies of
+/// two pywb archives (one with a dictionary) make the collection their gzip originals
+/// make, and a WACZ the collection of the WARCs packed in it.
+#[test]
+fn zstd_and_wacz_archives_make_the_collection_their_warcs_make() {
+    let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let dir = tempfile::tempdir().unwrap();
+    let build = |name: &str, archives: &[PathBuf]| {
+        let coll = dir.path().join(name);
+        update_ok(&coll, archives);
+        documents(&coll)
+    };
+    let zst = build(
+        "zst",
+        &[
+            fx.join("zstd/example.warc.zst"),
+            fx.join("zstd/dupes-dict.warc.zst"),
+        ],
+    );
+    let gz = build(
+        "gz",
+        &[
+            fx.join("zstd/example.warc.gz"),
+            fx.join("zstd/dupes.warc.gz"),
+        ],
+    );
+    assert!(gz.len() >= 2, "{gz:?}");
+    assert_eq!(zst, gz);
+
+    // The WARCs of the WACZ, taken out of it, against the WACZ itself.
+    let wacz = fx.join("wacz/crawl.wacz");
+    let mut zip = zip::ZipArchive::new(std::fs::File::open(&wacz).unwrap()).unwrap();
+    let out = dir.path().join("unpacked");
+    std::fs::create_dir_all(&out).unwrap();
+    let mut warcs = Vec::new();
+    for i in 0..zip.len() {
+        let mut entry = zip.by_index(i).unwrap();
+        let name = entry.name().unwrap().to_string();
+        if let Some(base) = name.strip_prefix("archive/") {
+            let path = out.join(base);
+            let mut file = std::fs::File::create(&path).unwrap();
+            std::io::copy(&mut entry, &mut file).unwrap();
+            warcs.push(path);
+        }
+    }
+    warcs.sort();
+    assert!(!warcs.is_empty(), "crawl.wacz holds WARCs under archive/");
+    let from_wacz = build("wacz", &[wacz]);
+    let from_warcs = build("warcs", &warcs);
+    assert!(!from_wacz.is_empty());
+    assert_eq!(from_wacz, from_warcs);
+}
