@@ -279,6 +279,14 @@ fn merge_equals_one_index() {
     }
 }
 
+/// The rows of a segment, in file order.
+fn segment_rows(seg: &Path) -> Vec<SegmentRow> {
+    warcdex::segment::rows::read_rows(&seg.join("documents.parquet"))
+        .unwrap()
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap()
+}
+
 /// Segments in key order are merged without a sort; a segment out of order goes through
 /// the external sort instead. Both give the index of one segment holding everything:
 /// here two segments sharing versions (index A is in the ARCs and the WARCs), and the
@@ -287,10 +295,7 @@ fn merge_equals_one_index() {
 fn sorted_merge_and_sort_fallback_agree() {
     let dir = tempfile::tempdir().unwrap();
     let mut segs = example_segments(dir.path());
-    let all = warcdex::segment::rows::read_rows(&segs[2].join("documents.parquet"))
-        .unwrap()
-        .collect::<Result<Vec<_>, _>>()
-        .unwrap();
+    let all = segment_rows(&segs[2]);
     let reversed = dir.path().join("seg-reversed");
     let rows: Vec<SegmentRow> = all.into_iter().rev().collect();
     assert!(
@@ -322,10 +327,7 @@ fn sorted_merge_and_sort_fallback_agree() {
 fn rows_without_fingerprints_index_as_rows_with_them() {
     let dir = tempfile::tempdir().unwrap();
     let segs = example_segments(dir.path());
-    let mut rows = warcdex::segment::rows::read_rows(&segs[2].join("documents.parquet"))
-        .unwrap()
-        .collect::<Result<Vec<_>, _>>()
-        .unwrap();
+    let mut rows = segment_rows(&segs[2]);
     assert!(
         rows.iter().all(|r| r.simhash.is_some()),
         "import stores them"
@@ -355,12 +357,8 @@ fn rows_without_fingerprints_index_as_rows_with_them() {
         .collect();
     let old = dir.path().join("seg-old");
     write_segment(&old, &bare, vec![], &ImportOptions::default(), None).unwrap();
-    let reread = warcdex::segment::rows::read_rows(&old.join("documents.parquet"))
-        .unwrap()
-        .collect::<Result<Vec<_>, _>>()
-        .unwrap();
     assert!(
-        reread.iter().all(|r| r.simhash.is_none()),
+        segment_rows(&old).iter().all(|r| r.simhash.is_none()),
         "written without"
     );
     let build = |name: &str, input: &PathBuf| {
