@@ -71,12 +71,18 @@ pub(crate) struct FacetSources {
     pub dates: Arc<DateTable>,
 }
 
+/// Counts by ordinal. FxHash, not the standard SipHash: `count` runs for every matching
+/// document of every query, and hashing ordinals with SipHash was 3 % of the server's
+/// cycles under load (issue 22's profile of `scripts/bench-serve.sh`); the keys are small
+/// integers from the index, not from clients.
+type OrdinalCounts = HashMap<u32, u64, rustc_hash::FxBuildHasher>;
+
 /// One set's counts, by ordinal.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct SetTally {
-    sites: HashMap<u32, u64>,
-    types: HashMap<u32, u64>,
-    langs: HashMap<u32, u64>,
+    sites: OrdinalCounts,
+    types: OrdinalCounts,
+    langs: OrdinalCounts,
     /// Documents per year (`YYYY`).
     years: BTreeMap<u32, u64>,
     /// Captures per month (`YYYYMM`).
@@ -150,14 +156,13 @@ pub struct Tally {
 impl Tally {
     /// Adds set `set`'s counts.
     pub(crate) fn add_set(&mut self, set: &OpenSet, t: &SetTally) {
-        let named =
-            |names: &[String], counts: &HashMap<u32, u64>, into: &mut BTreeMap<String, u64>| {
-                for (&o, &n) in counts {
-                    if let Some(name) = names.get(o as usize) {
-                        *into.entry(name.clone()).or_default() += n;
-                    }
+        let named = |names: &[String], counts: &OrdinalCounts, into: &mut BTreeMap<String, u64>| {
+            for (&o, &n) in counts {
+                if let Some(name) = names.get(o as usize) {
+                    *into.entry(name.clone()).or_default() += n;
                 }
-            };
+            }
+        };
         named(&set.site_names, &t.sites, &mut self.sites);
         named(&set.type_names, &t.types, &mut self.types);
         named(&set.lang_names, &t.langs, &mut self.langs);
