@@ -35,9 +35,9 @@ use tantivy::tokenizer::{
     AsciiFoldingFilter, Language, LowerCaser, RemoveLongFilter, TextAnalyzer, Token, TokenStream,
     Tokenizer,
 };
+use tantivy::Index;
 
 use super::stem_cache::CachedStemmer;
-use tantivy::Index;
 
 /// The analyzer's name in an index's schema.
 pub const TEXT_ANALYZER: &str = "warcdex";

@@ -328,11 +328,15 @@ pub fn build_index(segments: &[PathBuf], out: &Path, opts: &IndexOptions) -> Res
             versions::merge_sorted_segments(segments, Columns::WithoutOutlinks, &mut |group| {
                 let row = absorb_all(group);
                 let node = keys.get(sort_safe(&row.urlkey).as_bytes()).ok_or_else(|| {
-                io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    format!("{}: a URL key pass 1 did not see (a segment changed during the build?)", row.urlkey),
-                )
-            })?;
+                    io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        format!(
+                            "{}: a URL key pass 1 did not see \
+                             (a segment changed during the build?)",
+                            row.urlkey
+                        ),
+                    )
+                })?;
                 add(node as usize, row)
             })?
         }
