@@ -10,9 +10,8 @@ use serde::{Deserialize, Serialize};
 use tantivy::collector::{Collector, SegmentCollector};
 use tantivy::columnar::ColumnValues;
 use tantivy::query::Query;
-use tantivy::schema::{Field, Value};
 use tantivy::snippet::SnippetGenerator;
-use tantivy::{DocAddress, DocId, Score, SegmentOrdinal, SegmentReader, TantivyDocument};
+use tantivy::{DocId, Score, SegmentOrdinal, SegmentReader};
 
 use super::escape::push_escaped;
 use super::facets::{FacetSources, SetTally};
@@ -551,13 +550,6 @@ pub(crate) fn select(
     }
 }
 
-fn first_str(doc: &TantivyDocument, f: Field) -> String {
-    doc.get_first(f)
-        .and_then(|v| v.as_str())
-        .unwrap_or_default()
-        .to_string()
-}
-
 /// Tokenizing a whole page to pick 200 characters costs more than the search itself
 /// (it was 60 % of a loaded server's time). So the snippet is cut from a window: from a
 /// little before the first place a query word appears (found by a byte search) to
@@ -835,9 +827,9 @@ pub(crate) fn build_hit(
                 }
             });
     let s = &sets[set];
-    let stored: TantivyDocument = s.searcher.doc(DocAddress::new(0, doc))?;
-    let f = &s.fields;
-    let url = first_str(&stored, f.url);
+    let raw = s.stored_bytes(doc)?;
+    let stored = s.shown(doc, &raw)?;
+    let url = stored.url.to_string();
     // The versions shown as this hit: its group of near-identical versions and those
     // folded in from other sets; every date of every one of them.
     let group = |set: usize, doc: DocId| -> Vec<DocId> {
@@ -867,36 +859,29 @@ pub(crate) fn build_hit(
     }
     let replay = replay_links(replay_prefix, &dates, &url);
     // Pages have one content value; join only when there are several.
-    let values: Vec<&str> = stored
-        .get_all(f.content)
-        .filter_map(|v| v.as_str())
-        .collect();
     let joined;
-    let content = match values.as_slice() {
-        [one] => *one,
-        _ => {
+    let content = match stored.content.as_slice() {
+        [one] => one.as_ref(),
+        values => {
             joined = values.join(" ");
             joined.as_str()
         }
     };
     // The main content, stored whole (an index built before it existed has none).
-    let main = f.main.map(|m| first_str(&stored, m)).unwrap_or_default();
-    let site_name = first_str(&stored, f.site);
+    let main = stored.main.as_ref();
+    let site_name = stored.site.to_string();
     Ok(Hit {
         index,
         score,
         set: s.name.clone(),
-        title: first_str(&stored, f.title),
-        digest: first_str(&stored, f.digest),
-        mime: first_str(&stored, f.mime),
-        collection: first_str(&stored, f.collection),
-        length: stored
-            .get_first(f.length)
-            .and_then(|v| v.as_u64())
-            .unwrap_or(0),
+        title: stored.title.to_string(),
+        digest: stored.digest.to_string(),
+        mime: stored.mime.to_string(),
+        collection: stored.collection.to_string(),
+        length: stored.length,
         dates,
         replay,
-        snippet: snippets.snippet_of(sets, set, &main, content)?,
+        snippet: snippets.snippet_of(sets, set, main, content)?,
         more_from_site: hidden_sites.contains(&site_name),
         near_versions: versions.len(),
         history,

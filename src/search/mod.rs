@@ -22,6 +22,7 @@ pub mod query;
 mod set;
 pub mod shards;
 pub mod stats;
+mod stored;
 pub mod text;
 
 use std::fmt;

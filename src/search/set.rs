@@ -10,11 +10,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use tantivy::columnar::StrColumn;
+use tantivy::directory::OwnedBytes;
 use tantivy::query::QueryParser;
 use tantivy::schema::{Field, IndexRecordOption};
-use tantivy::{DocId, DocSet, Index, Searcher, TERMINATED};
+use tantivy::{DocAddress, DocId, DocSet, Index, Searcher, TantivyDocument, TERMINATED};
 
 use super::query::TEXT_FIELDS;
+use super::stored::{HitStore, ShownFields};
 use crate::index::Fields;
 use crate::path_error::ResultAtPath;
 use crate::pindex;
@@ -176,9 +178,32 @@ pub(crate) struct OpenSet {
     /// Near-identical versions of each URL (`near.rs`); `None` for an index built
     /// before fingerprints were stored.
     pub near: Option<Arc<super::near::NearTable>>,
+    /// The document store, read in place for hits (`None` for an empty index).
+    store: Option<HitStore>,
 }
 
 impl OpenSet {
+    /// Document `doc`'s stored bytes, for [`OpenSet::shown`] (none without a store).
+    pub(crate) fn stored_bytes(&self, doc: DocId) -> tantivy::Result<Option<OwnedBytes>> {
+        self.store.as_ref().map(|s| s.bytes(doc)).transpose()
+    }
+
+    /// The stored fields a hit of `doc` shows, from its bytes where they parse, else
+    /// through `Searcher::doc` (`stored.rs`).
+    pub(crate) fn shown<'a>(
+        &self,
+        doc: DocId,
+        bytes: &'a Option<OwnedBytes>,
+    ) -> tantivy::Result<ShownFields<'a>> {
+        if let (Some(store), Some(b)) = (&self.store, bytes) {
+            if let Some(shown) = store.parse(b) {
+                return Ok(shown);
+            }
+        }
+        let stored: TantivyDocument = self.searcher.doc(DocAddress::new(0, doc))?;
+        Ok(ShownFields::of_document(&stored, &self.fields))
+    }
+
     /// The versions of `doc`'s URL in this set: the run of DocIds with its URL key
     /// (the index is in URL key order), at most `cap` of them around `doc`.
     pub(crate) fn url_run(&self, doc: DocId, cap: u32) -> std::ops::Range<DocId> {
@@ -473,6 +498,7 @@ pub(crate) fn open(dir: &Path, released: bool) -> io::Result<OpenSet> {
     for f in stems {
         parser.set_field_boost(f, STEM_BOOST);
     }
+    let store = (HitStore::open(&searcher, &fields).at(&main_dir)).map_err(pindex::Error::from)?;
     Ok(OpenSet {
         name,
         main_dir,
@@ -489,6 +515,7 @@ pub(crate) fn open(dir: &Path, released: bool) -> io::Result<OpenSet> {
         type_names,
         lang_of: Arc::new(lang_of),
         lang_names,
+        store,
         order,
         near,
     })

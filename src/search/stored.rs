@@ -1,0 +1,268 @@
+//! The stored fields a hit shows, read straight from the document store's bytes.
+//!
+//! Why not `Searcher::doc`: it copies every stored value of the document twice (into a
+//! `String` each, through a `Take` reader, then into a `TantivyDocument`) and checks the
+//! UTF-8 of all of them, the inverted anchor texts and the keys included, which a hit
+//! never shows. Under `scripts/bench-serve.sh` that was 28 % of the server's cycles
+//! (issue 22). Here the block the store decompressed (and caches) is parsed in place:
+//! the values a hit shows are borrowed from it, each checked once, and the others are
+//! stepped over. A document this parser does not understand — a value type our schema
+//! (`src/index/mod.rs`, `schema`) never writes, or bytes cut short — is read through
+//! `Searcher::doc` instead, so the hit is the same either way (a test reads every
+//! document of a fixture index both ways).
+
+use std::borrow::Cow;
+
+use tantivy::directory::OwnedBytes;
+use tantivy::schema::{Field, Value};
+use tantivy::store::StoreReader;
+use tantivy::{DocId, Searcher, TantivyDocument};
+
+use crate::index::Fields;
+
+/// Decompressed store blocks kept per set, as `Searcher::doc`'s own store reader keeps
+/// (tantivy's `DOCSTORE_CACHE_CAPACITY`).
+const CACHED_BLOCKS: usize = 100;
+
+/// The value type codes of tantivy's binary document format
+/// (`tantivy::schema::document::type_codes`, crate-private): the ones our schema writes.
+const TEXT_CODE: u8 = 0;
+const U64_CODE: u8 = 1;
+const I64_CODE: u8 = 2;
+const F64_CODE: u8 = 6;
+
+/// The stored values a hit shows, borrowed from the store's block where they could be.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct ShownFields<'a> {
+    /// First value of each: empty when the document has none.
+    pub url: Cow<'a, str>,
+    pub title: Cow<'a, str>,
+    pub digest: Cow<'a, str>,
+    pub mime: Cow<'a, str>,
+    pub collection: Cow<'a, str>,
+    pub site: Cow<'a, str>,
+    /// The main content (empty in an index built before it existed).
+    pub main: Cow<'a, str>,
+    /// Every `content` value, in order.
+    pub content: Vec<Cow<'a, str>>,
+    /// The record's length, 0 when not stored.
+    pub length: u64,
+}
+
+/// Which shown field a field id is.
+#[derive(Clone, Copy)]
+enum Slot {
+    Url,
+    Title,
+    Digest,
+    Mime,
+    Collection,
+    Site,
+    Main,
+    Content,
+}
+
+/// A set's document store, for reading hits.
+pub(crate) struct HitStore {
+    reader: StoreReader,
+    /// `Slot` of each field id (`None`: not shown).
+    slots: Vec<Option<Slot>>,
+    length: u32,
+}
+
+impl HitStore {
+    /// The store of `searcher`'s one segment (`None` for an empty index).
+    pub(crate) fn open(searcher: &Searcher, fields: &Fields) -> tantivy::Result<Option<Self>> {
+        let Some(seg) = searcher.segment_readers().first() else {
+            return Ok(None);
+        };
+        let reader = seg.get_store_reader(CACHED_BLOCKS)?;
+        let mut slots = Vec::new();
+        let mut put = |f: Field, s: Slot| {
+            let id = f.field_id() as usize;
+            if slots.len() <= id {
+                slots.resize(id + 1, None);
+            }
+            slots[id] = Some(s);
+        };
+        put(fields.url, Slot::Url);
+        put(fields.title, Slot::Title);
+        put(fields.digest, Slot::Digest);
+        put(fields.mime, Slot::Mime);
+        put(fields.collection, Slot::Collection);
+        put(fields.site, Slot::Site);
+        put(fields.content, Slot::Content);
+        if let Some(m) = fields.main {
+            put(m, Slot::Main);
+        }
+        Ok(Some(HitStore {
+            reader,
+            slots,
+            length: fields.length.field_id(),
+        }))
+    }
+
+    /// Document `doc`'s serialized bytes (a slice of the cached block).
+    pub(crate) fn bytes(&self, doc: DocId) -> tantivy::Result<OwnedBytes> {
+        self.reader.get_document_bytes(doc)
+    }
+
+    /// The shown fields of one document's serialized bytes: `None` when they are not
+    /// what this parser reads (then `Searcher::doc` reads them).
+    pub(crate) fn parse<'a>(&self, mut b: &'a [u8]) -> Option<ShownFields<'a>> {
+        let mut shown = ShownFields::default();
+        let mut seen = [false; 7];
+        let mut length_seen = false;
+        // Layout (tantivy 0.27 `schema/document/se.rs`): a VInt count of values, then
+        // per value its field id (u32 LE), a type code and the value: text as a VInt
+        // length and UTF-8 bytes, numbers as 8 bytes LE.
+        let count = vint(&mut b)?;
+        for _ in 0..count {
+            let id = u32::from_le_bytes(take(&mut b, 4)?.try_into().ok()?);
+            let code = *take(&mut b, 1)?.first()?;
+            match code {
+                TEXT_CODE => {
+                    let len = usize::try_from(vint(&mut b)?).ok()?;
+                    let raw = take(&mut b, len)?;
+                    let Some(slot) = self.slots.get(id as usize).copied().flatten() else {
+                        continue;
+                    };
+                    let text = Cow::Borrowed(std::str::from_utf8(raw).ok()?);
+                    let first = |seen: &mut [bool; 7], i: usize, to: &mut Cow<'a, str>| {
+                        if !std::mem::replace(&mut seen[i], true) {
+                            *to = text.clone();
+                        }
+                    };
+                    match slot {
+                        Slot::Url => first(&mut seen, 0, &mut shown.url),
+                        Slot::Title => first(&mut seen, 1, &mut shown.title),
+                        Slot::Digest => first(&mut seen, 2, &mut shown.digest),
+                        Slot::Mime => first(&mut seen, 3, &mut shown.mime),
+                        Slot::Collection => first(&mut seen, 4, &mut shown.collection),
+                        Slot::Site => first(&mut seen, 5, &mut shown.site),
+                        Slot::Main => first(&mut seen, 6, &mut shown.main),
+                        Slot::Content => shown.content.push(text),
+                    }
+                }
+                U64_CODE | I64_CODE | F64_CODE => {
+                    let v = u64::from_le_bytes(take(&mut b, 8)?.try_into().ok()?);
+                    if id == self.length && !length_seen {
+                        length_seen = true;
+                        // `get_first(length).as_u64()`: only a u64 value counts.
+                        if code == U64_CODE {
+                            shown.length = v;
+                        }
+                    }
+                }
+                _ => return None,
+            }
+        }
+        Some(shown)
+    }
+}
+
+impl ShownFields<'static> {
+    /// The shown fields of a document read by `Searcher::doc`.
+    pub(crate) fn of_document(doc: &TantivyDocument, fields: &Fields) -> Self {
+        let first = |f: Field| -> Cow<'static, str> {
+            Cow::Owned(
+                doc.get_first(f)
+                    .and_then(|v| v.as_str())
+                    .unwrap_or_default()
+                    .to_string(),
+            )
+        };
+        ShownFields {
+            url: first(fields.url),
+            title: first(fields.title),
+            digest: first(fields.digest),
+            mime: first(fields.mime),
+            collection: first(fields.collection),
+            site: first(fields.site),
+            main: fields.main.map(first).unwrap_or_default(),
+            content: (doc.get_all(fields.content))
+                .filter_map(|v| v.as_str())
+                .map(|s| Cow::Owned(s.to_string()))
+                .collect(),
+            length: (doc.get_first(fields.length))
+                .and_then(|v| v.as_u64())
+                .unwrap_or(0),
+        }
+    }
+}
+
+/// The first `n` bytes of `b`, which moves past them.
+fn take<'a>(b: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
+    if b.len() < n {
+        return None;
+    }
+    let (head, rest) = b.split_at(n);
+    *b = rest;
+    Some(head)
+}
+
+/// tantivy's VInt (`tantivy-common` `vint.rs`): 7 bits a byte, least significant first,
+/// the high bit set on the last byte.
+fn vint(b: &mut &[u8]) -> Option<u64> {
+    let mut v = 0u64;
+    for shift in (0..64).step_by(7) {
+        let byte = *take(b, 1)?.first()?;
+        v |= u64::from(byte & 0x7f) << shift;
+        if byte & 0x80 != 0 {
+            return Some(v);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tantivy::DocAddress;
+
+    /// Every document of the example collection's index, as a hit shows it: parsed in
+    /// place, it is what `Searcher::doc` gives, and no document needs the fallback.
+    #[test]
+    fn every_document_reads_as_searcher_doc_reads_it() {
+        let dir = tempfile::tempdir().unwrap();
+        crate::fuzzing::build_fixture_index(dir.path(), "example", "example").unwrap();
+        let set = super::super::set::open(&dir.path().join("pindexes/example"), false).unwrap();
+        let store = HitStore::open(&set.searcher, &set.fields).unwrap().unwrap();
+        let mut with_main = 0;
+        for doc in 0..set.docs {
+            let bytes = store.bytes(doc).unwrap();
+            let parsed = store.parse(&bytes).expect("parses in place");
+            let stored: TantivyDocument = set.searcher.doc(DocAddress::new(0, doc)).unwrap();
+            let read = ShownFields::of_document(&stored, &set.fields);
+            assert_eq!(parsed, read, "document {doc}");
+            assert!(
+                !parsed.url.is_empty() && parsed.length > 0,
+                "document {doc}"
+            );
+            with_main += usize::from(!parsed.main.is_empty());
+        }
+        assert!(
+            set.docs >= 5 && with_main > 0,
+            "{} documents, {with_main} with main",
+            set.docs
+        );
+        // A value type our schema never writes is left to `Searcher::doc`.
+        let mut odd = vec![0x81];
+        odd.extend(0u32.to_le_bytes());
+        odd.push(9); // bool
+        odd.push(1);
+        assert_eq!(store.parse(&odd), None);
+        assert_eq!(store.parse(&[0x82, 0, 0]), None, "cut short");
+    }
+
+    #[test]
+    fn vints_as_tantivy_writes_them() {
+        let mut b: &[u8] = &[0x85, 0x01, 0x81, 0xff];
+        assert_eq!(vint(&mut b), Some(5));
+        assert_eq!(vint(&mut b), Some(1 | (1 << 7)));
+        assert_eq!(vint(&mut b), Some(0x7f));
+        assert_eq!(vint(&mut b), None, "nothing left");
+        let mut cut: &[u8] = &[0x01];
+        assert_eq!(vint(&mut cut), None, "no last byte");
+    }
+}
