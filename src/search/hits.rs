@@ -2,6 +2,7 @@
 //! per-site limit across every set, and the hit as shown (stored fields, all dates,
 //! replay links, snippet).
 
+use std::borrow::Cow;
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::sync::Arc;
@@ -16,6 +17,7 @@ use tantivy::{DocId, Score, SegmentOrdinal, SegmentReader};
 use super::escape::push_escaped;
 use super::facets::{FacetSources, SetTally};
 use super::near::{NearDisplay, NearTable};
+use super::query_words::QueryWords;
 use super::set::{DateTable, OpenSet};
 use super::stats::{snippet_generator, Statistics, TermStats};
 
@@ -434,7 +436,7 @@ pub(crate) struct Folded {
 fn near_key(sets: &[OpenSet], c: Candidate) -> Option<(u64, Vec<u8>)> {
     let s = &sets[c.0];
     let hash = s.near.as_ref()?.judged(c.1)?;
-    Some((hash, s.order_key(c.1).0))
+    Some((hash, s.order_urlkey(c.1)))
 }
 
 /// The kept candidate `c` folds into, if any: a version of the same URL in another set
@@ -574,21 +576,8 @@ fn cut(s: &str, max: usize) -> &str {
 
 /// The part of `text` around the first occurrence of a query word (as indexed, lower
 /// case, or with a capital, or all capitals), starting at a word boundary.
-fn window<'t>(text: &'t str, words: &[String]) -> Option<&'t str> {
-    let bytes = text.as_bytes();
-    let mut first: Option<usize> = None;
-    for w in words {
-        let mut capital = w.clone();
-        if let Some(c) = capital.get_mut(..1) {
-            c.make_ascii_uppercase();
-        }
-        for v in [w.as_str(), capital.as_str(), &w.to_uppercase()] {
-            if let Some(p) = memchr::memmem::find(bytes, v.as_bytes()) {
-                first = Some(first.map_or(p, |f| f.min(p)));
-            }
-        }
-    }
-    let p = first?;
+fn window<'t>(text: &'t str, words: &QueryWords) -> Option<&'t str> {
+    let p = words.first_in(text)?;
     let mut start = p.saturating_sub(SNIPPET_CHARS / 2);
     while !text.is_char_boundary(start) {
         start -= 1;
@@ -631,8 +620,10 @@ pub(crate) struct Snippets<'q> {
     /// The collection's statistics of the query's terms, which weigh its words.
     stats: &'q TermStats,
     generators: Vec<Option<SnippetGenerator>>,
-    /// The query's words in the content field, as indexed.
-    words: Vec<String>,
+    /// The query's words, as indexed (a superset of its words in the content field).
+    words: QueryWords,
+    /// Scratch for [`QueryWords::may_be_in`].
+    lower: Vec<u8>,
 }
 
 impl<'q> Snippets<'q> {
@@ -650,7 +641,8 @@ impl<'q> Snippets<'q> {
         Snippets {
             query,
             stats,
-            words,
+            words: QueryWords::new(words),
+            lower: Vec::new(),
             generators: (0..sets).map(|_| None).collect(),
         }
     }
@@ -658,21 +650,26 @@ impl<'q> Snippets<'q> {
     /// The snippet of a document: from its main content (`main`, which may be empty)
     /// when the query's words are there, else from its whole text; with no word found
     /// in either, the start of the main content (or of the text).
-    fn snippet_of(
+    fn snippet_of<'t>(
         &mut self,
         sets: &[OpenSet],
         set: usize,
-        main: &str,
-        text: &str,
+        main: &'t str,
+        text: impl FnOnce() -> tantivy::Result<Cow<'t, str>>,
     ) -> tantivy::Result<Snippet> {
-        for part in [main, text] {
-            if !part.is_empty() {
-                if let Some(sn) = self.highlighted(sets, set, part)? {
-                    return Ok(sn);
-                }
+        if !main.is_empty() {
+            if let Some(sn) = self.highlighted(sets, set, main)? {
+                return Ok(sn);
             }
         }
-        Ok(lead(if main.is_empty() { text } else { main }))
+        // The whole text is read (and its UTF-8 checked) only now.
+        let text = text()?;
+        if !text.is_empty() {
+            if let Some(sn) = self.highlighted(sets, set, &text)? {
+                return Ok(sn);
+            }
+        }
+        Ok(lead(if main.is_empty() { &text } else { main }))
     }
 
     /// A snippet of `text` with at least one of the query's words marked, if it has one.
@@ -703,6 +700,9 @@ impl<'q> Snippets<'q> {
         let covered = win.is_some_and(|w| w.as_ptr() == text.as_ptr() && w.len() >= head.len());
         let tries = win.into_iter().chain((!covered).then_some(head));
         for part in tries {
+            if !self.words.may_be_in(part, &mut self.lower) {
+                continue;
+            }
             let sn = g.snippet(part);
             if !sn.highlighted().is_empty() {
                 return Ok(Some(Snippet {
@@ -758,7 +758,7 @@ fn url_history(
     type Row = ((u64, Vec<u8>), (usize, DocId));
     let mut rows: Vec<Row> = all
         .into_iter()
-        .map(|v| ((first(v), sets[v.0].order_key(v.1).1), v))
+        .map(|v| ((first(v), sets[v.0].order_digest(v.1)), v))
         .collect();
     rows.sort();
     rows.truncate(HISTORY_CAP as usize);
@@ -813,7 +813,7 @@ pub(crate) fn build_hit(
     // kept in batches shows what one index of it would.
     let newness = |(vs, vd): (usize, DocId)| {
         let last = sets[vs].dates.of(vd).last().copied().unwrap_or(0);
-        (last, sets[vs].order_key(vd).1)
+        (last, sets[vs].order_digest(vd))
     };
     let (set, doc) =
         folded
@@ -858,15 +858,6 @@ pub(crate) fn build_hit(
         }
     }
     let replay = replay_links(replay_prefix, &dates, &url);
-    // Pages have one content value; join only when there are several.
-    let joined;
-    let content = match stored.content.as_slice() {
-        [one] => one.as_ref(),
-        values => {
-            joined = values.join(" ");
-            joined.as_str()
-        }
-    };
     // The main content, stored whole (an index built before it existed has none).
     let main = stored.main.as_ref();
     let site_name = stored.site.to_string();
@@ -881,7 +872,7 @@ pub(crate) fn build_hit(
         length: stored.length,
         dates,
         replay,
-        snippet: snippets.snippet_of(sets, set, main, content)?,
+        snippet: snippets.snippet_of(sets, set, main, || stored.text())?,
         more_from_site: hidden_sites.contains(&site_name),
         near_versions: versions.len(),
         history,

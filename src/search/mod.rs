@@ -19,6 +19,7 @@ pub mod json;
 pub(crate) mod near;
 pub mod opensearch;
 pub mod query;
+mod query_words;
 mod set;
 pub mod shards;
 pub mod stats;
@@ -561,7 +562,7 @@ impl SearchIndex {
                     .into_iter()
                     .zip(&r.selection.kept)
                     .map(|(hit, &(set, doc, _))| ShardHit {
-                        urlkey: String::from_utf8_lossy(&self.sets[set].order_key(doc).0)
+                        urlkey: String::from_utf8_lossy(&self.sets[set].order_urlkey(doc))
                             .into_owned(),
                         hit,
                     })

@@ -227,17 +227,32 @@ impl OpenSet {
     /// order within a set, so comparing this across sets breaks ties in score as one
     /// index would.
     pub(crate) fn order_key(&self, doc: DocId) -> (Vec<u8>, Vec<u8>) {
-        let mut key = (Vec::new(), Vec::new());
-        if let Some((urlkeys, digests)) = &self.order {
-            for (col, out) in [(urlkeys, &mut key.0), (digests, &mut key.1)] {
-                if let Some(ord) = col.term_ords(doc).next() {
-                    // A read error leaves the part empty: the order of a tie, no more.
-                    let _ = col.ord_to_bytes(ord, out);
-                }
-            }
+        match &self.order {
+            Some((urlkeys, digests)) => (first_term(urlkeys, doc), first_term(digests, doc)),
+            None => Default::default(),
         }
-        key
     }
+
+    /// The first part of [`OpenSet::order_key`] alone: the URL key (one lookup in its
+    /// column's dictionary instead of two).
+    pub(crate) fn order_urlkey(&self, doc: DocId) -> Vec<u8> {
+        (self.order.as_ref()).map_or_else(Vec::new, |(urlkeys, _)| first_term(urlkeys, doc))
+    }
+
+    /// The second part of [`OpenSet::order_key`] alone: the digest.
+    pub(crate) fn order_digest(&self, doc: DocId) -> Vec<u8> {
+        (self.order.as_ref()).map_or_else(Vec::new, |(_, digests)| first_term(digests, doc))
+    }
+}
+
+/// The first value of `doc` in a string column, empty when it has none.
+fn first_term(col: &StrColumn, doc: DocId) -> Vec<u8> {
+    let mut out = Vec::new();
+    if let Some(ord) = col.term_ords(doc).next() {
+        // A read error leaves it empty: the order of a tie, no more.
+        let _ = col.ord_to_bytes(ord, &mut out);
+    }
+    out
 }
 
 fn field(index: &Index, name: &str, dir: &Path) -> pindex::Result<Field> {

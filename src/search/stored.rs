@@ -14,6 +14,7 @@
 use std::borrow::Cow;
 
 use tantivy::directory::OwnedBytes;
+use tantivy::error::DataCorruption;
 use tantivy::schema::{Field, Value};
 use tantivy::store::StoreReader;
 use tantivy::{DocId, Searcher, TantivyDocument};
@@ -43,8 +44,9 @@ pub(crate) struct ShownFields<'a> {
     pub site: Cow<'a, str>,
     /// The main content (empty in an index built before it existed).
     pub main: Cow<'a, str>,
-    /// Every `content` value, in order.
-    pub content: Vec<Cow<'a, str>>,
+    /// Every `content` value, in order, its UTF-8 not yet checked: most hits take
+    /// their snippet from `main` and never read it (see [`ShownFields::text`]).
+    pub content: Vec<Cow<'a, [u8]>>,
     /// The record's length, 0 when not stored.
     pub length: u64,
 }
@@ -127,6 +129,10 @@ impl HitStore {
                     let Some(slot) = self.slots.get(id as usize).copied().flatten() else {
                         continue;
                     };
+                    if let Slot::Content = slot {
+                        shown.content.push(Cow::Borrowed(raw));
+                        continue;
+                    }
                     let text = Cow::Borrowed(std::str::from_utf8(raw).ok()?);
                     let first = |seen: &mut [bool; 7], i: usize, to: &mut Cow<'a, str>| {
                         if !std::mem::replace(&mut seen[i], true) {
@@ -141,7 +147,7 @@ impl HitStore {
                         Slot::Collection => first(&mut seen, 4, &mut shown.collection),
                         Slot::Site => first(&mut seen, 5, &mut shown.site),
                         Slot::Main => first(&mut seen, 6, &mut shown.main),
-                        Slot::Content => shown.content.push(text),
+                        Slot::Content => unreachable!("taken above"),
                     }
                 }
                 U64_CODE | I64_CODE | F64_CODE => {
@@ -158,6 +164,26 @@ impl HitStore {
             }
         }
         Some(shown)
+    }
+}
+
+impl ShownFields<'_> {
+    /// The page's whole text: its `content` values joined by spaces (a page has one).
+    /// An error when it is not UTF-8 (a damaged store), as `Searcher::doc` would give.
+    pub(crate) fn text(&self) -> tantivy::Result<Cow<'_, str>> {
+        let bytes: Cow<'_, [u8]> = match self.content.as_slice() {
+            [one] => Cow::Borrowed(one.as_ref()),
+            values => Cow::Owned(values.join(&b' ')),
+        };
+        let corrupt = |e: std::str::Utf8Error| {
+            tantivy::TantivyError::DataCorruption(DataCorruption::comment_only(format!(
+                "a stored page text is not UTF-8: {e}"
+            )))
+        };
+        Ok(match bytes {
+            Cow::Borrowed(b) => Cow::Borrowed(std::str::from_utf8(b).map_err(corrupt)?),
+            Cow::Owned(v) => Cow::Owned(String::from_utf8(v).map_err(|e| corrupt(e.utf8_error()))?),
+        })
     }
 }
 
@@ -182,7 +208,7 @@ impl ShownFields<'static> {
             main: fields.main.map(first).unwrap_or_default(),
             content: (doc.get_all(fields.content))
                 .filter_map(|v| v.as_str())
-                .map(|s| Cow::Owned(s.to_string()))
+                .map(|s| Cow::Owned(s.as_bytes().to_vec()))
                 .collect(),
             length: (doc.get_first(fields.length))
                 .and_then(|v| v.as_u64())
@@ -235,6 +261,10 @@ mod tests {
             let stored: TantivyDocument = set.searcher.doc(DocAddress::new(0, doc)).unwrap();
             let read = ShownFields::of_document(&stored, &set.fields);
             assert_eq!(parsed, read, "document {doc}");
+            let content: Vec<&str> = (stored.get_all(set.fields.content))
+                .filter_map(|v| v.as_str())
+                .collect();
+            assert_eq!(parsed.text().unwrap(), content.join(" "), "document {doc}");
             assert!(
                 !parsed.url.is_empty() && parsed.length > 0,
                 "document {doc}"
@@ -253,6 +283,12 @@ mod tests {
         odd.push(1);
         assert_eq!(store.parse(&odd), None);
         assert_eq!(store.parse(&[0x82, 0, 0]), None, "cut short");
+        // A page text that is not UTF-8 is an error when it is read, not before.
+        let bad = ShownFields {
+            content: vec![Cow::Borrowed(&b"ok \xff"[..])],
+            ..ShownFields::default()
+        };
+        assert!(bad.text().unwrap_err().to_string().contains("not UTF-8"));
     }
 
     #[test]
