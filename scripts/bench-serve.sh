@@ -6,7 +6,8 @@
 #
 # Usage: scripts/bench-serve.sh [DIR]   DIR holds pindexes/<name>/{main,dates}
 #        (default /work/bench-data/pindex-full, the 1.0-scale bench corpus's index).
-# Env:   DURATION (20s), CONNECTIONS (32), THREADS (2), SERVE_ARGS (extra serve flags).
+# Env:   DURATION (20s), CONNECTIONS (32), THREADS (2), SERVE_ARGS (extra serve flags),
+#        WARCDEX_BIN (a binary to load instead of this checkout's release build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-/work/bench-data/pindex-full}
@@ -19,8 +20,12 @@ if ! command -v wrk >/dev/null 2>&1; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >&2 ||
         { apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >&2; }
 fi
-cargo build --release --locked --quiet
-bin=$(realpath target/release/warcdex)
+if [ -n "${WARCDEX_BIN:-}" ]; then
+    bin=$(realpath "$WARCDEX_BIN")  # another build, to compare two in one sitting
+else
+    cargo build --release --locked --quiet
+    bin=$(realpath target/release/warcdex)
+fi
 source scripts/serve-lib.sh
 
 start=$(date +%s.%N)
