@@ -51,7 +51,8 @@ pub(crate) struct ShownFields<'a> {
     pub length: u64,
 }
 
-/// Which shown field a field id is.
+/// Which shown field a field id is; the single-valued ones first, as indexes of the
+/// parser's "first value taken" flags.
 #[derive(Clone, Copy)]
 enum Slot {
     Url,
@@ -113,7 +114,7 @@ impl HitStore {
     /// what this parser reads (then `Searcher::doc` reads them).
     pub(crate) fn parse<'a>(&self, mut b: &'a [u8]) -> Option<ShownFields<'a>> {
         let mut shown = ShownFields::default();
-        let mut seen = [false; 7];
+        let mut seen = [false; Slot::Content as usize];
         let mut length_seen = false;
         // Layout (tantivy 0.27 `schema/document/se.rs`): a VInt count of values, then
         // per value its field id (u32 LE), a type code and the value: text as a VInt
@@ -134,20 +135,9 @@ impl HitStore {
                         continue;
                     }
                     let text = Cow::Borrowed(std::str::from_utf8(raw).ok()?);
-                    let first = |seen: &mut [bool; 7], i: usize, to: &mut Cow<'a, str>| {
-                        if !std::mem::replace(&mut seen[i], true) {
-                            *to = text.clone();
-                        }
-                    };
-                    match slot {
-                        Slot::Url => first(&mut seen, 0, &mut shown.url),
-                        Slot::Title => first(&mut seen, 1, &mut shown.title),
-                        Slot::Digest => first(&mut seen, 2, &mut shown.digest),
-                        Slot::Mime => first(&mut seen, 3, &mut shown.mime),
-                        Slot::Collection => first(&mut seen, 4, &mut shown.collection),
-                        Slot::Site => first(&mut seen, 5, &mut shown.site),
-                        Slot::Main => first(&mut seen, 6, &mut shown.main),
-                        Slot::Content => unreachable!("taken above"),
+                    // Only a field's first value is shown (`get_first`).
+                    if !std::mem::replace(&mut seen[slot as usize], true) {
+                        *shown.first_value(slot) = text;
                     }
                 }
                 U64_CODE | I64_CODE | F64_CODE => {
@@ -167,7 +157,21 @@ impl HitStore {
     }
 }
 
-impl ShownFields<'_> {
+impl<'a> ShownFields<'a> {
+    /// The single-valued field `slot` stands for.
+    fn first_value(&mut self, slot: Slot) -> &mut Cow<'a, str> {
+        match slot {
+            Slot::Url => &mut self.url,
+            Slot::Title => &mut self.title,
+            Slot::Digest => &mut self.digest,
+            Slot::Mime => &mut self.mime,
+            Slot::Collection => &mut self.collection,
+            Slot::Site => &mut self.site,
+            Slot::Main => &mut self.main,
+            Slot::Content => unreachable!("content has every value, not a first"),
+        }
+    }
+
     /// The page's whole text: its `content` values joined by spaces (a page has one).
     /// An error when it is not UTF-8 (a damaged store), as `Searcher::doc` would give.
     pub(crate) fn text(&self) -> tantivy::Result<Cow<'_, str>> {
