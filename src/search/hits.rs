@@ -661,6 +661,10 @@ impl<'q> Snippets<'q> {
             if let Some(sn) = self.highlighted(sets, set, main)? {
                 return Ok(sn);
             }
+            if self.query.is_none() {
+                // No word to mark in the text either (a search by filters only).
+                return Ok(lead(main));
+            }
         }
         // The whole text is read (and its UTF-8 checked) only now.
         let text = text()?;
