@@ -273,13 +273,14 @@ pub fn build_index(segments: &[PathBuf], out: &Path, opts: &IndexOptions) -> Res
         &|f: &mut dyn FnMut(VersionGroup) -> io::Result<()>| {
             versions::merge_sorted_segments(segments, Columns::WithoutText, f)
         };
-    let lean = match segments.len() <= MAX_MERGED_SEGMENTS {
-        true => match pass1(false, merged_without_text) {
+    let lean = if segments.len() <= MAX_MERGED_SEGMENTS {
+        match pass1(false, merged_without_text) {
             Ok(done) => done,
             Err(e) if versions::is_out_of_order(&e) => None,
             Err(e) => return Err(e.into()),
-        },
-        false => None,
+        }
+    } else {
+        None
     };
     let (spool, keys, links) = match lean {
         Some(done) => done,
