@@ -65,15 +65,37 @@ impl Fields {
 
     /// The first value of field `name` (ASCII case-insensitive).
     pub fn get(&self, name: &str) -> Option<&[u8]> {
-        self.iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name.as_bytes()))
-            .map(|(_, v)| v)
+        let name = name.as_bytes();
+        // Lookups were 1.7 % of `cdx`'s time (issue 22): names of one length mostly share
+        // their start (`WARC-`), so a byte loop from the front went far before a
+        // mismatch. Length first, then the last eight bytes folded as one word, then
+        // the exact comparison.
+        let tail = folded_tail(name);
+        self.spans
+            .iter()
+            .find(|(n, _)| {
+                n.len() == name.len() && {
+                    let candidate = &self.text[n.clone()];
+                    folded_tail(candidate) == tail && candidate.eq_ignore_ascii_case(name)
+                }
+            })
+            .map(|(_, v)| &self.text[v.clone()])
     }
 
     /// The first value of `name`, decoded as UTF-8 (Latin-1 when it is not UTF-8).
     pub fn get_str(&self, name: &str) -> Option<Cow<'_, str>> {
         self.get(name).map(decode)
     }
+}
+
+/// The last eight bytes of `s` (fewer, zero-padded, when shorter) as one word with bit
+/// 0x20 set in every byte: ASCII letters that differ only in case give the same word, so
+/// two names equal but for case have equal words (unequal words: unequal names).
+fn folded_tail(s: &[u8]) -> u64 {
+    let mut w = [0u8; 8];
+    let k = s.len().min(8);
+    w[..k].copy_from_slice(&s[s.len() - k..]);
+    u64::from_le_bytes(w) | 0x2020_2020_2020_2020
 }
 
 #[cfg(test)]
@@ -98,6 +120,13 @@ mod tests {
         let all: Vec<_> = f.iter().collect();
         assert_eq!(all[2], (&b"a"[..], &b"3 more"[..]));
         assert_eq!(f.len(), 3);
+        f.push(b"WARC-Date", b"d");
+        f.push(b"warc-type", b"t");
+        f.push(b"X", b"x");
+        assert_eq!(f.get("WARC-TYPE"), Some(&b"t"[..]));
+        assert_eq!(f.get("wArC-dAtE"), Some(&b"d"[..]));
+        assert_eq!(f.get("x"), Some(&b"x"[..]));
+        assert_eq!(f.get("WARC-Dat@"), None, "bit 0x20 alone does not make a match");
         f.clear();
         assert!(f.is_empty() && f.get("a").is_none());
     }
