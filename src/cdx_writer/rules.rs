@@ -517,7 +517,10 @@ mod tests {
         for d in left {
             assert_eq!(plain_iso_timestamp(d), None, "{d}");
         }
-        assert_eq!(warc_timestamp("1900-02-29T00:00:00Z"), iso_to_14("1900-02-29T00:00:00Z"));
+        assert_eq!(
+            warc_timestamp("1900-02-29T00:00:00Z"),
+            iso_to_14("1900-02-29T00:00:00Z")
+        );
     }
 
     #[test]

@@ -37,8 +37,8 @@ pub use crate::pindex::LinkOptions;
 pub struct LinkCollector {
     sorter: ExternalSorter,
     style: KeyStyle,
-    seq: u64,
-    line: Vec<u8>,
+    /// Pages added so far: the next page's number, the high half of its links' `SEQ`.
+    pages: u64,
 }
 
 impl LinkCollector {
@@ -50,8 +50,7 @@ impl LinkCollector {
                 ..sort
             }),
             style,
-            seq: 0,
-            line: Vec::new(),
+            pages: 0,
         }
     }
 
@@ -60,23 +59,22 @@ impl LinkCollector {
         self.add_batch(&[(src, page_url, outlinks)])
     }
 
-    /// Adds the outlinks of several pages: the canonical keys (most of the cost) are
-    /// computed on all cores, the lines pushed in page order.
+    /// Adds the outlinks of several pages: the lines (their canonical keys are most of
+    /// the cost) are made on all cores, and pushed in page order.
     pub fn add_batch(&mut self, pages: &[(u32, &str, &[Outlink])]) -> io::Result<()> {
         let style = self.style;
+        let first = self.pages;
         let lines: Vec<Vec<u8>> = pages
             .par_iter()
-            .map(|&(src, page_url, outlinks)| link_lines(src, page_url, outlinks, style))
+            .enumerate()
+            .map(|(i, &(src, page_url, outlinks))| {
+                link_lines(first + i as u64, src, page_url, outlinks, style)
+            })
             .collect();
+        self.pages += pages.len() as u64;
         for page in lines {
             for line in page.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
-                self.line.clear();
-                let at = memchr::memchr(1, line).unwrap_or(line.len());
-                self.line.extend_from_slice(&line[..at]);
-                write!(self.line, "\x01{:016x}", self.seq)?;
-                self.line.extend_from_slice(&line[at..]);
-                self.seq += 1;
-                self.sorter.push(&self.line)?;
+                self.sorter.push(line)?;
             }
         }
         Ok(())
@@ -104,6 +102,7 @@ impl LinkCollector {
         let mut key_stream = keys.stream();
         let mut next_key = || key_stream.next().map(|(k, id)| (k.to_vec(), id));
         let mut cursor = next_key();
+        let mut edge: Vec<u8> = Vec::with_capacity(16);
         self.sorter.finish_with(|line| {
             let mut parts = line.splitn(5, |&b| b == 1);
             let bad = || io::Error::new(io::ErrorKind::InvalidData, "corrupt link sort line");
@@ -123,7 +122,10 @@ impl LinkCollector {
                 _ => return Ok(()),
             };
             if dst != src {
-                edges.push(format!("{src:08x}{dst:08x}").as_bytes())?;
+                edge.clear();
+                push_hex(&mut edge, u64::from(src), 8);
+                push_hex(&mut edge, u64::from(dst), 8);
+                edges.push(&edge)?;
             }
             if target != current.as_slice() {
                 current.clear();
@@ -167,17 +169,42 @@ impl LinkCollector {
     }
 }
 
-/// `TARGET_KEY \x01 SOURCE_ID \x01 INTERNAL \x01 ANCHOR` for each outlink with a
-/// canonical key, one per line (the sequence number is inserted by the caller).
-fn link_lines(src: u32, page_url: &str, outlinks: &[Outlink], style: KeyStyle) -> Vec<u8> {
+/// Appends the `width` low hex digits of `v`, lower case and zero-padded, as
+/// `{v:0width$x}` writes them for a `v` that fits (without the formatter: it was a tenth
+/// of the link passes, issue 22).
+fn push_hex(out: &mut Vec<u8>, v: u64, width: usize) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    out.extend(
+        (0..width)
+            .rev()
+            .map(|i| DIGITS[((v >> (4 * i)) & 0xf) as usize]),
+    );
+}
+
+/// `TARGET_KEY \x01 SEQ \x01 SOURCE_ID \x01 INTERNAL \x01 ANCHOR` for each outlink
+/// with a canonical key, one per line. `SEQ` is the page's number (`page`, in the order
+/// pages are added) and the link's place on the page, as 16 hex digits: it grows in the
+/// order the links are added, so the links to one target sort in that order. Made
+/// whole here, on the batch's threads, the line is pushed as it is (it was put
+/// together again on one thread, with the formatter: a tenth of pass 1, issue 22).
+fn link_lines(
+    page: u64,
+    src: u32,
+    page_url: &str,
+    outlinks: &[Outlink],
+    style: KeyStyle,
+) -> Vec<u8> {
     let mut out = Vec::new();
     let src_host = host_str(page_url);
-    for link in outlinks {
+    for (i, link) in outlinks.iter().enumerate() {
         let Ok(target) = url_key(&link.url, style) else {
             continue;
         };
         let internal = src_host.is_some() && src_host == host_str(&link.url);
         out.extend_from_slice(sort_safe(&target).as_bytes());
+        out.push(1);
+        // u32 page numbers (node ids are u32) and link places: no overlap.
+        push_hex(&mut out, (page << 32) | (i as u64 & 0xffff_ffff), 16);
         let anchor = link.anchor.trim().replace(['\n', '\r'], " ");
         let _ = writeln!(out, "\x01{src}\x01{}\x01{anchor}", internal as u8);
     }
@@ -447,6 +474,20 @@ mod tests {
         assert!(f("http://a.example/") > f("http://b.example/"));
         let c = url_key("http://c.example/", KeyStyle::Surt).unwrap();
         assert_eq!(full.anchors_of(&c), ["sea", "sea two"]);
+    }
+
+    #[test]
+    fn hex_as_the_formatter_writes_it() {
+        for v in [0u64, 1, 0xabc, u64::from(u32::MAX), 0x0123_4567_89ab_cdef] {
+            let mut out = Vec::new();
+            push_hex(&mut out, v, 16);
+            assert_eq!(out, format!("{v:016x}").into_bytes());
+            if v <= u64::from(u32::MAX) {
+                out.clear();
+                push_hex(&mut out, v, 8);
+                assert_eq!(out, format!("{v:08x}").into_bytes());
+            }
+        }
     }
 
     #[test]

@@ -126,7 +126,11 @@ mod tests {
         assert_eq!(f.get("WARC-TYPE"), Some(&b"t"[..]));
         assert_eq!(f.get("wArC-dAtE"), Some(&b"d"[..]));
         assert_eq!(f.get("x"), Some(&b"x"[..]));
-        assert_eq!(f.get("WARC-Dat@"), None, "bit 0x20 alone does not make a match");
+        assert_eq!(
+            f.get("WARC-Dat@"),
+            None,
+            "bit 0x20 alone does not make a match"
+        );
         f.clear();
         assert!(f.is_empty() && f.get("a").is_none());
     }
