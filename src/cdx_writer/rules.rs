@@ -451,7 +451,7 @@ fn plain_iso_timestamp(date: &str) -> Option<String> {
 
 /// A calendar date and a time of day that [`strict_iso_timestamp`] accepts.
 fn valid_date(y: u32, mo: u32, d: u32, hh: u32, mm: u32, ss: u32) -> bool {
-    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let leap = (y.is_multiple_of(4) && !y.is_multiple_of(100)) || y.is_multiple_of(400);
     let dim = match mo {
         1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
         4 | 6 | 9 | 11 => 30,
