@@ -12,7 +12,7 @@
 //! for its site, type and language, once for each year it was captured in, and the
 //! timeline counts its captures (a version crawled every day of March counts 31 there).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -71,11 +71,67 @@ pub(crate) struct FacetSources {
     pub dates: Arc<DateTable>,
 }
 
-/// Counts by ordinal. FxHash, not the standard SipHash: `count` runs for every matching
-/// document of every query, and hashing ordinals with SipHash was 3 % of the server's
-/// cycles under load (issue 22's profile of `scripts/bench-serve.sh`); the keys are small
-/// integers from the index, not from clients.
-type OrdinalCounts = HashMap<u32, u64, rustc_hash::FxBuildHasher>;
+/// Counts by ordinal, in a vector indexed by it (grown to the largest ordinal seen).
+/// `count` runs for every matching document of every query: on the 1,000,000-document
+/// scale collection, hashing ordinals into maps (FxHash) and finding months in B-trees
+/// were 30 % of the server's cycles under load (issue 22); an index into a vector is
+/// neither. At most one entry per site, type or language of the set.
+#[derive(Debug, Default, Clone)]
+struct OrdinalCounts(Vec<u64>);
+
+impl OrdinalCounts {
+    fn add(&mut self, ordinal: u32, n: u64) {
+        let i = ordinal as usize;
+        if i >= self.0.len() {
+            self.0.resize(i + 1, 0);
+        }
+        self.0[i] += n;
+    }
+
+    /// The ordinals counted, with their counts.
+    fn counted(&self) -> impl Iterator<Item = (u32, u64)> + '_ {
+        (self.0.iter().enumerate())
+            .filter(|(_, &n)| n > 0)
+            .map(|(o, &n)| (o as u32, n))
+    }
+}
+
+/// Counts by month (`YYYYMM`) or year: a few direct-mapped slots in front of a B-tree.
+/// A query's documents have their dates in a few months (a crawl's), so nearly every
+/// count lands in a slot; a key that finds its slot taken moves the slot's count to the
+/// tree. The counts are those of the tree alone.
+#[derive(Debug, Default, Clone)]
+struct DateCounts {
+    slots: [(u32, u64); DATE_SLOTS],
+    rest: BTreeMap<u32, u64>,
+}
+
+/// Slots of a [`DateCounts`]: sixteen consecutive months, or years, take one each.
+const DATE_SLOTS: usize = 16;
+
+impl DateCounts {
+    /// Adds one to `key`'s count; `slot` is where it is kept.
+    fn add_one(&mut self, key: u32, slot: usize) {
+        let s = &mut self.slots[slot % DATE_SLOTS];
+        if s.0 != key {
+            if s.1 > 0 {
+                *self.rest.entry(s.0).or_default() += s.1;
+            }
+            *s = (key, 0);
+        }
+        s.1 += 1;
+    }
+
+    /// All counts, by key.
+    fn into_map(mut self) -> BTreeMap<u32, u64> {
+        for (key, n) in self.slots {
+            if n > 0 {
+                *self.rest.entry(key).or_default() += n;
+            }
+        }
+        self.rest
+    }
+}
 
 /// One set's counts, by ordinal.
 #[derive(Debug, Default, Clone)]
@@ -84,33 +140,37 @@ pub(crate) struct SetTally {
     types: OrdinalCounts,
     langs: OrdinalCounts,
     /// Documents per year (`YYYY`).
-    years: BTreeMap<u32, u64>,
+    years: DateCounts,
     /// Captures per month (`YYYYMM`).
-    months: BTreeMap<u32, u64>,
+    months: DateCounts,
 }
 
 impl SetTally {
     /// Counts document `doc`.
     pub fn count(&mut self, src: &FacetSources, doc: DocId) {
         let d = doc as usize;
-        for (of, map) in [
+        for (of, counts) in [
             (&src.site_of, &mut self.sites),
             (&src.type_of, &mut self.types),
             (&src.lang_of, &mut self.langs),
         ] {
             if let Some(&o) = of.get(d).filter(|&&o| o != u32::MAX) {
-                *map.entry(o).or_default() += 1;
+                counts.add(o, 1);
             }
         }
         let mut last_year = 0;
         for &date in src.dates.of(doc) {
             // 14 digits: YYYYMMDDhhmmss.
             let month = (date / 100_000_000) as u32;
-            *self.months.entry(month).or_default() += 1;
             let year = month / 100;
+            // Consecutive months, consecutive slots.
+            self.months.add_one(
+                month,
+                (year as usize * 12 + (month % 100) as usize) % DATE_SLOTS,
+            );
             // A document's dates are ascending: each year once.
             if year != last_year {
-                *self.years.entry(year).or_default() += 1;
+                self.years.add_one(year, year as usize);
                 last_year = year;
             }
         }
@@ -123,16 +183,16 @@ impl SetTally {
             (&mut self.types, other.types),
             (&mut self.langs, other.langs),
         ] {
-            for (k, n) in theirs {
-                *mine.entry(k).or_default() += n;
+            for (o, n) in theirs.counted() {
+                mine.add(o, n);
             }
         }
         for (mine, theirs) in [
             (&mut self.years, other.years),
             (&mut self.months, other.months),
         ] {
-            for (k, n) in theirs {
-                *mine.entry(k).or_default() += n;
+            for (k, n) in theirs.into_map() {
+                *mine.rest.entry(k).or_default() += n;
             }
         }
     }
@@ -157,7 +217,7 @@ impl Tally {
     /// Adds set `set`'s counts.
     pub(crate) fn add_set(&mut self, set: &OpenSet, t: &SetTally) {
         let named = |names: &[String], counts: &OrdinalCounts, into: &mut BTreeMap<String, u64>| {
-            for (&o, &n) in counts {
+            for (o, n) in counts.counted() {
                 if let Some(name) = names.get(o as usize) {
                     *into.entry(name.clone()).or_default() += n;
                 }
@@ -166,10 +226,10 @@ impl Tally {
         named(&set.site_names, &t.sites, &mut self.sites);
         named(&set.type_names, &t.types, &mut self.types);
         named(&set.lang_names, &t.langs, &mut self.langs);
-        for (&y, &n) in &t.years {
+        for (y, n) in t.years.clone().into_map() {
             *self.years.entry(y).or_default() += n;
         }
-        for (&m, &n) in &t.months {
+        for (m, n) in t.months.clone().into_map() {
             *self.months.entry(m).or_default() += n;
         }
     }
