@@ -89,7 +89,7 @@ grep '^RESULT' "$work/wrk.out"
 # p99 < 20 ms on the bench collection.
 p99=$(sed -n 's/^RESULT.* p99_ms=\([0-9.]*\).*/\1/p' "$work/wrk.out")
 awk -v p="$p99" -v d="$docs" -v c="${CONNECTIONS:-32}" 'BEGIN {
-    big = (d >= 900000)   # the scale benchmark's "1,000,000" holds 999,987 documents
+    big = (d >= 900000)   # the scale collection of "1,000,000" holds 999,987 documents
     t = big ? 50 : 20
     printf "p99 %.1f ms at %d connections on %d documents (issue 22 target: < %d ms%s): %s\n",
         p, c, d, t, (big ? " at 64 connections" : ""), (p < t ? "met" : "missed") }'
