@@ -9,7 +9,6 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use tantivy::collector::{Collector, SegmentCollector};
-use tantivy::columnar::ColumnValues;
 use tantivy::query::Query;
 use tantivy::snippet::SnippetGenerator;
 use tantivy::{DocId, Score, SegmentOrdinal, SegmentReader};
@@ -190,6 +189,8 @@ pub(crate) struct TopFiltered {
     pub dates: Arc<DateTable>,
     /// Counted for the facets and the timeline, when asked for.
     pub facets: Option<Arc<FacetSources>>,
+    /// Each document's boost (`OpenSet::boost`).
+    pub boost: Option<Arc<Vec<Score>>>,
 }
 
 /// What a set's search gives: documents matching, candidates best first, the sites
@@ -209,7 +210,7 @@ pub(crate) struct TopFilteredSegment {
     site_of: Arc<Vec<u32>>,
     facets: Option<Arc<FacetSources>>,
     tally: SetTally,
-    boost: Option<Arc<dyn ColumnValues<f64>>>,
+    boost: Option<Arc<Vec<Score>>>,
     count: u64,
     heap: BinaryHeap<Reverse<Ranked>>,
     sites: OrdMap<SiteTop>,
@@ -235,14 +236,10 @@ impl Collector for TopFiltered {
     fn for_segment(
         &self,
         _ord: SegmentOrdinal,
-        segment: &SegmentReader,
+        _segment: &SegmentReader,
     ) -> tantivy::Result<TopFilteredSegment> {
-        // An index without the boost column ranks by text alone.
-        let boost = segment
-            .fast_fields()
-            .f64("boost")
-            .ok()
-            .map(|c| c.first_or_default_col(1.0));
+        // Sets are single-segment (checked on open): the set's boosts are the segment's.
+        let boost = self.boost.clone();
         Ok(TopFilteredSegment {
             limit: self.limit,
             per_site: self.per_site,
@@ -299,8 +296,9 @@ impl SegmentCollector for TopFilteredSegment {
         if let Some(src) = &self.facets {
             self.tally.count(src, doc);
         }
-        let boost = self.boost.as_ref().map_or(1.0, |b| b.get_val(doc));
-        let r = Ranked(score * boost as Score, doc);
+        let boost =
+            (self.boost.as_ref()).map_or(1.0, |b| b.get(doc as usize).copied().unwrap_or(1.0));
+        let r = Ranked(score * boost, doc);
         if self.near.is_some() {
             self.collect_version(r);
         } else {

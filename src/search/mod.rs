@@ -658,6 +658,7 @@ impl SearchIndex {
                 site_of: s.site_of.clone(),
                 near: (!near.show_versions).then(|| s.near.clone()).flatten(),
                 dates: s.dates.clone(),
+                boost: s.boost.clone(),
                 facets: Some(Arc::new(FacetSources {
                     site_of: s.site_of.clone(),
                     type_of: s.type_of.clone(),
