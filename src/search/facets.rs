@@ -326,6 +326,35 @@ fn most_frequent(counts: &BTreeMap<String, u64>, n: usize) -> Vec<FacetCount> {
 mod tests {
     use super::*;
 
+    /// The slots give the counts a B-tree alone gives, also when keys collide in a slot
+    /// and take it from each other; ordinal counts list only what was counted.
+    #[test]
+    fn date_slots_and_ordinal_vectors_count_as_maps_do() {
+        let mut slots = DateCounts::default();
+        let mut plain: BTreeMap<u32, u64> = BTreeMap::new();
+        // Months of 40 years (slots are taken and given back), in an order that
+        // returns to earlier keys.
+        let mut x: u32 = 7;
+        for _ in 0..5_000 {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            let year = 1996 + (x >> 8) % 40;
+            let month = year * 100 + 1 + (x >> 20) % 12;
+            slots.add_one(
+                month,
+                (year as usize * 12 + (month % 100) as usize) % DATE_SLOTS,
+            );
+            *plain.entry(month).or_default() += 1;
+        }
+        assert_eq!(slots.into_map(), plain);
+
+        let mut counts = OrdinalCounts::default();
+        for o in [5, 0, 5, 900, 5] {
+            counts.add(o, 1);
+        }
+        let listed: Vec<(u32, u64)> = counts.counted().collect();
+        assert_eq!(listed, vec![(0, 1), (5, 3), (900, 1)]);
+    }
+
     #[test]
     fn facets_sort_and_timeline_fills_gaps() {
         let mut t = Tally::default();
