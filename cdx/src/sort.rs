@@ -12,8 +12,6 @@
 //! killed.
 
 use std::cmp::Ordering;
-
-use rayon::slice::ParallelSliceMut;
 use std::collections::binary_heap::PeekMut;
 use std::collections::BinaryHeap;
 use std::fmt;
@@ -21,6 +19,8 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Seek, SeekFrom, Write};
 use std::mem;
 use std::path::PathBuf;
+
+use rayon::slice::ParallelSliceMut;
 
 /// Runs merged at once; more would need more file handles and read buffers
 /// than the memory budget can pay for, so merging becomes multi-pass.
@@ -287,14 +287,14 @@ impl ExternalSorter {
 
     fn sort_index(&mut self) {
         let arena = &self.arena;
+        let cmp = |a: &Entry, b: &Entry| cmp_entries(arena, a, b);
         // On every core when the run is large: lines that compare equal are equal
         // bytes, so an unstable sort, parallel or not, writes the same run. (The sort
         // of the links in `index` was a third of its single-threaded pass 2, issue 22.)
         if self.index.len() >= PARALLEL_SORT_MIN {
-            self.index
-                .par_sort_unstable_by(|a, b| cmp_entries(arena, a, b));
+            self.index.par_sort_unstable_by(cmp);
         } else {
-            self.index.sort_unstable_by(|a, b| cmp_entries(arena, a, b));
+            self.index.sort_unstable_by(cmp);
         }
     }
 

@@ -426,27 +426,17 @@ fn plain_iso_timestamp(date: &str) -> Option<String> {
     if !fits || !fraction {
         return None;
     }
-    let num = |at: usize, n: usize| {
+    // Where year, month, day, hour, minute and second are in the shape.
+    let groups = [(0, 4), (5, 2), (8, 2), (11, 2), (14, 2), (17, 2)];
+    let [y, mo, d, hh, mm, ss] = groups.map(|(at, n): (usize, usize)| {
         head[at..at + n]
             .iter()
-            .fold(0u32, |v, &d| v * 10 + u32::from(d - b'0'))
-    };
-    let (y, mo, d, hh, mm, ss) = (
-        num(0, 4),
-        num(5, 2),
-        num(8, 2),
-        num(11, 2),
-        num(14, 2),
-        num(17, 2),
-    );
+            .fold(0u32, |v, &c| v * 10 + u32::from(c - b'0'))
+    });
     if !valid_date(y, mo, d, hh, mm, ss) {
         return None;
     }
-    let mut out = String::with_capacity(14);
-    for (at, n) in [(0, 4), (5, 2), (8, 2), (11, 2), (14, 2), (17, 2)] {
-        out.push_str(&date[at..at + n]);
-    }
-    Some(out)
+    Some(groups.iter().map(|&(at, n)| &date[at..at + n]).collect())
 }
 
 /// A calendar date and a time of day that [`strict_iso_timestamp`] accepts.

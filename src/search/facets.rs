@@ -110,7 +110,7 @@ struct DateCounts {
 const DATE_SLOTS: usize = 16;
 
 impl DateCounts {
-    /// Adds one to `key`'s count; `slot` is where it is kept.
+    /// Adds one to `key`'s count, kept in slot `slot` modulo [`DATE_SLOTS`].
     fn add_one(&mut self, key: u32, slot: usize) {
         let s = &mut self.slots[slot % DATE_SLOTS];
         if s.0 != key {
@@ -164,10 +164,8 @@ impl SetTally {
             let month = (date / 100_000_000) as u32;
             let year = month / 100;
             // Consecutive months, consecutive slots.
-            self.months.add_one(
-                month,
-                (year as usize * 12 + (month % 100) as usize) % DATE_SLOTS,
-            );
+            self.months
+                .add_one(month, year as usize * 12 + (month % 100) as usize);
             // A document's dates are ascending: each year once.
             if year != last_year {
                 self.years.add_one(year, year as usize);
@@ -339,10 +337,7 @@ mod tests {
             x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
             let year = 1996 + (x >> 8) % 40;
             let month = year * 100 + 1 + (x >> 20) % 12;
-            slots.add_one(
-                month,
-                (year as usize * 12 + (month % 100) as usize) % DATE_SLOTS,
-            );
+            slots.add_one(month, year as usize * 12 + (month % 100) as usize);
             *plain.entry(month).or_default() += 1;
         }
         assert_eq!(slots.into_map(), plain);
