@@ -10,7 +10,6 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use tantivy::collector::{Collector, SegmentCollector};
 use tantivy::query::Query;
-use tantivy::snippet::SnippetGenerator;
 use tantivy::{DocId, Score, SegmentOrdinal, SegmentReader};
 
 use super::escape::push_escaped;
@@ -18,7 +17,8 @@ use super::facets::{FacetSources, SetTally};
 use super::near::{NearDisplay, NearTable};
 use super::query_words::QueryWords;
 use super::set::{DateTable, OpenSet};
-use super::stats::{snippet_generator, Statistics, TermStats};
+use super::snippet::Highlighter;
+use super::stats::{snippet_weights, Statistics, TermStats};
 
 /// A snippet: a fragment of the page's text and the byte ranges of the query's words in
 /// it.
@@ -617,7 +617,7 @@ pub(crate) struct Snippets<'q> {
     query: Option<&'q dyn Query>,
     /// The collection's statistics of the query's terms, which weigh its words.
     stats: &'q TermStats,
-    generators: Vec<Option<SnippetGenerator>>,
+    generators: Vec<Option<Highlighter>>,
     /// The query's words, as indexed (a superset of its words in the content field).
     words: QueryWords,
     /// Scratch for [`QueryWords::may_be_in`].
@@ -690,9 +690,12 @@ impl<'q> Snippets<'q> {
                 stats: self.stats,
                 searcher: &s.searcher,
             };
-            let mut g = snippet_generator(&stats, q, s.fields.content)?;
-            g.set_max_num_chars(SNIPPET_CHARS);
-            self.generators[set] = Some(g);
+            let field = s.fields.content;
+            let weights = snippet_weights(&stats, q, field)?;
+            let tokenizer = s.searcher.index().tokenizer_for_field(field)?;
+            let schema = s.searcher.schema();
+            let h = Highlighter::new(weights, tokenizer, schema, field, SNIPPET_CHARS);
+            self.generators[set] = Some(h);
         }
         let g = self.generators[set].as_ref().expect("just made");
         let head = cut(text, SNIPPET_FALLBACK);
@@ -705,12 +708,8 @@ impl<'q> Snippets<'q> {
             if !self.words.may_be_in(part, &mut self.lower) {
                 continue;
             }
-            let sn = g.snippet(part);
-            if !sn.highlighted().is_empty() {
-                return Ok(Some(Snippet {
-                    text: sn.fragment().to_string(),
-                    highlighted: sn.highlighted().iter().map(|r| (r.start, r.end)).collect(),
-                }));
+            if let Some((text, highlighted)) = g.fragment(part) {
+                return Ok(Some(Snippet { text, highlighted }));
             }
         }
         Ok(None)

@@ -22,6 +22,7 @@ pub mod query;
 mod query_words;
 mod set;
 pub mod shards;
+mod snippet;
 pub mod stats;
 mod stored;
 pub mod text;

@@ -17,7 +17,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 use tantivy::query::{Bm25StatisticsProvider, Query};
 use tantivy::schema::{Field, Schema};
-use tantivy::snippet::SnippetGenerator;
 use tantivy::{Score, Searcher, Term};
 
 /// The statistics BM25 needs for a query's terms, summed over some sets: documents,
@@ -131,15 +130,15 @@ impl Bm25StatisticsProvider for Statistics<'_> {
     }
 }
 
-/// A snippet generator for `field` weighing the query's words by the collection's
-/// counts, as tantivy's `SnippetGenerator::create` weighs them by one searcher's (a
-/// word in fewer documents weighs more: `1 / (1 + documents)`), so that every shard cuts
-/// the fragment one index would.
-pub(crate) fn snippet_generator(
+/// The weights of the query's words in `field` for its snippets, as tantivy's
+/// `SnippetGenerator::create` weighs them by one searcher's counts but by the
+/// collection's (a word in fewer documents weighs more: `1 / (1 + documents)`), so that
+/// every shard cuts the fragment one index would (src/search/snippet.rs).
+pub(crate) fn snippet_weights(
     stats: &Statistics<'_>,
     query: &dyn Query,
     field: Field,
-) -> tantivy::Result<SnippetGenerator> {
+) -> tantivy::Result<BTreeMap<String, Score>> {
     let mut terms: BTreeSet<Term> = BTreeSet::new();
     query.query_terms(&mut |t, _| {
         if t.field() == field {
@@ -157,8 +156,7 @@ pub(crate) fn snippet_generator(
             weights.insert(text.to_string(), 1.0 / (1.0 + df as Score));
         }
     }
-    let tokenizer = stats.searcher.index().tokenizer_for_field(field)?;
-    Ok(SnippetGenerator::new(weights, tokenizer, field, 150))
+    Ok(weights)
 }
 
 #[cfg(test)]

@@ -1,0 +1,314 @@
+//! The snippet's fragment and highlights, cut as tantivy's `SnippetGenerator` cuts them,
+//! without its token stream for text whose words are all ASCII.
+//!
+//! Why: under `scripts/bench-serve.sh` the generator was 31 % of the server's cycles
+//! (issue 22), most of it the analyzer's token stream (a `String` per token through the
+//! word cutter, lower-caser and folder) and, per token, a lower-cased copy looked up in a
+//! `BTreeMap`. For a part of a page in which every letter and digit is ASCII, the
+//! `warcdex` analyzer (`src/index/analysis.rs`) and tantivy's `default` one both give
+//! the maximal runs of ASCII letters and digits shorter than 40 bytes, lower-cased; the
+//! fragments are then found here, with the generator's rules (`search_fragments` and
+//! `select_best_fragment_combination` in tantivy's `src/snippet/mod.rs`), by a scan of
+//! the bytes. Any other part, or a field with another analyzer, goes to the generator.
+//! A test checks both ways against each other on generated text.
+
+use std::collections::BTreeMap;
+
+use tantivy::schema::{Field, FieldType, Schema};
+use tantivy::snippet::SnippetGenerator;
+use tantivy::Score;
+
+use crate::index::analysis::TEXT_ANALYZER;
+
+/// The longest token the analyzers keep is one byte under this (`RemoveLongFilter`).
+const LONG_TOKEN: usize = 40;
+
+/// A fragment of a text with the byte ranges of the query's words in it, relative to
+/// the fragment; no fragment when no word is in the text.
+pub(crate) type Fragment = (String, Vec<(usize, usize)>);
+
+/// Finds a text's best fragment for one query and one field.
+pub(crate) struct Highlighter {
+    /// The general rule, for any text.
+    generator: SnippetGenerator,
+    /// The generator's words and their weights, when the field's analyzer is one whose
+    /// ASCII words this module cuts itself; `None` otherwise.
+    plain: Option<Vec<(Vec<u8>, Score)>>,
+    max_chars: usize,
+}
+
+impl Highlighter {
+    /// A highlighter of `field` (of `schema`) for the words of `weights`, with fragments
+    /// of at most `max_chars` bytes, as `SnippetGenerator::new(weights, tokenizer, field,
+    /// _)` with `set_max_num_chars(max_chars)` gives them.
+    pub(crate) fn new(
+        weights: BTreeMap<String, Score>,
+        tokenizer: tantivy::tokenizer::TextAnalyzer,
+        schema: &Schema,
+        field: Field,
+        max_chars: usize,
+    ) -> Self {
+        let plain = plain_analyzer(schema, field).then(|| {
+            (weights.iter())
+                .map(|(w, &s)| (w.as_bytes().to_vec(), s))
+                .collect()
+        });
+        let mut generator = SnippetGenerator::new(weights, tokenizer, field, max_chars);
+        generator.set_max_num_chars(max_chars);
+        Highlighter {
+            generator,
+            plain,
+            max_chars,
+        }
+    }
+
+    /// The best fragment of `text`, as the generator picks it.
+    pub(crate) fn fragment(&self, text: &str) -> Option<Fragment> {
+        if let Some(words) = &self.plain {
+            if let Some(found) = ascii_fragment(text, words, self.max_chars) {
+                return found;
+            }
+        }
+        let sn = self.generator.snippet(text);
+        (!sn.highlighted().is_empty()).then(|| {
+            (
+                sn.fragment().to_string(),
+                sn.highlighted().iter().map(|r| (r.start, r.end)).collect(),
+            )
+        })
+    }
+}
+
+/// Whether `field` is analyzed by `warcdex` or tantivy's `default` analyzer, which cut
+/// text without non-ASCII letters or digits the same way.
+fn plain_analyzer(schema: &Schema, field: Field) -> bool {
+    match schema.get_field_entry(field).field_type() {
+        FieldType::Str(opts) => opts
+            .get_indexing_options()
+            .is_some_and(|o| matches!(o.tokenizer(), TEXT_ANALYZER | "default")),
+        _ => false,
+    }
+}
+
+/// A fragment being built: where it starts and stops, its score and its words.
+struct Candidate {
+    start: usize,
+    stop: usize,
+    score: Score,
+    marks: Vec<(usize, usize)>,
+}
+
+impl Candidate {
+    fn at(start: usize) -> Self {
+        Candidate {
+            start,
+            stop: start,
+            score: 0.0,
+            marks: Vec::new(),
+        }
+    }
+}
+
+/// The fragment of `text` the generator would pick (`Some(None)`: none, no word is in
+/// it), or `None` when the text holds a letter, digit or CJK character that is not
+/// ASCII, which only the analyzer cuts right.
+fn ascii_fragment(
+    text: &str,
+    words: &[(Vec<u8>, Score)],
+    max_chars: usize,
+) -> Option<Option<Fragment>> {
+    let bytes = text.as_bytes();
+    let mut best: Option<Candidate> = None;
+    let mut cur = Candidate::at(0);
+    let mut lower = [0u8; LONG_TOKEN];
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if !b.is_ascii() {
+            let c = text[i..]
+                .chars()
+                .next()
+                .expect("i is on a character boundary");
+            if c.is_alphanumeric() || crate::index::analysis::is_cjk(c) {
+                return None;
+            }
+            i += c.len_utf8();
+            continue;
+        }
+        if !b.is_ascii_alphanumeric() {
+            i += 1;
+            continue;
+        }
+        let from = i;
+        while i < bytes.len() && bytes[i].is_ascii_alphanumeric() {
+            i += 1;
+        }
+        if i < bytes.len() && !bytes[i].is_ascii() {
+            // A word going on in a non-ASCII letter is one token with it.
+            let c = text[i..]
+                .chars()
+                .next()
+                .expect("i is on a character boundary");
+            if c.is_alphanumeric() || crate::index::analysis::is_cjk(c) {
+                return None;
+            }
+        }
+        let to = i;
+        if to - from >= LONG_TOKEN {
+            continue; // dropped by the analyzer: no token, no fragment boundary
+        }
+        if to - cur.start > max_chars {
+            let next = Candidate::at(from);
+            let done = std::mem::replace(&mut cur, next);
+            keep_better(&mut best, done);
+        }
+        cur.stop = to;
+        let token = &mut lower[..to - from];
+        token.copy_from_slice(&bytes[from..to]);
+        token.make_ascii_lowercase();
+        if let Some(&(_, score)) = words.iter().find(|(w, _)| w[..] == token[..]) {
+            cur.score += score;
+            cur.marks.push((from, to));
+        }
+    }
+    keep_better(&mut best, cur);
+    Some(best.map(|c| {
+        let marks = c
+            .marks
+            .iter()
+            .map(|&(a, b)| (a - c.start, b - c.start))
+            .collect();
+        (text[c.start..c.stop].to_string(), marks)
+    }))
+}
+
+/// Keeps `done` if it scores, and more than `best` (the earlier fragment wins a tie, as
+/// the generator's `max_by` with its offset order makes it).
+fn keep_better(best: &mut Option<Candidate>, done: Candidate) {
+    if done.score > 0.0 && best.as_ref().is_none_or(|b| done.score > b.score) {
+        *best = Some(done);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::analysis::{register, text_analyzer};
+    use tantivy::schema::{TextFieldIndexing, TextOptions};
+    use tantivy::Index;
+
+    fn highlighter(words: &[(&str, Score)], max: usize) -> Highlighter {
+        let mut b = Schema::builder();
+        let opts = TextOptions::default()
+            .set_indexing_options(TextFieldIndexing::default().set_tokenizer(TEXT_ANALYZER));
+        let field = b.add_text_field("content", opts);
+        let schema = b.build();
+        let index = Index::create_in_ram(schema.clone());
+        register(&index);
+        let weights = words.iter().map(|&(w, s)| (w.to_string(), s)).collect();
+        Highlighter::new(weights, text_analyzer(), &schema, field, max)
+    }
+
+    /// The generator's answer, for comparison.
+    fn general(h: &Highlighter, text: &str) -> Option<Fragment> {
+        let sn = h.generator.snippet(text);
+        (!sn.highlighted().is_empty()).then(|| {
+            (
+                sn.fragment().to_string(),
+                sn.highlighted().iter().map(|r| (r.start, r.end)).collect(),
+            )
+        })
+    }
+
+    #[test]
+    fn ascii_words_give_the_generators_fragment() {
+        let h = highlighter(&[("index", 0.5), ("vacuum", 0.25), ("a1", 0.125)], 60);
+        let texts = [
+            "An INDEX on a table; VACUUM it — then Index again.",
+            "nothing here at all",
+            "index",
+            "Vacuum’s “index” © 2024 a1 A1b a1",
+            "x index y vacuum z index vacuum index index and more words to pass sixty bytes index",
+            "averyveryveryveryverylongwordthatisoverfortybytesindeed index vacuum",
+            "",
+        ];
+        for t in texts {
+            assert_eq!(
+                ascii_fragment(t, h.plain.as_ref().unwrap(), 60),
+                Some(general(&h, t)),
+                "{t:?}"
+            );
+            assert_eq!(h.fragment(t), general(&h, t), "{t:?}");
+        }
+    }
+
+    #[test]
+    fn non_ascii_letters_go_to_the_generator() {
+        let h = highlighter(&[("cinema", 1.0)], 200);
+        let words = h.plain.as_ref().unwrap();
+        for t in ["Cinéma cinema", "cinemaé", "卫生 cinema", "cinema ゠"] {
+            assert_eq!(ascii_fragment(t, words, 200), None, "{t:?}");
+            assert_eq!(h.fragment(t), general(&h, t), "{t:?}");
+        }
+    }
+
+    #[test]
+    fn generated_text_gives_the_generators_fragment() {
+        // Words, case, punctuation (ASCII and not), long runs and the odd accented
+        // letter, from a fixed-seed generator, against tantivy's generator.
+        let words_at = [
+            "index",
+            "Index",
+            "INDEX",
+            "vacuum",
+            "table",
+            "a1",
+            "x",
+            "the",
+            "2024",
+            "ind",
+            "abcdefghijabcdefghijabcdefghijabcdefghij",
+            "é",
+        ];
+        let gaps = [" ", " ", ", ", ". ", "—", "’", "\u{a0}", "-", "_", "\n", ""];
+        let h = highlighter(
+            &[("index", 0.3), ("vacuum", 0.3), ("a1", 0.7), ("2024", 0.1)],
+            50,
+        );
+        let words = h.plain.as_ref().unwrap();
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let (mut fast, mut found, mut slow) = (0, 0, 0);
+        for _ in 0..3000 {
+            // One text in eight may hold an accented letter.
+            let kinds = if next(8) == 0 {
+                words_at.len()
+            } else {
+                words_at.len() - 1
+            };
+            let mut t = String::new();
+            for _ in 0..next(40) {
+                t.push_str(words_at[next(kinds)]);
+                t.push_str(gaps[next(gaps.len())]);
+            }
+            match ascii_fragment(&t, words, 50) {
+                Some(f) => {
+                    fast += 1;
+                    found += usize::from(f.is_some());
+                    assert_eq!(f, general(&h, &t), "{t:?}");
+                }
+                None => slow += 1,
+            }
+            assert_eq!(h.fragment(&t), general(&h, &t), "{t:?}");
+        }
+        assert!(
+            found > 1000 && fast - found > 100 && slow > 100,
+            "every way tried: {fast} fast ({found} with a fragment), {slow} slow"
+        );
+    }
+}
