@@ -5,6 +5,7 @@
 use std::borrow::Cow;
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::ops::Range;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -19,6 +20,7 @@ use super::query_words::QueryWords;
 use super::set::{DateTable, OpenSet};
 use super::snippet::Highlighter;
 use super::stats::{snippet_weights, Statistics, TermStats};
+use super::stored::stored_str;
 
 /// A snippet: a fragment of the page's text and the byte ranges of the query's words in
 /// it.
@@ -562,31 +564,56 @@ const SNIPPET_FALLBACK: usize = 4 << 10;
 const SNIPPET_CHARS: usize = 200;
 
 fn cut(s: &str, max: usize) -> &str {
-    if s.len() <= max {
-        return s;
+    &s[..cut_len(s.as_bytes(), max)]
+}
+
+/// The length of the longest start of UTF-8 `text` of at most `max` bytes that ends on a
+/// character boundary (`str::is_char_boundary`, on bytes whose UTF-8 is not yet checked).
+fn cut_len(text: &[u8], max: usize) -> usize {
+    if text.len() <= max {
+        return text.len();
     }
     let mut end = max;
-    while !s.is_char_boundary(end) {
+    while !is_char_boundary(text, end) {
         end -= 1;
     }
-    &s[..end]
+    end
+}
+
+/// `str::is_char_boundary` for bytes (the same answer when they are UTF-8).
+fn is_char_boundary(text: &[u8], i: usize) -> bool {
+    // Not a continuation byte (0b10xx_xxxx).
+    i == 0 || i >= text.len() || (text[i] as i8) >= -0x40
 }
 
 /// The part of `text` around the first occurrence of a query word (as indexed, lower
-/// case, or with a capital, or all capitals), starting at a word boundary.
-fn window<'t>(text: &'t str, words: &QueryWords) -> Option<&'t str> {
-    let p = words.first_in(text)?;
+/// case, or with a capital, or all capitals), starting at a word boundary. Only the
+/// bytes before the word that decide the start are checked as UTF-8 here.
+fn window(text: &[u8], words: &QueryWords) -> tantivy::Result<Option<Range<usize>>> {
+    let Some(p) = words.first_in(text) else {
+        return Ok(None);
+    };
     let mut start = p.saturating_sub(SNIPPET_CHARS / 2);
-    while !text.is_char_boundary(start) {
+    while !is_char_boundary(text, start) {
         start -= 1;
     }
     if start > 0 {
         // Begin after a space, not inside a word.
-        start = text[start..p]
+        start = stored_str(&text[start..p])?
             .find(char::is_whitespace)
             .map_or(p, |i| start + i + 1);
     }
-    Some(cut(&text[start..], SNIPPET_WINDOW + (p - start)))
+    let len = cut_len(&text[start..], SNIPPET_WINDOW + (p - start));
+    Ok(Some(start..start + len))
+}
+
+/// Bytes of a text enough for [`lead`] to give what it gives for the whole text: its
+/// first `SNIPPET_CHARS` bytes and the character after them.
+const LEAD_BYTES: usize = SNIPPET_CHARS + 8;
+
+/// [`lead`] of UTF-8 `text`, reading only its start.
+fn lead_of(text: &[u8]) -> tantivy::Result<Snippet> {
+    Ok(lead(stored_str(&text[..cut_len(text, LEAD_BYTES)])?))
 }
 
 /// The first words of a text, when no query word is in it (a title or date match).
@@ -652,7 +679,7 @@ impl<'q> Snippets<'q> {
         &mut self,
         sets: &[OpenSet],
         set: usize,
-        main: &'t str,
+        main: &'t [u8],
         text: impl FnOnce() -> tantivy::Result<Cow<'t, str>>,
     ) -> tantivy::Result<Snippet> {
         if !main.is_empty() {
@@ -661,17 +688,21 @@ impl<'q> Snippets<'q> {
             }
             if self.query.is_none() {
                 // No word to mark in the text either (a search by filters only).
-                return Ok(lead(main));
+                return lead_of(main);
             }
         }
         // The whole text is read (and its UTF-8 checked) only now.
         let text = text()?;
         if !text.is_empty() {
-            if let Some(sn) = self.highlighted(sets, set, &text)? {
+            if let Some(sn) = self.highlighted(sets, set, text.as_bytes())? {
                 return Ok(sn);
             }
         }
-        Ok(lead(if main.is_empty() { &text } else { main }))
+        if main.is_empty() {
+            Ok(lead(&text))
+        } else {
+            lead_of(main)
+        }
     }
 
     /// A snippet of `text` with at least one of the query's words marked, if it has one.
@@ -679,7 +710,7 @@ impl<'q> Snippets<'q> {
         &mut self,
         sets: &[OpenSet],
         set: usize,
-        text: &str,
+        text: &[u8],
     ) -> tantivy::Result<Option<Snippet>> {
         let Some(q) = self.query else {
             return Ok(None);
@@ -698,13 +729,14 @@ impl<'q> Snippets<'q> {
             self.generators[set] = Some(h);
         }
         let g = self.generators[set].as_ref().expect("just made");
-        let head = cut(text, SNIPPET_FALLBACK);
-        let win = window(text, &self.words);
+        let head = cut_len(text, SNIPPET_FALLBACK);
+        let win = window(text, &self.words)?;
         // The head is worth a second try (a word in mixed case, say "PostgreSQL") unless
         // the window already covered it.
-        let covered = win.is_some_and(|w| w.as_ptr() == text.as_ptr() && w.len() >= head.len());
-        let tries = win.into_iter().chain((!covered).then_some(head));
-        for part in tries {
+        let covered = win.as_ref().is_some_and(|w| w.start == 0 && w.end >= head);
+        let tries = win.into_iter().chain((!covered).then_some(0..head));
+        for range in tries {
+            let part = stored_str(&text[range])?;
             if !self.words.may_be_in(part, &mut self.lower) {
                 continue;
             }
@@ -881,4 +913,48 @@ pub(crate) fn build_hit(
         site: site_name,
         url,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_lead_of_a_texts_start_is_the_lead_of_the_text() {
+        // Lengths around the bytes read, with characters of 1 to 4 bytes and spaces.
+        let chars = ["a", " ", "é", "€", "𝄞", "\u{a0}"];
+        for len in 0..260 {
+            for (k, first) in chars.iter().enumerate() {
+                let mut t = String::from(*first);
+                let mut i = k;
+                while t.len() < len {
+                    i = (i * 7 + 3) % chars.len();
+                    t.push_str(chars[i]);
+                }
+                assert_eq!(lead_of(t.as_bytes()).unwrap(), lead(&t), "{t:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_window_checks_the_bytes_it_reads() {
+        let words = QueryWords::new(vec!["index".to_string()]);
+        let text = format!("{} word index {}", "x ".repeat(100), "y".repeat(2000));
+        let p = text.find("index").unwrap();
+        let r = window(text.as_bytes(), &words).unwrap().unwrap();
+        // From after a space at most 100 bytes before the word, to 1 KiB past it.
+        assert!(r.start + 100 >= p && r.start < p && text[..r.start].ends_with(' '));
+        assert_eq!(r.end, p + SNIPPET_WINDOW);
+        let mut bad = text.clone().into_bytes();
+        bad[p - 3] = 0xff;
+        assert!(window(&bad, &words).is_err(), "not UTF-8 before the word");
+        bad[p - 3] = b'r';
+        bad[p + 1500] = 0xff;
+        assert_eq!(
+            window(&bad, &words).unwrap(),
+            Some(r),
+            "the bytes after are not read"
+        );
+        assert_eq!(window(b"no such word", &words).unwrap(), None);
+    }
 }

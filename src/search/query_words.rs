@@ -44,7 +44,7 @@ impl QueryWords {
 
     /// Byte offset of the first place in `text` where a word appears as written, with a
     /// capital, or in capitals.
-    pub(crate) fn first_in(&self, text: &str) -> Option<usize> {
+    pub(crate) fn first_in(&self, text: &[u8]) -> Option<usize> {
         self.forms.as_ref()?.find(text).map(|m| m.start())
     }
 
@@ -71,11 +71,11 @@ mod tests {
     #[test]
     fn the_leftmost_of_every_form() {
         let q = words(&["index", "postgresql"]);
-        assert_eq!(q.first_in("An INDEX on PostgreSQL"), Some(3));
-        assert_eq!(q.first_in("Postgresql, then index"), Some(0));
+        assert_eq!(q.first_in(b"An INDEX on PostgreSQL"), Some(3));
+        assert_eq!(q.first_in(b"Postgresql, then index"), Some(0));
         // Mixed case is none of the three forms.
-        assert_eq!(q.first_in("PostgreSQL is here"), None);
-        assert_eq!(words(&[]).first_in("anything"), None);
+        assert_eq!(q.first_in(b"PostgreSQL is here"), None);
+        assert_eq!(words(&[]).first_in(b"anything"), None);
     }
 
     #[test]

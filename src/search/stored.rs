@@ -42,8 +42,11 @@ pub(crate) struct ShownFields<'a> {
     pub mime: Cow<'a, str>,
     pub collection: Cow<'a, str>,
     pub site: Cow<'a, str>,
-    /// The main content (empty in an index built before it existed).
-    pub main: Cow<'a, str>,
+    /// The main content (empty in an index built before it existed), its UTF-8 not
+    /// checked here: the snippet reads a few KiB of it and checks those
+    /// ([`stored_str`]), where checking the whole of it was 6 % of a loaded server's
+    /// cycles (issue 22).
+    pub main: Cow<'a, [u8]>,
     /// Every `content` value, in order, its UTF-8 not yet checked: most hits take
     /// their snippet from `main` and never read it (see [`ShownFields::text`]).
     pub content: Vec<Cow<'a, [u8]>>,
@@ -130,9 +133,18 @@ impl HitStore {
                     let Some(slot) = self.slots.get(id as usize).copied().flatten() else {
                         continue;
                     };
-                    if let Slot::Content = slot {
-                        shown.content.push(Cow::Borrowed(raw));
-                        continue;
+                    match slot {
+                        Slot::Content => {
+                            shown.content.push(Cow::Borrowed(raw));
+                            continue;
+                        }
+                        Slot::Main => {
+                            if !std::mem::replace(&mut seen[slot as usize], true) {
+                                shown.main = Cow::Borrowed(raw);
+                            }
+                            continue;
+                        }
+                        _ => {}
                     }
                     let text = Cow::Borrowed(std::str::from_utf8(raw).ok()?);
                     // Only a field's first value is shown (`get_first`).
@@ -167,8 +179,7 @@ impl<'a> ShownFields<'a> {
             Slot::Mime => &mut self.mime,
             Slot::Collection => &mut self.collection,
             Slot::Site => &mut self.site,
-            Slot::Main => &mut self.main,
-            Slot::Content => unreachable!("content has every value, not a first"),
+            Slot::Main | Slot::Content => unreachable!("kept as bytes, not checked here"),
         }
     }
 
@@ -179,16 +190,25 @@ impl<'a> ShownFields<'a> {
             [one] => Cow::Borrowed(one.as_ref()),
             values => Cow::Owned(values.join(&b' ')),
         };
-        let corrupt = |e: std::str::Utf8Error| {
-            tantivy::TantivyError::DataCorruption(DataCorruption::comment_only(format!(
-                "a stored page text is not UTF-8: {e}"
-            )))
-        };
         Ok(match bytes {
-            Cow::Borrowed(b) => Cow::Borrowed(std::str::from_utf8(b).map_err(corrupt)?),
-            Cow::Owned(v) => Cow::Owned(String::from_utf8(v).map_err(|e| corrupt(e.utf8_error()))?),
+            Cow::Borrowed(b) => Cow::Borrowed(stored_str(b)?),
+            Cow::Owned(v) => {
+                Cow::Owned(String::from_utf8(v).map_err(|e| not_utf8(e.utf8_error()))?)
+            }
         })
     }
+}
+
+/// Stored page text (or a part of it) as a `str`; an error when it is not UTF-8 (a
+/// damaged store), as `Searcher::doc` would give.
+pub(crate) fn stored_str(b: &[u8]) -> tantivy::Result<&str> {
+    std::str::from_utf8(b).map_err(not_utf8)
+}
+
+fn not_utf8(e: std::str::Utf8Error) -> tantivy::TantivyError {
+    tantivy::TantivyError::DataCorruption(DataCorruption::comment_only(format!(
+        "a stored page text is not UTF-8: {e}"
+    )))
 }
 
 impl ShownFields<'static> {
@@ -209,7 +229,9 @@ impl ShownFields<'static> {
             mime: first(fields.mime),
             collection: first(fields.collection),
             site: first(fields.site),
-            main: fields.main.map(first).unwrap_or_default(),
+            main: (fields.main.map(first))
+                .map(|m| Cow::Owned(m.into_owned().into_bytes()))
+                .unwrap_or_default(),
             content: (doc.get_all(fields.content))
                 .filter_map(|v| v.as_str())
                 .map(|s| Cow::Owned(s.as_bytes().to_vec()))
