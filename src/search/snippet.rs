@@ -33,7 +33,7 @@ pub(crate) struct Highlighter {
     generator: SnippetGenerator,
     /// The generator's words and their weights, when the field's analyzer is one whose
     /// ASCII words this module cuts itself; `None` otherwise.
-    plain: Option<Vec<(Vec<u8>, Score)>>,
+    plain: Option<PlainWords>,
     max_chars: usize,
 }
 
@@ -48,11 +48,7 @@ impl Highlighter {
         field: Field,
         max_chars: usize,
     ) -> Self {
-        let plain = plain_analyzer(schema, field).then(|| {
-            (weights.iter())
-                .map(|(w, &s)| (w.as_bytes().to_vec(), s))
-                .collect()
-        });
+        let plain = plain_analyzer(schema, field).then(|| PlainWords::new(&weights));
         let mut generator = SnippetGenerator::new(weights, tokenizer, field, max_chars);
         generator.set_max_num_chars(max_chars);
         Highlighter {
@@ -90,6 +86,42 @@ fn plain_analyzer(schema: &Schema, field: Field) -> bool {
     }
 }
 
+/// The words an ASCII token can be, with their weights: the generator's words made of
+/// lower-case ASCII letters and digits only, shorter than the longest token kept (no
+/// other word equals a lower-cased ASCII token).
+struct PlainWords {
+    words: Vec<(Vec<u8>, Score)>,
+    /// Bit `n` set when a word is `n` bytes long.
+    lengths: u64,
+}
+
+impl PlainWords {
+    fn new(weights: &BTreeMap<String, Score>) -> Self {
+        let tokens_can_be = |w: &str| {
+            (1..LONG_TOKEN).contains(&w.len())
+                && w.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        };
+        let words: Vec<(Vec<u8>, Score)> = (weights.iter())
+            .filter(|(w, _)| tokens_can_be(w))
+            .map(|(w, &s)| (w.as_bytes().to_vec(), s))
+            .collect();
+        let lengths = words.iter().fold(0u64, |m, (w, _)| m | 1 << w.len());
+        PlainWords { words, lengths }
+    }
+
+    /// The weight of the word that ASCII `token` (shorter than `LONG_TOKEN`) is once
+    /// lower-cased, if any.
+    fn score(&self, token: &[u8]) -> Option<Score> {
+        if self.lengths & (1 << token.len()) == 0 {
+            return None;
+        }
+        (self.words.iter())
+            .find(|(w, _)| w.eq_ignore_ascii_case(token))
+            .map(|&(_, s)| s)
+    }
+}
+
 /// A fragment being built: where it starts and stops, its score and its words.
 struct Candidate {
     start: usize,
@@ -112,15 +144,10 @@ impl Candidate {
 /// The fragment of `text` the generator would pick (`Some(None)`: none, no word is in
 /// it), or `None` when the text holds a letter, digit or CJK character that is not
 /// ASCII, which only the analyzer cuts right.
-fn ascii_fragment(
-    text: &str,
-    words: &[(Vec<u8>, Score)],
-    max_chars: usize,
-) -> Option<Option<Fragment>> {
+fn ascii_fragment(text: &str, words: &PlainWords, max_chars: usize) -> Option<Option<Fragment>> {
     let bytes = text.as_bytes();
     let mut best: Option<Candidate> = None;
     let mut cur = Candidate::at(0);
-    let mut lower = [0u8; LONG_TOKEN];
     let mut i = 0;
     while i < bytes.len() {
         let b = bytes[i];
@@ -143,16 +170,8 @@ fn ascii_fragment(
         while i < bytes.len() && bytes[i].is_ascii_alphanumeric() {
             i += 1;
         }
-        if i < bytes.len() && !bytes[i].is_ascii() {
-            // A word going on in a non-ASCII letter is one token with it.
-            let c = text[i..]
-                .chars()
-                .next()
-                .expect("i is on a character boundary");
-            if c.is_alphanumeric() || crate::index::analysis::is_cjk(c) {
-                return None;
-            }
-        }
+        // A non-ASCII letter right after would be part of the token: the next turn of
+        // the loop gives the text up then.
         let to = i;
         if to - from >= LONG_TOKEN {
             continue; // dropped by the analyzer: no token, no fragment boundary
@@ -163,10 +182,7 @@ fn ascii_fragment(
             keep_better(&mut best, done);
         }
         cur.stop = to;
-        let token = &mut lower[..to - from];
-        token.copy_from_slice(&bytes[from..to]);
-        token.make_ascii_lowercase();
-        if let Some(&(_, score)) = words.iter().find(|(w, _)| w[..] == token[..]) {
+        if let Some(score) = words.score(&bytes[from..to]) {
             cur.score += score;
             cur.marks.push((from, to));
         }
@@ -222,7 +238,18 @@ mod tests {
 
     #[test]
     fn ascii_words_give_the_generators_fragment() {
-        let h = highlighter(&[("index", 0.5), ("vacuum", 0.25), ("a1", 0.125)], 60);
+        // Words no ASCII token can be once lower-cased ("Vacuum", "a-b", "é") too.
+        let h = highlighter(
+            &[
+                ("index", 0.5),
+                ("vacuum", 0.25),
+                ("a1", 0.125),
+                ("Vacuum", 0.9),
+                ("a-b", 0.9),
+                ("é", 0.9),
+            ],
+            60,
+        );
         let texts = [
             "An INDEX on a table; VACUUM it — then Index again.",
             "nothing here at all",
@@ -231,6 +258,7 @@ mod tests {
             "x index y vacuum z index vacuum index index and more words to pass sixty bytes index",
             "averyveryveryveryverylongwordthatisoverfortybytesindeed index vacuum",
             "",
+            "a-b Vacuum VACUUM",
         ];
         for t in texts {
             assert_eq!(
