@@ -84,9 +84,14 @@ pub struct ServeArgs {
     /// Hits per site when a request does not say (`hitsPerSite=0`: all).
     #[arg(long = "hits-per-site", default_value_t = DEFAULT_HITS_PER_SITE)]
     pub hits_per_site: usize,
-    /// Searches run at once (default: twice the cores); more requests wait their turn.
+    /// Searches run at once (default: the cores); more requests wait their turn. More
+    /// helps when the index is read from a slow disk rather than the page cache.
     #[arg(long = "search-threads")]
     pub search_threads: Option<usize>,
+    /// Threads that read requests and write responses (default: half the cores, at
+    /// least one).
+    #[arg(long = "io-threads")]
+    pub io_threads: Option<usize>,
     /// Seconds a client has to send a request head (also how long a kept-alive
     /// connection may wait for its next request).
     #[arg(long = "header-timeout", default_value_t = 10.0)]
@@ -192,6 +197,9 @@ pub fn serve_cmd(a: ServeArgs) -> anyhow::Result<i32> {
     };
     if let Some(n) = a.search_threads {
         opts.search_threads = n.max(1);
+    }
+    if let Some(n) = a.io_threads {
+        opts.io_threads = n.max(1);
     }
     opts.limits = ConnLimits {
         header_timeout: seconds("header-timeout", a.header_timeout)?,

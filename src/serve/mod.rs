@@ -46,6 +46,9 @@ pub struct ServeOptions {
     pub hits_per_site: usize,
     /// Searches running at once (the blocking pool's size).
     pub search_threads: usize,
+    /// Threads that accept connections, read requests and write responses (the
+    /// runtime's workers).
+    pub io_threads: usize,
     /// Header timeout, idle timeout and connection cap.
     pub limits: ConnLimits,
     /// How often (at most) a request checks whether a set's `pindex.json` changed and
@@ -58,7 +61,12 @@ impl Default for ServeOptions {
         ServeOptions {
             replay_prefix: None,
             hits_per_site: DEFAULT_HITS_PER_SITE,
-            search_threads: std::thread::available_parallelism().map_or(2, |n| n.get()) * 2,
+            // As many searches as cores, and half as many threads for the connections:
+            // with twice the cores of each, the searches shared the cores with each other
+            // and made the slow ones slower still (issue 22: the bench at 32 connections,
+            // p99 26.3-27.8 -> 23.2 ms; ARCHITECTURE.md, "serve").
+            search_threads: cores(),
+            io_threads: (cores() / 2).max(1),
             limits: ConnLimits::default(),
             reload_interval: Some(Duration::from_secs(5)),
         }
@@ -227,6 +235,11 @@ fn routes(backend: Backend, opts: ServeOptions, shard_routes: bool) -> Router {
     r.with_state(state)
 }
 
+/// The cores this process may use (2 when that cannot be told).
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get())
+}
+
 /// Serves `app` on `listener` until the process ends, with `opts`' search threads and
 /// connection limits. Builds its own runtime (with timers: the timeouts and the retry
 /// after a failed accept need them), so the caller stays synchronous.
@@ -235,6 +248,7 @@ pub fn serve(listener: TcpListener, app: Router, opts: &ServeOptions) -> io::Res
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_io()
         .enable_time()
+        .worker_threads(opts.io_threads.max(1))
         .max_blocking_threads(opts.search_threads.max(1))
         .build()?;
     let limits = opts.limits;
