@@ -10,8 +10,31 @@ pub fn is_xml_char(c: char) -> bool {
 
 /// Appends `s` to `out`, escaped for XML or HTML text and attribute values (both
 /// quotes escaped), with characters illegal in XML dropped.
+///
+/// Runs of bytes that need nothing are copied whole: character by character this was 3 %
+/// of a loaded server's cycles (issue 22). A byte stops a run when it is markup, a control
+/// character, or 0xEF, the first byte of U+FFFE and U+FFFF (every other character of two
+/// or more bytes is legal: `str` holds no surrogates).
 pub fn push_escaped(out: &mut String, s: &str) {
-    for c in s.chars() {
+    let b = s.as_bytes();
+    let mut run = 0;
+    let mut i = 0;
+    while i < b.len() {
+        let x = b[i];
+        let plain = match x {
+            b'&' | b'<' | b'>' | b'"' | b'\'' | 0xEF => false,
+            b'\t' | b'\n' | b'\r' => true,
+            _ => x >= 0x20,
+        };
+        if plain {
+            i += 1;
+            continue;
+        }
+        out.push_str(&s[run..i]);
+        let c = s[i..]
+            .chars()
+            .next()
+            .expect("a run stops on a character's first byte");
         match c {
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
@@ -21,7 +44,10 @@ pub fn push_escaped(out: &mut String, s: &str) {
             c if is_xml_char(c) => out.push(c),
             _ => {}
         }
+        i += c.len_utf8();
+        run = i;
     }
+    out.push_str(&s[run..]);
 }
 
 /// `s` escaped for XML or HTML (see [`push_escaped`]).
@@ -57,6 +83,42 @@ pub fn url_encode(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The rule character by character, as `push_escaped` was first written.
+    fn escaped_by_chars(s: &str) -> String {
+        let mut out = String::new();
+        for c in s.chars() {
+            match c {
+                '&' => out.push_str("&amp;"),
+                '<' => out.push_str("&lt;"),
+                '>' => out.push_str("&gt;"),
+                '"' => out.push_str("&quot;"),
+                '\'' => out.push_str("&#39;"),
+                c if is_xml_char(c) => out.push(c),
+                _ => {}
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn runs_escape_as_characters_do() {
+        let pieces = [
+            "a", "<", ">", "&", "\"", "'", "\u{0}", "\u{1b}", "\t", "\n", "\r", "\u{7f}", "é",
+            "\u{fffe}", "\u{ffff}", "\u{fffd}", "\u{feff}", "\u{e000}", "𝄞", "ﬁ", " ",
+        ];
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..2000 {
+            let mut t = String::new();
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            for k in 0..(seed % 24) {
+                t.push_str(pieces[((seed >> (k % 40)) as usize + k as usize) % pieces.len()]);
+            }
+            assert_eq!(escape(&t), escaped_by_chars(&t), "{t:?}");
+        }
+    }
 
     #[test]
     fn escapes_and_strips() {
