@@ -9,20 +9,30 @@
 //! tokenized (the `warcdex` analyzer, `src/index/analysis.rs`, turns ASCII text into
 //! ASCII-lowercased substrings of it).
 
-use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+use memchr::memmem::Finder;
+
+/// Bytes searched at a time by every form before the next stretch: a word found early
+/// ends the search without the other forms reading the whole text.
+const STRETCH: usize = 8 << 10;
 
 /// The words of a query (its terms' text, as indexed: lower case), with the forms the
 /// window search looks for.
 pub(crate) struct QueryWords {
     /// Each word, its form with a capital (first byte upper-cased, when it is ASCII), and
-    /// its upper-case form, for the leftmost of any of them; `None` without words.
-    forms: Option<AhoCorasick>,
+    /// its upper-case form (each distinct form once).
+    forms: Vec<Finder<'static>>,
+    /// The longest form's length.
+    longest: usize,
     /// The words themselves.
     words: Vec<String>,
 }
 
 impl QueryWords {
     /// The finder of `words` (non-empty, distinct).
+    ///
+    /// A substring finder per form, not one Aho-Corasick automaton for all: building the
+    /// automaton for every search was 3-5 % of a loaded server's cycles (issue 22), more
+    /// than the few KiB it searched.
     pub(crate) fn new(words: Vec<String>) -> Self {
         let mut forms: Vec<String> = Vec::with_capacity(3 * words.len());
         for w in &words {
@@ -31,25 +41,37 @@ impl QueryWords {
                 c.make_ascii_uppercase();
             }
             let upper = w.to_uppercase();
-            forms.extend([w.clone(), capital, upper]);
+            for f in [w.clone(), capital, upper] {
+                if !f.is_empty() && !forms.contains(&f) {
+                    forms.push(f);
+                }
+            }
         }
-        let forms = (!forms.is_empty()).then(|| {
-            // The NFA, not the DFA the builder would pick for so few words: the DFA's
-            // construction was 5 % of a loaded server's cycles (one per search, issue 22),
-            // more than it saved on the few KiB searched.
-            AhoCorasick::builder()
-                .kind(Some(AhoCorasickKind::NoncontiguousNFA))
-                .match_kind(MatchKind::LeftmostFirst)
-                .build(&forms)
-                .expect("a few short words make a small automaton")
-        });
-        QueryWords { forms, words }
+        let longest = forms.iter().map(String::len).max().unwrap_or(0);
+        QueryWords {
+            forms: (forms.iter())
+                .map(|f| Finder::new(f.as_bytes()).into_owned())
+                .collect(),
+            longest,
+            words,
+        }
     }
 
     /// Byte offset of the first place in `text` where a word appears as written, with a
     /// capital, or in capitals.
     pub(crate) fn first_in(&self, text: &[u8]) -> Option<usize> {
-        self.forms.as_ref()?.find(text).map(|m| m.start())
+        let mut from = 0;
+        while from < text.len() && !self.forms.is_empty() {
+            // Every form starting in `from..from + STRETCH` ends before `end`.
+            let end = text.len().min(from + STRETCH + self.longest);
+            let stretch = &text[from..end];
+            let first = (self.forms.iter()).filter_map(|f| f.find(stretch)).min();
+            if let Some(at) = first {
+                return Some(from + at);
+            }
+            from += STRETCH;
+        }
+        None
     }
 
     /// False when `part` cannot hold a word as the analyzer tokenizes it: it is ASCII and
@@ -70,6 +92,29 @@ mod tests {
 
     fn words(w: &[&str]) -> QueryWords {
         QueryWords::new(w.iter().map(|s| s.to_string()).collect())
+    }
+
+    #[test]
+    fn a_word_across_stretches_is_found_where_it_starts() {
+        let q = words(&["index", "postgresql"]);
+        for at in [
+            0,
+            1,
+            STRETCH - 7,
+            STRETCH - 3,
+            STRETCH,
+            STRETCH + 1,
+            3 * STRETCH - 2,
+        ] {
+            let mut text = "x".repeat(at);
+            text.push_str("POSTGRESQL then index");
+            text.push_str(&"y".repeat(STRETCH));
+            assert_eq!(q.first_in(text.as_bytes()), Some(at), "at {at}");
+            // A later form in the list found first when it comes first.
+            let later = format!("{}Index then postgresql", "x".repeat(at));
+            assert_eq!(q.first_in(later.as_bytes()), Some(at), "at {at}");
+        }
+        assert_eq!(q.first_in("z".repeat(3 * STRETCH).as_bytes()), None);
     }
 
     #[test]
