@@ -74,15 +74,26 @@ impl QueryWords {
         None
     }
 
-    /// False when `part` cannot hold a word as the analyzer tokenizes it: it is ASCII and
-    /// no word is in it in any case. True otherwise (it may).
+    /// False when `part` cannot hold a word as the analyzer tokenizes it: no word is in
+    /// it in any case, and every letter and digit in it is ASCII (so its tokens are runs
+    /// of ASCII letters and digits, lower-cased, as `src/search/snippet.rs` says). True
+    /// otherwise (it may).
     pub(crate) fn may_be_in(&self, part: &str, lower: &mut Vec<u8>) -> bool {
-        if !part.is_ascii() {
-            return true;
-        }
         lower.clear();
         lower.extend(part.bytes().map(|b| b.to_ascii_lowercase()));
-        (self.words.iter()).any(|w| memchr::memmem::find(lower, w.as_bytes()).is_some())
+        if (self.words.iter()).any(|w| memchr::memmem::find(lower, w.as_bytes()).is_some()) {
+            return true;
+        }
+        // A letter that is not ASCII may be lower-cased or folded into a word.
+        let mut rest = part;
+        while let Some(i) = rest.bytes().position(|b| !b.is_ascii()) {
+            let c = rest[i..].chars().next().expect("a character starts there");
+            if c.is_alphanumeric() || crate::index::analysis::is_cjk(c) {
+                return true;
+            }
+            rest = &rest[i + c.len_utf8()..];
+        }
+        false
     }
 }
 
@@ -133,8 +144,13 @@ mod tests {
         let mut buf = Vec::new();
         assert!(q.may_be_in("Using PostgreSQL today", &mut buf));
         assert!(!q.may_be_in("Using MySQL today", &mut buf));
-        // Not ASCII: folding could make the word, so it may be there.
+        // A letter that is not ASCII could be folded into the word, so it may be there;
+        // punctuation that is not ASCII cuts words as ASCII punctuation does.
         assert!(q.may_be_in("Café", &mut buf));
+        assert!(q.may_be_in("Pöstgresql", &mut buf));
+        assert!(q.may_be_in("卫生", &mut buf));
+        assert!(q.may_be_in("゠", &mut buf), "in a CJK block, cut as CJK");
+        assert!(!q.may_be_in("Using “MySQL” — today’s\u{a0}choice", &mut buf));
         assert!(!words(&[]).may_be_in("no words", &mut buf));
     }
 }

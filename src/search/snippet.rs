@@ -210,6 +210,7 @@ fn keep_better(best: &mut Option<Candidate>, done: Candidate) {
 mod tests {
     use super::*;
     use crate::index::analysis::{register, text_analyzer};
+    use crate::search::query_words::QueryWords;
     use tantivy::schema::{TextFieldIndexing, TextOptions};
     use tantivy::Index;
 
@@ -311,7 +312,9 @@ mod tests {
             seed ^= seed << 17;
             (seed % n as u64) as usize
         };
-        let (mut fast, mut found, mut slow) = (0, 0, 0);
+        let (mut fast, mut found, mut slow, mut ruled_out) = (0, 0, 0, 0);
+        let finder = QueryWords::new(["index", "vacuum", "a1", "2024"].map(String::from).to_vec());
+        let mut lower = Vec::new();
         for _ in 0..3000 {
             // One text in eight may hold an accented letter.
             let kinds = if next(8) == 0 {
@@ -333,10 +336,15 @@ mod tests {
                 None => slow += 1,
             }
             assert_eq!(h.fragment(&t), general(&h, &t), "{t:?}");
+            // What the window search rules out has no fragment.
+            if !finder.may_be_in(&t, &mut lower) {
+                ruled_out += 1;
+                assert_eq!(general(&h, &t), None, "{t:?}");
+            }
         }
         assert!(
-            found > 1000 && fast - found > 100 && slow > 100,
-            "every way tried: {fast} fast ({found} with a fragment), {slow} slow"
+            found > 1000 && fast - found > 100 && slow > 100 && ruled_out > 10,
+            "every way tried: {fast} fast ({found} with a fragment), {slow} slow, {ruled_out} ruled out"
         );
     }
 }
