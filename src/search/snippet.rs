@@ -122,6 +122,28 @@ impl PlainWords {
     }
 }
 
+/// What a byte is to the scan: an ASCII letter or digit, other ASCII, the first byte of
+/// a character outside ASCII; and the end of the text.
+const WORD: u8 = 0;
+const SEPARATOR: u8 = 1;
+const OTHER: u8 = 2;
+const END: u8 = 3;
+
+/// The class of every byte value, looked up once per byte.
+static CLASS: [u8; 256] = {
+    let mut t = [OTHER; 256];
+    let mut b = 0;
+    while b < 128 {
+        t[b] = if (b as u8).is_ascii_alphanumeric() {
+            WORD
+        } else {
+            SEPARATOR
+        };
+        b += 1;
+    }
+    t
+};
+
 /// A fragment being built: where it starts and stops, its score and its words.
 struct Candidate {
     start: usize,
@@ -148,10 +170,18 @@ fn ascii_fragment(text: &str, words: &PlainWords, max_chars: usize) -> Option<Op
     let bytes = text.as_bytes();
     let mut best: Option<Candidate> = None;
     let mut cur = Candidate::at(0);
+    let class = |i: usize| bytes.get(i).map_or(END, |&b| CLASS[b as usize]);
     let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        if !b.is_ascii() {
+    loop {
+        let mut k = class(i);
+        while k == SEPARATOR {
+            i += 1;
+            k = class(i);
+        }
+        if k == END {
+            break;
+        }
+        if k == OTHER {
             let c = text[i..]
                 .chars()
                 .next()
@@ -162,12 +192,9 @@ fn ascii_fragment(text: &str, words: &PlainWords, max_chars: usize) -> Option<Op
             i += c.len_utf8();
             continue;
         }
-        if !b.is_ascii_alphanumeric() {
-            i += 1;
-            continue;
-        }
         let from = i;
-        while i < bytes.len() && bytes[i].is_ascii_alphanumeric() {
+        i += 1;
+        while class(i) == WORD {
             i += 1;
         }
         // A non-ASCII letter right after would be part of the token: the next turn of
