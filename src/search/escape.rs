@@ -35,19 +35,24 @@ pub fn push_escaped(out: &mut String, s: &str) {
             .chars()
             .next()
             .expect("a run stops on a character's first byte");
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c if is_xml_char(c) => out.push(c),
-            _ => {}
-        }
+        push_escaped_char(out, c);
         i += c.len_utf8();
         run = i;
     }
     out.push_str(&s[run..]);
+}
+
+/// One character as [`push_escaped`] writes it.
+fn push_escaped_char(out: &mut String, c: char) {
+    match c {
+        '&' => out.push_str("&amp;"),
+        '<' => out.push_str("&lt;"),
+        '>' => out.push_str("&gt;"),
+        '"' => out.push_str("&quot;"),
+        '\'' => out.push_str("&#39;"),
+        c if is_xml_char(c) => out.push(c),
+        _ => {}
+    }
 }
 
 /// `s` escaped for XML or HTML (see [`push_escaped`]).
@@ -87,17 +92,7 @@ mod tests {
     /// The rule character by character, as `push_escaped` was first written.
     fn escaped_by_chars(s: &str) -> String {
         let mut out = String::new();
-        for c in s.chars() {
-            match c {
-                '&' => out.push_str("&amp;"),
-                '<' => out.push_str("&lt;"),
-                '>' => out.push_str("&gt;"),
-                '"' => out.push_str("&quot;"),
-                '\'' => out.push_str("&#39;"),
-                c if is_xml_char(c) => out.push(c),
-                _ => {}
-            }
-        }
+        s.chars().for_each(|c| push_escaped_char(&mut out, c));
         out
     }
 
