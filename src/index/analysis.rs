@@ -42,8 +42,9 @@ use super::stem_cache::CachedStemmer;
 /// The analyzer's name in an index's schema.
 pub const TEXT_ANALYZER: &str = "warcdex";
 
-/// The longest token kept, in bytes (tantivy's default analyzer's limit).
-const MAX_TOKEN_BYTES: usize = 40;
+/// Tokens this long or longer are dropped, in bytes (tantivy's default analyzer's limit;
+/// `RemoveLongFilter` keeps the shorter ones).
+pub(crate) const MAX_TOKEN_BYTES: usize = 40;
 
 /// Makes the `warcdex` analyzer known to `index` (to index with it and to parse queries
 /// of fields that use it).

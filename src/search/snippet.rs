@@ -20,8 +20,8 @@ use tantivy::Score;
 
 use crate::index::analysis::TEXT_ANALYZER;
 
-/// The longest token the analyzers keep is one byte under this (`RemoveLongFilter`).
-const LONG_TOKEN: usize = 40;
+/// Tokens this long or longer are dropped by both analyzers.
+const LONG_TOKEN: usize = crate::index::analysis::MAX_TOKEN_BYTES;
 
 /// A fragment of a text with the byte ranges of the query's words in it, relative to
 /// the fragment; no fragment when no word is in the text.
