@@ -137,6 +137,14 @@ pub fn is_cjk(c: char) -> bool {
         | 0xD7B0..=0xD7FF)
 }
 
+/// Whether the analyzer puts character `c` into a token (a letter or digit, or a
+/// character of a CJK block, which [`WordStream`] cuts into bigrams): text whose only
+/// such characters are ASCII is cut into runs of ASCII letters and digits, which
+/// `src/search/snippet.rs` and `src/search/query_words.rs` rely on.
+pub(crate) fn in_a_token(c: char) -> bool {
+    c.is_alphanumeric() || is_cjk(c)
+}
+
 /// Words of letters and digits; CJK runs as bigrams (see the module comment).
 #[derive(Clone, Default)]
 pub struct WordTokenizer {

@@ -3,11 +3,12 @@
 //!
 //! Why: under `scripts/bench-serve.sh` the snippets were a third of the server's cycles
 //! (issue 22): three byte searches of the whole page per word to place the window, and
-//! tantivy's snippet generator tokenizing 4 KiB heads that held none of the words. One
-//! Aho-Corasick pass places the window at the same byte, and a page part that is ASCII
-//! and holds no word in any case cannot give a highlighted snippet, so it is not
-//! tokenized (the `warcdex` analyzer, `src/index/analysis.rs`, turns ASCII text into
-//! ASCII-lowercased substrings of it).
+//! tantivy's snippet generator tokenizing 4 KiB heads that held none of the words. A
+//! substring finder per form of a word, a stretch of the page at a time, places the
+//! window at the same byte; and a page part that holds no word in any case and no letter
+//! outside ASCII cannot give a highlighted snippet (the analyzers cut such text into
+//! lower-cased runs of ASCII letters and digits, `src/index/analysis.rs`), so it is not
+//! scanned for one.
 
 use memchr::memmem::Finder;
 
@@ -88,7 +89,7 @@ impl QueryWords {
         let mut rest = part;
         while let Some(i) = rest.bytes().position(|b| !b.is_ascii()) {
             let c = rest[i..].chars().next().expect("a character starts there");
-            if c.is_alphanumeric() || crate::index::analysis::is_cjk(c) {
+            if crate::index::analysis::in_a_token(c) {
                 return true;
             }
             rest = &rest[i + c.len_utf8()..];

@@ -186,7 +186,7 @@ fn ascii_fragment(text: &str, words: &PlainWords, max_chars: usize) -> Option<Op
                 .chars()
                 .next()
                 .expect("i is on a character boundary");
-            if c.is_alphanumeric() || crate::index::analysis::is_cjk(c) {
+            if crate::index::analysis::in_a_token(c) {
                 return None;
             }
             i += c.len_utf8();
