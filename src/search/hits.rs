@@ -679,8 +679,8 @@ impl<'q> Snippets<'q> {
         &mut self,
         sets: &[OpenSet],
         set: usize,
-        main: &'t [u8],
-        text: impl FnOnce() -> tantivy::Result<Cow<'t, str>>,
+        main: &[u8],
+        text: impl FnOnce() -> Cow<'t, [u8]>,
     ) -> tantivy::Result<Snippet> {
         if !main.is_empty() {
             if let Some(sn) = self.highlighted(sets, set, main)? {
@@ -691,18 +691,15 @@ impl<'q> Snippets<'q> {
                 return lead_of(main);
             }
         }
-        // The whole text is read (and its UTF-8 checked) only now.
-        let text = text()?;
+        // The whole text is read only now; its parts, as the main content's, are checked
+        // as UTF-8 where they are read.
+        let text = text();
         if !text.is_empty() {
-            if let Some(sn) = self.highlighted(sets, set, text.as_bytes())? {
+            if let Some(sn) = self.highlighted(sets, set, &text)? {
                 return Ok(sn);
             }
         }
-        if main.is_empty() {
-            Ok(lead(&text))
-        } else {
-            lead_of(main)
-        }
+        lead_of(if main.is_empty() { &text } else { main })
     }
 
     /// A snippet of `text` with at least one of the query's words marked, if it has one.
@@ -768,11 +765,16 @@ pub(crate) fn replay_links(prefix: Option<&str>, dates: &[String], url: &str) ->
 /// The versions of a candidate's URL, in its set and in the sets whose versions were
 /// folded into it, earliest first, each labelled against the one before; empty for a URL
 /// of one version.
+///
+/// `known` is one version whose digest the caller has read from the store already: the
+/// others' are looked up in their set's digest column, a block of its dictionary
+/// decompressed for each (5 % of a loaded server's cycles, issue 22).
 fn url_history(
     sets: &[OpenSet],
     c: Candidate,
     folded: Option<&Folded>,
     shown: &[(usize, DocId)],
+    known: ((usize, DocId), &str),
 ) -> Vec<VersionChange> {
     let mut all: Vec<(usize, DocId)> = Vec::new();
     let starts = std::iter::once((c.0, c.1))
@@ -791,7 +793,13 @@ fn url_history(
     type Row = ((u64, Vec<u8>), (usize, DocId));
     let mut rows: Vec<Row> = all
         .into_iter()
-        .map(|v| ((first(v), sets[v.0].order_digest(v.1)), v))
+        .map(|v| {
+            let digest = match v == known.0 {
+                true => known.1.as_bytes().to_vec(),
+                false => sets[v.0].order_digest(v.1),
+            };
+            ((first(v), digest), v)
+        })
         .collect();
     rows.sort();
     rows.truncate(HISTORY_CAP as usize);
@@ -881,7 +889,7 @@ pub(crate) fn build_hit(
     all_dates.sort_unstable();
     all_dates.dedup();
     let dates: Vec<String> = all_dates.into_iter().map(date14).collect();
-    let history = url_history(sets, c, folded, &versions);
+    let history = url_history(sets, c, folded, &versions, ((set, doc), &stored.digest));
     let mut also_at: Vec<String> = Vec::new();
     for &(ms, md) in folded.map_or(&[][..], |f| &f.mirrors[..]) {
         if let Some(name) = site(sets, ms, md) {

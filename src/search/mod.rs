@@ -642,6 +642,10 @@ impl SearchIndex {
         let (text_queries, queries) = self.queries(&parsed)?;
         let stats = match given {
             Some(s) => s.clone(),
+            // One set scores with its own statistics, which is what `Statistics` falls
+            // back to for what the sums do not name: summing them first only looked
+            // every term up twice (2 % of a loaded server's cycles, issue 22).
+            None if self.live_count() == 1 => TermStats::default(),
             None => self.live_stats(&queries)?,
         };
         let mut total = 0;
