@@ -12,6 +12,7 @@
 //! tantivy `Searcher` for the life of the process; a set that fails to open or whose
 //! main and dates do not align is reported and left out, and the others are searched.
 
+mod ascii_words;
 pub mod escape;
 pub mod facets;
 pub mod hits;

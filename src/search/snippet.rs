@@ -8,16 +8,19 @@
 //! `warcdex` analyzer (`src/index/analysis.rs`) and tantivy's `default` one both give
 //! the maximal runs of ASCII letters and digits shorter than 40 bytes, lower-cased; the
 //! fragments are then found here, with the generator's rules (`search_fragments` and
-//! `select_best_fragment_combination` in tantivy's `src/snippet/mod.rs`), by a scan of
-//! the bytes. Any other part, or a field with another analyzer, goes to the generator.
+//! `select_best_fragment_combination` in tantivy's `src/snippet/mod.rs`), over the runs
+//! `src/search/ascii_words.rs` finds 64 bytes at a time. Any other part, or a field with
+//! another analyzer, goes to the generator.
 //! A test checks both ways against each other on generated text.
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 
 use tantivy::schema::{Field, FieldType, Schema};
 use tantivy::snippet::SnippetGenerator;
 use tantivy::Score;
 
+use super::ascii_words::{non_ascii_starts, AsciiWords};
 use crate::index::analysis::TEXT_ANALYZER;
 
 /// Tokens this long or longer are dropped by both analyzers.
@@ -122,28 +125,6 @@ impl PlainWords {
     }
 }
 
-/// What a byte is to the scan: an ASCII letter or digit, other ASCII, the first byte of
-/// a character outside ASCII; and the end of the text.
-const WORD: u8 = 0;
-const SEPARATOR: u8 = 1;
-const OTHER: u8 = 2;
-const END: u8 = 3;
-
-/// The class of every byte value, looked up once per byte.
-static CLASS: [u8; 256] = {
-    let mut t = [OTHER; 256];
-    let mut b = 0;
-    while b < 128 {
-        t[b] = if (b as u8).is_ascii_alphanumeric() {
-            WORD
-        } else {
-            SEPARATOR
-        };
-        b += 1;
-    }
-    t
-};
-
 /// A fragment being built: where it starts and stops, its score and its words.
 struct Candidate {
     start: usize,
@@ -168,38 +149,21 @@ impl Candidate {
 /// ASCII, which only the analyzer cuts right.
 fn ascii_fragment(text: &str, words: &PlainWords, max_chars: usize) -> Option<Option<Fragment>> {
     let bytes = text.as_bytes();
+    // Which characters outside ASCII the text has decides only whether this scan may
+    // answer; the others separate tokens, as ASCII punctuation does.
+    if !text.is_ascii() {
+        let c = |i: usize| text[i..].chars().next().expect("a character starts at i");
+        if non_ascii_starts(bytes).any(|i| crate::index::analysis::in_a_token(c(i))) {
+            return None;
+        }
+    }
     let mut best: Option<Candidate> = None;
     let mut cur = Candidate::at(0);
-    let class = |i: usize| bytes.get(i).map_or(END, |&b| CLASS[b as usize]);
-    let mut i = 0;
-    loop {
-        let mut k = class(i);
-        while k == SEPARATOR {
-            i += 1;
-            k = class(i);
-        }
-        if k == END {
-            break;
-        }
-        if k == OTHER {
-            let c = text[i..]
-                .chars()
-                .next()
-                .expect("i is on a character boundary");
-            if crate::index::analysis::in_a_token(c) {
-                return None;
-            }
-            i += c.len_utf8();
-            continue;
-        }
-        let from = i;
-        i += 1;
-        while class(i) == WORD {
-            i += 1;
-        }
-        // A non-ASCII letter right after would be part of the token: the next turn of
-        // the loop gives the text up then.
-        let to = i;
+    for Range {
+        start: from,
+        end: to,
+    } in AsciiWords::new(bytes)
+    {
         if to - from >= LONG_TOKEN {
             continue; // dropped by the analyzer: no token, no fragment boundary
         }
