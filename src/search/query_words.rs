@@ -4,7 +4,8 @@
 //! Why: under `scripts/bench-serve.sh` the snippets were a third of the server's cycles
 //! (issue 22): three byte searches of the whole page per word to place the window, and
 //! tantivy's snippet generator tokenizing 4 KiB heads that held none of the words. A
-//! substring finder per form of a word, a stretch of the page at a time, places the
+//! substring finder per form of a word, a stretch of the page at a time (a form found
+//! bounds where the next forms are looked for), places the
 //! window at the same byte; and a page part that holds no word in any case and no letter
 //! outside ASCII cannot give a highlighted snippet (the analyzers cut such text into
 //! lower-cased runs of ASCII letters and digits, `src/index/analysis.rs`), so it is not
@@ -66,7 +67,20 @@ impl QueryWords {
             // Every form starting in `from..from + STRETCH` ends before `end`.
             let end = text.len().min(from + STRETCH + self.longest);
             let stretch = &text[from..end];
-            let first = (self.forms.iter()).filter_map(|f| f.find(stretch)).min();
+            // Once a form is found at `at`, the next forms are looked for only where
+            // they would start before it: most pages hold the word as written early,
+            // and then the other forms read a few bytes, not the stretch.
+            let mut first: Option<usize> = None;
+            for f in &self.forms {
+                let len = f.needle().len();
+                let hay = match first {
+                    Some(at) => &stretch[..(at + len).saturating_sub(1).min(stretch.len())],
+                    None => stretch,
+                };
+                if let Some(at) = f.find(hay) {
+                    first = Some(at);
+                }
+            }
             if let Some(at) = first {
                 return Some(from + at);
             }
@@ -137,6 +151,70 @@ mod tests {
         // Mixed case is none of the three forms.
         assert_eq!(q.first_in(b"PostgreSQL is here"), None);
         assert_eq!(words(&[]).first_in(b"anything"), None);
+    }
+
+    #[test]
+    fn generated_texts_give_the_leftmost_form() {
+        let q = words(&["index", "postgresql", "x1"]);
+        let forms = [
+            "index",
+            "Index",
+            "INDEX",
+            "postgresql",
+            "Postgresql",
+            "POSTGRESQL",
+            "x1",
+            "X1",
+        ];
+        let pieces = [
+            "index",
+            "Index",
+            "INDEX",
+            "InDeX",
+            "postgres",
+            "Postgresql",
+            "POSTGRESQL",
+            "x1",
+            "X",
+            "1",
+            " ",
+            "inde",
+            "xindex",
+        ];
+        let mut seed = 0x853c_49e6_748f_ea9bu64;
+        let mut next = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        for _ in 0..2000 {
+            // Filler of every length up to past two stretches, so that forms fall on
+            // either side of a stretch's end.
+            let mut t = "y".repeat(next(2 * STRETCH + 50));
+            for _ in 0..next(12) {
+                t.push_str(pieces[next(pieces.len())]);
+                if next(3) == 0 {
+                    t.push_str(&"z".repeat(next(STRETCH + 10)));
+                }
+            }
+            let leftmost = (forms.iter())
+                .filter_map(|f| memchr::memmem::find(t.as_bytes(), f.as_bytes()))
+                .min();
+            assert_eq!(q.first_in(t.as_bytes()), leftmost, "{} bytes", t.len());
+        }
+        // Forms that overlap one another ("Aaa": "Aa" at 0, "aa" at 1).
+        let q = words(&["aa", "ab"]);
+        let forms = ["aa", "Aa", "AA", "ab", "Ab", "AB"];
+        for _ in 0..2000 {
+            let t: String = (0..next(40))
+                .map(|_| ['a', 'A', 'b', 'B', ' '][next(5)])
+                .collect();
+            let leftmost = (forms.iter())
+                .filter_map(|f| memchr::memmem::find(t.as_bytes(), f.as_bytes()))
+                .min();
+            assert_eq!(q.first_in(t.as_bytes()), leftmost, "{t:?}");
+        }
     }
 
     #[test]
