@@ -5,11 +5,10 @@
 //! (issue 22): three byte searches of the whole page per word to place the window, and
 //! tantivy's snippet generator tokenizing 4 KiB heads that held none of the words. A
 //! substring finder per form of a word, a stretch of the page at a time (a form found
-//! bounds where the next forms are looked for), places the
-//! window at the same byte; and a page part that holds no word in any case and no letter
-//! outside ASCII cannot give a highlighted snippet (the analyzers cut such text into
-//! lower-cased runs of ASCII letters and digits, `src/index/analysis.rs`), so it is not
-//! scanned for one.
+//! bounds where the next forms are looked for), places the window at the same byte; and
+//! a page part that holds no word in any case and no letter outside ASCII cannot give a
+//! highlighted snippet (the analyzers cut such text into lower-cased runs of ASCII
+//! letters and digits, `src/index/analysis.rs`), so it is not scanned for one.
 
 use memchr::memmem::Finder;
 
