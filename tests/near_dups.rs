@@ -248,6 +248,20 @@ fn daily_front_page_is_one_hit_with_every_date() {
     assert!(h.history[1..20]
         .iter()
         .all(|v| matches!(v.change, Change::Same | Change::Minor)));
+    // Asked without histories (as the OpenSearch feed asks), the same hits without them.
+    let plain = index
+        .search(&warcdex::search::SearchRequest {
+            query: "ferry terminal site:courier.example".into(),
+            hits: 50,
+            history: false,
+            ..Default::default()
+        })
+        .unwrap();
+    let mut want = r.hits.clone();
+    for h in &mut want {
+        h.history.clear();
+    }
+    assert_eq!(plain.hits, want);
 
     let shown = NearDisplay {
         show_versions: true,

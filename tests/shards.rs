@@ -81,6 +81,7 @@ fn request(q: &str, start: usize, per_site: usize) -> SearchRequest {
         hits_per_site: per_site,
         replay_prefix: Some("http://wayback.test/web".into()),
         near: Default::default(),
+        history: true,
     }
 }
 

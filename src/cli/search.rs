@@ -157,6 +157,7 @@ pub fn run(a: SearchArgs) -> anyhow::Result<i32> {
             show_versions: a.near_dups == NearDupsArg::Show,
             collapse_urls: a.collapse == CollapseArg::Near,
         },
+        history: true,
     };
     let results = match index.search(&req) {
         Ok(r) => r,

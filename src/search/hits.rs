@@ -845,6 +845,7 @@ pub(crate) fn build_hit(
     snippets: &mut Snippets<'_>,
     replay_prefix: Option<&str>,
     selection: &Selection,
+    with_history: bool,
 ) -> tantivy::Result<Hit> {
     let hidden_sites = &selection.hidden_sites;
     let (set, doc, score) = c;
@@ -889,7 +890,10 @@ pub(crate) fn build_hit(
     all_dates.sort_unstable();
     all_dates.dedup();
     let dates: Vec<String> = all_dates.into_iter().map(date14).collect();
-    let history = url_history(sets, c, folded, &versions, ((set, doc), &stored.digest));
+    let history = match with_history {
+        true => url_history(sets, c, folded, &versions, ((set, doc), &stored.digest)),
+        false => Vec::new(),
+    };
     let mut also_at: Vec<String> = Vec::new();
     for &(ms, md) in folded.map_or(&[][..], |f| &f.mirrors[..]) {
         if let Some(name) = site(sets, ms, md) {

@@ -226,6 +226,7 @@ mod tests {
             hits_per_site: per_site,
             replay_prefix: Some("http://replay/".into()),
             near: Default::default(),
+            history: true,
         }
     }
 

@@ -340,6 +340,7 @@ async fn run_search(
     state: &Arc<AppState>,
     p: &Params,
     query: String,
+    history: bool,
 ) -> Result<SearchResults, (StatusCode, String)> {
     let req = SearchRequest {
         query,
@@ -348,6 +349,7 @@ async fn run_search(
         hits_per_site: p.hits_per_site,
         replay_prefix: state.opts.replay_prefix.clone(),
         near: p.near,
+        history,
     };
     let local = match &state.backend {
         Backend::Local(l) => l,
@@ -450,7 +452,7 @@ async fn search_page(
             page::render(&req, None, None, &state.current_footer().await),
         );
     };
-    let r = run_search(&state, &p, q).await;
+    let r = run_search(&state, &p, q, true).await;
     let footer = &state.footer();
     match r {
         Ok(r) => html(StatusCode::OK, page::render(&req, Some(&r), None, footer)),
@@ -458,16 +460,18 @@ async fn search_page(
     }
 }
 
-/// The API routes' common part: parameters, a query required (400 without), the search.
+/// The API routes' common part: parameters, a query required (400 without), the search
+/// (`history`: see [`SearchRequest::history`]).
 async fn query_search(
     state: &Arc<AppState>,
     raw: Vec<(String, String)>,
+    history: bool,
 ) -> Result<(Params, SearchResults), (StatusCode, String)> {
     let p = params(raw, &state.opts).map_err(|e| (StatusCode::BAD_REQUEST, e))?;
     let Some(q) = p.query.clone() else {
         return Err((StatusCode::BAD_REQUEST, NO_QUERY.into()));
     };
-    let r = run_search(state, &p, q).await?;
+    let r = run_search(state, &p, q, history).await?;
     Ok((p, r))
 }
 
@@ -475,7 +479,7 @@ async fn opensearch_rss(
     State(state): State<Arc<AppState>>,
     Query(raw): Query<Vec<(String, String)>>,
 ) -> Response {
-    match query_search(&state, raw).await {
+    match query_search(&state, raw, false).await {
         Ok((p, r)) => {
             let echo: Vec<(&str, String)> =
                 p.raw.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
@@ -493,7 +497,7 @@ async fn search_json(
     State(state): State<Arc<AppState>>,
     Query(raw): Query<Vec<(String, String)>>,
 ) -> Response {
-    match query_search(&state, raw).await {
+    match query_search(&state, raw, true).await {
         Ok((_, r)) => with_type(StatusCode::OK, "application/json", json::to_json(&r)),
         Err((status, e)) => json_error(status, e),
     }
