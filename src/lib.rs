@@ -35,6 +35,8 @@ pub mod search;
 pub mod segment;
 pub mod serve;
 pub mod simhash;
+#[cfg(test)]
+mod test_rng;
 pub mod wacz;
 pub mod zipnum;
 

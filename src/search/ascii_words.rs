@@ -193,13 +193,8 @@ mod tests {
 
     #[test]
     fn runs_as_a_byte_at_a_time_finds_them() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut rng = crate::test_rng::XorShift::new(0x9e37_79b9_7f4a_7c15u64);
+        let mut next = |n: usize| rng.below(n);
         let pieces: [&[u8]; 9] = [
             b"a",
             b"Z9",

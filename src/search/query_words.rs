@@ -180,13 +180,8 @@ mod tests {
             "inde",
             "xindex",
         ];
-        let mut seed = 0x853c_49e6_748f_ea9bu64;
-        let mut next = move |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut rng = crate::test_rng::XorShift::new(0x853c_49e6_748f_ea9bu64);
+        let mut next = |n: usize| rng.below(n);
         for _ in 0..2000 {
             // Filler of every length up to past two stretches, so that forms fall on
             // either side of a stretch's end.

@@ -296,13 +296,8 @@ mod tests {
             50,
         );
         let words = h.plain.as_ref().unwrap();
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut rng = crate::test_rng::XorShift::new(0x2545_f491_4f6c_dd1du64);
+        let mut next = |n: usize| rng.below(n);
         let (mut fast, mut found, mut slow, mut ruled_out) = (0, 0, 0, 0);
         let finder = QueryWords::new(["index", "vacuum", "a1", "2024"].map(String::from).to_vec());
         let mut lower = Vec::new();
