@@ -139,8 +139,8 @@ pub fn is_cjk(c: char) -> bool {
 
 /// Whether the analyzer puts character `c` into a token (a letter or digit, or a
 /// character of a CJK block, which [`WordStream`] cuts into bigrams): text whose only
-/// such characters are ASCII is cut into runs of ASCII letters and digits, which
-/// `src/search/snippet.rs` and `src/search/query_words.rs` rely on.
+/// such characters are ASCII is cut into runs of ASCII letters and digits, which the
+/// snippet and the word finder rely on (`src/search/ascii_words.rs`).
 pub(crate) fn in_a_token(c: char) -> bool {
     c.is_alphanumeric() || is_cjk(c)
 }

@@ -36,9 +36,15 @@ fn gather_high_bits(x: u64) -> u64 {
     ((x & HIGH) >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56
 }
 
-/// Bit `k` set when `bytes[k]` is an ASCII letter or digit, for the first 64 bytes (a
-/// shorter slice counts as padded with spaces).
-fn chunk_mask(bytes: &[u8]) -> u64 {
+/// The high bit of each byte of `x` set when that byte starts a character outside ASCII
+/// (`0b11xx_xxxx`: bit 6 shifted onto bit 7 of the same byte).
+fn lead_high_bits(x: u64) -> u64 {
+    x & (x << 1) & HIGH
+}
+
+/// Bit `k` set when `high_bits` marks `bytes[k]`, for the first 64 bytes (a shorter slice
+/// counts as padded with spaces, which neither rule marks).
+fn chunk_mask(bytes: &[u8], high_bits: fn(u64) -> u64) -> u64 {
     let mut padded = [b' '; 64];
     let chunk: &[u8] = if bytes.len() >= 64 {
         &bytes[..64]
@@ -49,7 +55,7 @@ fn chunk_mask(bytes: &[u8]) -> u64 {
     let mut mask = 0;
     for (k, eight) in chunk.chunks_exact(8).enumerate() {
         let x = u64::from_le_bytes(eight.try_into().expect("eight bytes"));
-        mask |= gather_high_bits(alnum_high_bits(x)) << (8 * k);
+        mask |= gather_high_bits(high_bits(x)) << (8 * k);
     }
     mask
 }
@@ -71,7 +77,7 @@ impl<'a> AsciiWords<'a> {
         AsciiWords {
             bytes,
             base: 0,
-            mask: chunk_mask(bytes),
+            mask: chunk_mask(bytes, alnum_high_bits),
             pos: 0,
         }
     }
@@ -83,7 +89,7 @@ impl<'a> AsciiWords<'a> {
         if self.base >= self.bytes.len() {
             return false;
         }
-        self.mask = chunk_mask(&self.bytes[self.base..]);
+        self.mask = chunk_mask(&self.bytes[self.base..], alnum_high_bits);
         true
     }
 
@@ -125,18 +131,20 @@ impl Iterator for AsciiWords<'_> {
     }
 }
 
+/// Whether `text` holds a character outside ASCII that the analyzer puts in a token
+/// (`index::analysis::in_a_token`: a letter, digit or CJK character). Without one, the
+/// analyzers cut `text` into the runs [`AsciiWords`] gives, lower-cased.
+pub(crate) fn token_char_outside_ascii(text: &str) -> bool {
+    let at = |i: usize| text[i..].chars().next().expect("a character starts at i");
+    !text.is_ascii()
+        && non_ascii_starts(text.as_bytes()).any(|i| crate::index::analysis::in_a_token(at(i)))
+}
+
 /// The first bytes of the characters of `bytes` that are not ASCII (lead bytes,
 /// `0b11xx_xxxx`), in order.
-pub(crate) fn non_ascii_starts(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
+fn non_ascii_starts(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
     bytes.chunks(64).enumerate().flat_map(|(c, chunk)| {
-        let mut padded = [0u8; 64];
-        padded[..chunk.len()].copy_from_slice(chunk);
-        let mut mask = 0u64;
-        for (k, eight) in padded.chunks_exact(8).enumerate() {
-            let x = u64::from_le_bytes(eight.try_into().expect("eight bytes"));
-            // Bits 7 and 6 both set: bit 6 shifted onto bit 7 of the same byte.
-            mask |= gather_high_bits(x & (x << 1)) << (8 * k);
-        }
+        let mut mask = chunk_mask(chunk, lead_high_bits);
         std::iter::from_fn(move || {
             (mask != 0).then(|| {
                 let k = mask.trailing_zeros() as usize;
@@ -183,8 +191,7 @@ mod tests {
                         b.is_ascii_alphanumeric(),
                         "byte {b:#x} at {k} among {fill:#x}"
                     );
-                    let lead = u64::from_le_bytes(eight);
-                    let l = gather_high_bits(lead & (lead << 1));
+                    let l = gather_high_bits(lead_high_bits(u64::from_le_bytes(eight)));
                     assert_eq!(l >> k & 1 == 1, b >= 0xc0, "lead byte {b:#x} at {k}");
                 }
             }

@@ -99,15 +99,7 @@ impl QueryWords {
             return true;
         }
         // A letter that is not ASCII may be lower-cased or folded into a word.
-        let mut rest = part;
-        while let Some(i) = rest.bytes().position(|b| !b.is_ascii()) {
-            let c = rest[i..].chars().next().expect("a character starts there");
-            if crate::index::analysis::in_a_token(c) {
-                return true;
-            }
-            rest = &rest[i + c.len_utf8()..];
-        }
-        false
+        super::ascii_words::token_char_outside_ascii(part)
     }
 }
 

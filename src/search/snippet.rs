@@ -20,7 +20,7 @@ use tantivy::schema::{Field, FieldType, Schema};
 use tantivy::snippet::SnippetGenerator;
 use tantivy::Score;
 
-use super::ascii_words::{non_ascii_starts, AsciiWords};
+use super::ascii_words::{token_char_outside_ascii, AsciiWords};
 use crate::index::analysis::TEXT_ANALYZER;
 
 /// Tokens this long or longer are dropped by both analyzers.
@@ -151,11 +151,8 @@ fn ascii_fragment(text: &str, words: &PlainWords, max_chars: usize) -> Option<Op
     let bytes = text.as_bytes();
     // Which characters outside ASCII the text has decides only whether this scan may
     // answer; the others separate tokens, as ASCII punctuation does.
-    if !text.is_ascii() {
-        let c = |i: usize| text[i..].chars().next().expect("a character starts at i");
-        if non_ascii_starts(bytes).any(|i| crate::index::analysis::in_a_token(c(i))) {
-            return None;
-        }
+    if token_char_outside_ascii(text) {
+        return None;
     }
     let mut best: Option<Candidate> = None;
     let mut cur = Candidate::at(0);
