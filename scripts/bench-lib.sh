@@ -1,6 +1,7 @@
 # Shared by the scripts/bench-*.sh drivers (sourced, not run).
 # measure CMD...: median wall seconds and peak RSS (KiB) of CMD over $runs runs, stdout
-# discarded. Needs GNU time.
+# discarded; $before, when set, is run before each run and not timed (to remove an output
+# a step will not overwrite). Needs GNU time.
 command -v /usr/bin/time >/dev/null || { echo "benchmarks need GNU time (apt-get install time)" >&2; exit 1; }
 bench_tmp=$(mktemp)
 trap 'rm -f "$bench_tmp"' EXIT
@@ -8,6 +9,7 @@ trap 'rm -f "$bench_tmp"' EXIT
 measure() {
     local times=() rss=0 out
     for _ in $(seq "$runs"); do
+        [ -z "${before:-}" ] || eval "$before"
         /usr/bin/time -o "$bench_tmp" -f "%e %M" "$@" > /dev/null 2>/dev/null
         out=$(tail -1 "$bench_tmp")
         times+=("${out% *}")

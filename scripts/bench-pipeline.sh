@@ -2,7 +2,8 @@
 # The whole pipeline of scripts/example.sh on a bench collection (../shared/bench,
 # `full` and `revisit` variants: three crawls each): wall time and peak RSS per step,
 # MB/s of compressed input overall, and the ratio to zcat over the same files, measured
-# in one run. Writes a Markdown table to stdout (and $OUT, default
+# in one run. Each step's time is the median of RUNS runs (default 3), its output removed
+# before each run. Writes a Markdown table to stdout (and $OUT, default
 # target/bench-pipeline.md).
 # Usage: scripts/bench-pipeline.sh DIR_WITH_VARIANTS   (e.g. /work/bench-data/full,
 #        holding full/*.warc.gz and revisit/*.warc.gz)
@@ -15,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 src=${1:?usage: scripts/bench-pipeline.sh DIR (holding full/ and revisit/)}
 out=${OUT:-target/bench-pipeline.md}
-runs=1
+runs=${RUNS:-3}
 source scripts/bench-lib.sh
 cargo build --release --quiet
 bin=$(realpath target/release/warcdex)
@@ -51,12 +52,12 @@ for variant in full revisit; do
     read -r s r < <(measure "$bin" revisits "$w/all.cdx" -o "$w/all.rev")
     row "revisits" "$s" "$r" "$(wc -l < "$w/all.rev") revisits"
     for f in "${files[@]}"; do realpath "$f"; done > "$w/manifest.txt"
-    read -r s r < <(measure "$bin" import -e "$w/all.dup" "$w/manifest.txt" "$w/seg")
+    read -r s r < <(before='rm -rf "$w/seg"' measure "$bin" import -e "$w/all.dup" "$w/manifest.txt" "$w/seg")
     imp=$s
     row "import -e all.dup" "$s" "$r" "$("$bin" segment-info "$w/seg" | sed -n 's/.*"documents": *\([0-9]*\).*/\1/p' | head -1) versions"
-    read -r s r < <(measure "$bin" index --out "$w/pindexes/$variant/main" "$w/seg")
+    read -r s r < <(before='rm -rf "$w/pindexes/$variant/main"' measure "$bin" index --out "$w/pindexes/$variant/main" "$w/seg")
     row "index" "$s" "$r" "$(du -sm "$w/pindexes/$variant/main" | cut -f1) MB"
-    read -r s r < <(measure "$bin" add-dates "$w/pindexes/$variant/main" "$w/pindexes/$variant/main" \
+    read -r s r < <(before='rm -rf "$w/pindexes/$variant/dates"' measure "$bin" add-dates "$w/pindexes/$variant/main" "$w/pindexes/$variant/main" \
         "$w/pindexes/$variant/dates" "$w/all.dup")
     row "add-dates main main dates all.dup" "$s" "$r" "dates"
     read -r s r < <(measure bash -c 'for q in archive "web archive" "date:2024" news; do "$0" search -d "$1" "$q"; done' \
