@@ -14,13 +14,23 @@ pub fn is_xml_char(c: char) -> bool {
 /// Runs of bytes that need nothing are copied whole: character by character this was 3 %
 /// of a loaded server's cycles (issue 22). A byte stops a run when it is markup, a control
 /// character, or 0xEF, the first byte of U+FFFE and U+FFFF (every other character of two
-/// or more bytes is legal: `str` holds no surrogates).
+/// or more bytes is legal: `str` holds no surrogates). Runs are stepped over eight bytes
+/// at a time ([`stops_a_run`]): a byte at a time, that was still 2.3 % of the cycles, all
+/// of it on the thread that writes every response.
 pub fn push_escaped(out: &mut String, s: &str) {
     let b = s.as_bytes();
     let mut run = 0;
     let mut i = 0;
     while i < b.len() {
-        let x = b[i];
+        while let Some(eight) = b.get(i..i + 8) {
+            if stops_a_run(u64::from_le_bytes(eight.try_into().expect("eight bytes"))) {
+                break;
+            }
+            i += 8;
+        }
+        let Some(&x) = b.get(i) else {
+            break;
+        };
         let plain = match x {
             b'&' | b'<' | b'>' | b'"' | b'\'' | 0xEF => false,
             b'\t' | b'\n' | b'\r' => true,
@@ -40,6 +50,25 @@ pub fn push_escaped(out: &mut String, s: &str) {
         run = i;
     }
     out.push_str(&s[run..]);
+}
+
+/// Whether any of the eight bytes of `x` stops a run of [`push_escaped`]: below 0x20, or
+/// one of `&<>"'` and 0xEF. Both tests are exact for "any byte": `v - lo` borrows into a
+/// byte's high bit, with that bit clear in `v`, for some byte exactly when some byte is
+/// below `lo` (a borrow only starts at such a byte); equality is "below 1" after an XOR.
+fn stops_a_run(x: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let below = |v: u64, lo: u8| v.wrapping_sub(u64::from(lo) * ONES) & !v;
+    let equal = |v: u8| below(x ^ (u64::from(v) * ONES), 1);
+    let any = below(x, 0x20)
+        | equal(b'&')
+        | equal(b'<')
+        | equal(b'>')
+        | equal(b'"')
+        | equal(b'\'')
+        | equal(0xEF);
+    any & HIGH != 0
 }
 
 /// One character as [`push_escaped`] writes it.
@@ -110,6 +139,31 @@ mod tests {
                 t.push_str(pieces[((seed >> (k % 40)) as usize + k as usize) % pieces.len()]);
             }
             assert_eq!(escape(&t), escaped_by_chars(&t), "{t:?}");
+        }
+    }
+
+    #[test]
+    fn every_ascii_byte_at_every_place_of_a_word_escapes_as_characters_do() {
+        // Each ASCII byte, and characters of two to four bytes (0xEF-led ones among
+        // them), at each offset across two words, in plain text of several lengths.
+        let mut specials: Vec<String> = (0u8..0x80).map(|b| (b as char).to_string()).collect();
+        specials
+            .extend(["é", "\u{fffe}", "\u{ffff}", "\u{fffd}", "\u{feff}", "𝄞"].map(String::from));
+        for special in &specials {
+            for before in 0..17 {
+                for after in [0, 1, 7, 8, 9] {
+                    let t = format!("{}{special}{}", "a".repeat(before), "b".repeat(after));
+                    assert_eq!(escape(&t), escaped_by_chars(&t), "{t:?}");
+                }
+            }
+        }
+        // Bytes at and around the tests' limits, where a borrow could mislead.
+        for x in [
+            0x1F, 0x20, 0x21, 0x25, 0x28, 0x3B, 0x3D, 0x3F, 0x7F, 0xC3, 0xEE, 0xF0,
+        ] {
+            let word = u64::from_le_bytes([x, b'a', 0x20, b'a', b'a', b'a', b'a', 0x7E]);
+            let stops = x < 0x20 || b"&<>\"'\xEF".contains(&x);
+            assert_eq!(stops_a_run(word), stops, "{x:#x}");
         }
     }
 
