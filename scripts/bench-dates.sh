@@ -12,10 +12,10 @@ docs=${DOCS:-1000000}
 lines=${LINES:-10000000}
 dir=${BENCH_DIR:-/tmp/warcdex-bench-dates}
 mkdir -p "$dir"
-cargo build --release --quiet --bin warcdex --example dates_bench_main
-bin=$(realpath ./target/release/warcdex)
+cargo build --profile "${BENCH_PROFILE:-release-lto}" --quiet --bin warcdex --example dates_bench_main
+bin=$(realpath ./target/${BENCH_PROFILE:-release-lto}/warcdex)
 if [ ! -d "$dir/main" ]; then
-    ./target/release/examples/dates_bench_main "$dir" "$docs"
+    ./target/${BENCH_PROFILE:-release-lto}/examples/dates_bench_main "$dir" "$docs"
 fi
 list="$dir/dates-$lines.txt"
 if [ ! -f "$list" ]; then

@@ -10,8 +10,8 @@ jobs=${1:-2}; shift || true
 [ $# -gt 0 ] || { echo "usage: scripts/bench-import.sh [JOBS] ARCHIVE..." >&2; exit 2; }
 runs=${RUNS:-1}
 source scripts/bench-lib.sh
-cargo build --release --quiet
-bin=$(realpath ./target/release/warcdex)
+cargo build --profile "${BENCH_PROFILE:-release-lto}" --quiet
+bin=$(realpath ./target/${BENCH_PROFILE:-release-lto}/warcdex)
 work=$(mktemp -d)
 trap 'rm -rf "$work" "$bench_tmp"' EXIT
 size=0

@@ -8,7 +8,7 @@
 # Usage: scripts/bench-serve.sh [DIR]   DIR holds pindexes/<name>/{main,dates}
 #        (default /work/bench-data/pindex-full, the 1.0-scale bench corpus's index).
 # Env:   DURATION (20s), CONNECTIONS (32), THREADS (2), RUNS (3), SERVE_ARGS (extra serve flags),
-#        WARCDEX_BIN (a binary to load instead of this checkout's release build).
+#        WARCDEX_BIN (a binary to load instead of this checkout's release-lto build, or BENCH_PROFILE's).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-/work/bench-data/pindex-full}
@@ -24,8 +24,8 @@ fi
 if [ -n "${WARCDEX_BIN:-}" ]; then
     bin=$(realpath "$WARCDEX_BIN")  # another build, to compare two in one sitting
 else
-    cargo build --release --locked --quiet
-    bin=$(realpath target/release/warcdex)
+    cargo build --profile "${BENCH_PROFILE:-release-lto}" --locked --quiet
+    bin=$(realpath target/${BENCH_PROFILE:-release-lto}/warcdex)
 fi
 source scripts/serve-lib.sh
 

@@ -4,12 +4,12 @@
 # hits, checked against the main text the current extraction finds.
 # Usage: scripts/bench-snippets.sh MANIFEST [BINARY...]
 #   MANIFEST: archives to import (one path per line); each BINARY (default: this
-#   checkout's release build) imports and indexes them and answers the queries.
+#   checkout's release-lto build) imports and indexes them and answers the queries.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 manifest=$(realpath "$1"); shift
-cargo build --release --quiet
-current=$(realpath ./target/release/warcdex)
+cargo build --profile "${BENCH_PROFILE:-release-lto}" --quiet
+current=$(realpath ./target/${BENCH_PROFILE:-release-lto}/warcdex)
 [ $# -gt 0 ] || set -- "$current"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
