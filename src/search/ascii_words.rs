@@ -8,10 +8,10 @@
 
 use std::ops::Range;
 
-/// Eight copies of a byte.
-const ONES: u64 = 0x0101_0101_0101_0101;
+/// Eight copies of a byte (also `escape.rs`'s word test).
+pub(super) const ONES: u64 = 0x0101_0101_0101_0101;
 /// The high bit of every byte.
-const HIGH: u64 = 0x8080_8080_8080_8080;
+pub(super) const HIGH: u64 = 0x8080_8080_8080_8080;
 
 /// The high bit of each byte of `x` set when that byte is an ASCII letter or digit.
 fn alnum_high_bits(x: u64) -> u64 {

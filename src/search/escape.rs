@@ -1,6 +1,8 @@
 //! Escaping for HTML and XML output. Archived pages carry any bytes at all in their
 //! titles and text, so every value goes through here on its way out.
 
+use super::ascii_words::{HIGH, ONES};
+
 /// Whether `c` may appear in an XML 1.0 document (the `Char` production): no control
 /// characters but tab, newline and carriage return, no U+FFFE/U+FFFF. NutchWAX's
 /// OpenSearch servlet strips the others too (docs/formats.md §4.11).
@@ -52,13 +54,13 @@ pub fn push_escaped(out: &mut String, s: &str) {
     out.push_str(&s[run..]);
 }
 
-/// Whether any of the eight bytes of `x` stops a run of [`push_escaped`]: below 0x20, or
-/// one of `&<>"'` and 0xEF. Both tests are exact for "any byte": `v - lo` borrows into a
-/// byte's high bit, with that bit clear in `v`, for some byte exactly when some byte is
-/// below `lo` (a borrow only starts at such a byte); equality is "below 1" after an XOR.
+/// Whether any of the eight bytes of `x` may stop a run of [`push_escaped`]: below 0x20,
+/// or one of `&<>"'` and 0xEF. Tab, newline and carriage return are below 0x20 but plain:
+/// they send the word to the byte rule, which steps over them. Both tests are exact for
+/// "any byte": `v - lo` borrows into a byte's high bit, with that bit clear in `v`, for
+/// some byte exactly when some byte is below `lo` (a borrow only starts at such a byte);
+/// equality is "below 1" after an XOR.
 fn stops_a_run(x: u64) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
     let below = |v: u64, lo: u8| v.wrapping_sub(u64::from(lo) * ONES) & !v;
     let equal = |v: u8| below(x ^ (u64::from(v) * ONES), 1);
     let any = below(x, 0x20)
