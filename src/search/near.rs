@@ -27,13 +27,13 @@ const WINDOW: usize = 256;
 pub(crate) struct NearTable {
     /// The first DocId of the document's group (itself when alone).
     group_of: Vec<u32>,
-    /// The last DocId of each group of two or more, by its first.
-    last_of: rustc_hash::FxHashMap<u32, u32>,
-    /// One bit per DocId, set for the first of a group of two or more. The collector
-    /// asks [`NearTable::last_of`] for every match, and most documents are alone: on the
-    /// 1,000,000-document scale collection, the map lookup for each of them (SipHash and
-    /// a cache miss) was a tenth of the server's cycles (issue 22).
-    grouped: Vec<u64>,
+    /// By a group's first DocId, the group's last (itself when alone; unused for the
+    /// other members). The collector asks [`NearTable::last_of`] for every match: on the
+    /// 1,000,000-document scale collection, most of whose documents are in groups, a
+    /// hash map's lookup (a cache miss each, as the keys are scattered) was 11 % of the
+    /// server's cycles under load (issue 22). Indexed by DocId, the lookups follow the
+    /// collector's ascending DocIds through memory, for 4 bytes a document.
+    last_of: Vec<u32>,
     /// The fingerprints and their word counts.
     hash: Column<i64>,
     words: Column<u64>,
@@ -50,8 +50,7 @@ impl NearTable {
     ) -> Arc<NearTable> {
         let mut t = NearTable {
             group_of: (0..docs).collect(),
-            last_of: Default::default(),
-            grouped: vec![0; docs as usize / 64 + 1],
+            last_of: (0..docs).collect(),
             hash,
             words,
         };
@@ -99,8 +98,7 @@ impl NearTable {
             let (g, d) = (from + root, from + i);
             self.group_of[d as usize] = g;
             if root != i {
-                self.last_of.insert(g, d);
-                self.grouped[g as usize / 64] |= 1 << (g % 64);
+                self.last_of[g as usize] = d;
             }
         }
     }
@@ -118,12 +116,7 @@ impl NearTable {
 
     /// The last DocId of the group that starts at `group` (itself when alone).
     pub(crate) fn last_of(&self, group: u32) -> u32 {
-        let grouped =
-            (self.grouped.get(group as usize / 64)).is_some_and(|w| w & (1 << (group % 64)) != 0);
-        if !grouped {
-            return group;
-        }
-        self.last_of.get(&group).copied().unwrap_or(group)
+        self.last_of.get(group as usize).copied().unwrap_or(group)
     }
 
     /// Every member of `doc`'s group, in DocId order.
