@@ -3,8 +3,7 @@
 //! replay links, snippet).
 
 use std::borrow::Cow;
-use std::cmp::{Ordering, Reverse};
-use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -13,6 +12,7 @@ use tantivy::collector::{Collector, SegmentCollector};
 use tantivy::query::Query;
 use tantivy::{DocId, Score, SegmentOrdinal, SegmentReader};
 
+use super::capped_top::{CappedTop, Ranked, NO_SITE};
 use super::escape::push_escaped;
 use super::facets::{FacetSources, SetTally};
 use super::near::{NearDisplay, NearTable};
@@ -134,47 +134,6 @@ impl Hit {
     }
 }
 
-/// A score that orders as a number (NaN last).
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Ranked(Score, DocId);
-
-impl Eq for Ranked {}
-
-impl Ord for Ranked {
-    /// Higher score first; on a tie the lower DocId (key order) first, so results are
-    /// deterministic.
-    fn cmp(&self, o: &Self) -> Ordering {
-        self.0.total_cmp(&o.0).then_with(|| o.1.cmp(&self.1))
-    }
-}
-
-impl PartialOrd for Ranked {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-
-/// A hasher for `u32` site ordinals: one multiplication instead of SipHash, which
-/// showed in profiles (the map is probed once per matching document).
-#[derive(Default)]
-pub(crate) struct OrdHasher(u64);
-
-impl std::hash::Hasher for OrdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 << 8 | u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-    fn write_u32(&mut self, n: u32) {
-        self.0 = u64::from(n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-}
-
-type OrdMap<V> = HashMap<u32, V, std::hash::BuildHasherDefault<OrdHasher>>;
-
 /// Collects, among the documents passing the date filter (a bit per DocId), scored by
 /// text score × boost: the best `limit` overall when there is no per-site limit, else
 /// the best `per_site` of each site (and the best `limit` of documents without a site).
@@ -193,29 +152,23 @@ pub(crate) struct TopFiltered {
     pub facets: Option<Arc<FacetSources>>,
     /// Each document's boost (`OpenSet::boost`).
     pub boost: Option<Arc<Vec<Score>>>,
+    /// Whether only the best `limit` candidates are asked for, so that the others need
+    /// not be kept (`capped_top.rs`): not when hits are folded together or sets merged.
+    pub prune: bool,
 }
 
 /// What a set's search gives: documents matching, candidates best first, the sites
 /// (ordinals) with more matches than `per_site`, and the facet counts.
 pub(crate) type Fruit = (u64, Vec<(Score, DocId)>, Vec<u32>, SetTally);
 
-/// One site's best documents so far and how many it matched.
-struct SiteTop {
-    best: Vec<Ranked>,
-    seen: u32,
-}
-
 pub(crate) struct TopFilteredSegment {
-    limit: usize,
-    per_site: usize,
     filter: Option<Arc<Vec<u64>>>,
     site_of: Arc<Vec<u32>>,
     facets: Option<Arc<FacetSources>>,
     tally: SetTally,
     boost: Option<Arc<Vec<Score>>>,
     count: u64,
-    heap: BinaryHeap<Reverse<Ranked>>,
-    sites: OrdMap<SiteTop>,
+    top: CappedTop,
     near: Option<Arc<NearTable>>,
     dates: Arc<DateTable>,
     /// Groups of near-identical versions met and not yet complete.
@@ -243,16 +196,13 @@ impl Collector for TopFiltered {
         // Sets are single-segment (checked on open): the set's boosts are the segment's.
         let boost = self.boost.clone();
         Ok(TopFilteredSegment {
-            limit: self.limit,
-            per_site: self.per_site,
             filter: self.filter.clone(),
             site_of: self.site_of.clone(),
             facets: self.facets.clone(),
             tally: SetTally::default(),
             boost,
             count: 0,
-            heap: BinaryHeap::with_capacity(self.limit.min(1 << 16) + 1),
-            sites: OrdMap::default(),
+            top: CappedTop::new(self.limit, self.per_site, self.prune),
             near: self.near.clone(),
             dates: self.dates.clone(),
             pending: Vec::new(),
@@ -273,15 +223,6 @@ impl Collector for TopFiltered {
             out.3.absorb(t);
         }
         Ok(out)
-    }
-}
-
-fn push_top(heap: &mut BinaryHeap<Reverse<Ranked>>, limit: usize, r: Ranked) {
-    if heap.len() < limit {
-        heap.push(Reverse(r));
-    } else if heap.peek().is_some_and(|Reverse(worst)| r > *worst) {
-        heap.pop();
-        heap.push(Reverse(r));
     }
 }
 
@@ -365,44 +306,13 @@ impl TopFilteredSegment {
 
     /// Puts a candidate in the top list, under the per-site limit.
     fn offer(&mut self, r: Ranked) {
-        let doc = r.1;
-        let site = self.site_of.get(doc as usize).copied().unwrap_or(u32::MAX);
-        if self.per_site == 0 || site == u32::MAX {
-            push_top(&mut self.heap, self.limit, r);
-            return;
-        }
-        let k = self.per_site;
-        let top = self.sites.entry(site).or_insert_with(|| SiteTop {
-            best: Vec::with_capacity(k.min(16)),
-            seen: 0,
-        });
-        top.seen += 1;
-        if top.best.len() < k {
-            top.best.push(r);
-        } else if let Some((i, worst)) = top.best.iter().enumerate().min_by(|a, b| a.1.cmp(b.1)) {
-            if r > *worst {
-                top.best[i] = r;
-            }
-        }
+        let site = self.site_of.get(r.1 as usize).copied().unwrap_or(NO_SITE);
+        self.top.offer(r, site);
     }
 
     fn harvest_offered(self) -> Fruit {
-        let mut v: Vec<Ranked> = self.heap.into_iter().map(|Reverse(r)| r).collect();
-        let mut hidden = Vec::new();
-        for (site, top) in self.sites {
-            if top.seen as usize > self.per_site {
-                hidden.push(site);
-            }
-            v.extend(top.best);
-        }
-        v.sort_by(|a, b| b.cmp(a));
-        hidden.sort_unstable();
-        (
-            self.count,
-            v.into_iter().map(|r| (r.0, r.1)).collect(),
-            hidden,
-            self.tally,
-        )
+        let (v, hidden) = self.top.harvest();
+        (self.count, v, hidden, self.tally)
     }
 }
 

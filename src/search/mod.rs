@@ -13,6 +13,7 @@
 //! main and dates do not align is reported and left out, and the others are searched.
 
 mod ascii_words;
+mod capped_top;
 pub mod escape;
 pub mod facets;
 pub mod hits;
@@ -670,6 +671,8 @@ impl SearchIndex {
                 near: (!near.show_versions).then(|| s.near.clone()).flatten(),
                 dates: s.dates.clone(),
                 boost: s.boost.clone(),
+                // One set, hits not folded: `select` takes the best `need` and no more.
+                prune: self.sets.len() == 1 && !near.collapse_urls,
                 facets: Some(Arc::new(FacetSources {
                     site_of: s.site_of.clone(),
                     type_of: s.type_of.clone(),
