@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Issue 22's bound on `index`: how long tantivy alone takes to write a segment's main index
+# (examples/index_bound.rs: the rows read into memory first, then written by MainWriter as
+# `index` writes them, without the link passes), against `warcdex index` of the same
+# segment and zcat of the archives it was imported from, medians of RUNS (3) runs in one
+# sitting. Shows how much of `index` no change outside tantivy (or the index's schema) can
+# remove, and whether the whole pipeline can reach zcat's speed (issue 22's target 2).
+#
+# Usage: scripts/bench-index-bound.sh SEGMENT ARCHIVE...
+#   e.g. SEGMENT made by `warcdex import -e all.dup manifest.txt SEGMENT` of the bench's
+#   full/ archives (scripts/bench-pipeline.sh does the same steps).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seg=$(realpath "${1:?usage: scripts/bench-index-bound.sh SEGMENT ARCHIVE...}"); shift
+[ $# -gt 0 ] || { echo "bench-index-bound: name the archives the segment was imported from" >&2; exit 2; }
+runs=${RUNS:-3}
+source scripts/bench-lib.sh
+profile=${BENCH_PROFILE:-release-lto}
+cargo build --profile "$profile" --locked --quiet --bin warcdex --example index_bound
+bin=$(realpath "target/$profile/warcdex")
+bound=$(realpath "target/$profile/examples/index_bound")
+work=$(mktemp -d "${TMPDIR:-/tmp}/warcdex-index-bound-XXXX")
+trap 'rm -rf "$work" "$bench_tmp"' EXIT
+cat "$@" > /dev/null   # the page cache holds the archives
+read -r zs _ < <(measure bash -c 'zcat "$@" > /dev/null' _ "$@")
+read -r is ir < <(before='rm -rf "$work/idx"' measure "$bin" index --out "$work/idx" "$seg")
+read -r bs br < <(before='rm -rf "$work/bound"' measure "$bound" "$seg" "$work/bound")
+awk -v z="$zs" -v i="$is" -v ir="$ir" -v b="$bs" -v br="$br" 'BEGIN {
+    printf "| step | seconds | peak RSS MiB | x zcat |\n|---|---:|---:|---:|\n"
+    printf "| zcat of the archives | %.2f | | 1.00 |\n", z
+    printf "| warcdex index | %.2f | %.0f | %.2f |\n", i, ir / 1024, z / i
+    printf "| tantivy alone (index_bound, rows in memory) | %.2f | %.0f | %.2f |\n", b, br / 1024, z / b
+    printf "\ntantivy alone is %.0f %% of index and runs at %.2fx zcat", 100 * b / i, z / b
+    if (z / b < 1) printf ": slower than zcat by itself, so the whole pipeline cannot reach 1.00x zcat while the index is written this way\n"
+    else printf ": not by itself a bar to the pipeline at 1.00x zcat\n"
+    printf "(index_bound holds every row in memory: its RSS is not index'"'"'s)\n"
+}'
