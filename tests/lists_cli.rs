@@ -305,3 +305,53 @@ fn a_locked_output_waits_or_fails_with_no_wait() {
     assert!(child.wait().unwrap().success());
     assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 11);
 }
+
+#[test]
+fn an_output_that_is_not_a_file_is_written_into_not_replaced() {
+    // `-o /dev/null` (or `/dev/stdout`) must not be renamed over: as root that replaced
+    // /dev/null itself with a regular file. A named pipe stands for such outputs here.
+    use std::io::Read;
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("out.pipe");
+    let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(made.success());
+    // Opened for reading and writing, so that opening it to write does not wait for a
+    // reader and reading does not wait for a writer.
+    let mut pipe = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(&fifo)
+        .unwrap();
+    let input = fixtures().join("dedup/worked.cdx11");
+    let (code, _, err) = warcdex(
+        &[
+            "dedup-cdx",
+            "-o",
+            fifo.to_str().unwrap(),
+            input.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    let mut got = vec![0u8; 1 << 16];
+    let n = pipe.read(&mut got).expect("the output went into the pipe");
+    assert_eq!(
+        String::from_utf8_lossy(&got[..n]),
+        dedup("worked-cdx11.dup")
+    );
+    assert!(std::fs::symlink_metadata(&fifo)
+        .unwrap()
+        .file_type()
+        .is_fifo());
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(
+        names,
+        ["out.pipe"],
+        "no lock or temporary file left beside it"
+    );
+}

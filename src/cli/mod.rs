@@ -128,7 +128,9 @@ pub fn lock_output(path: &Path) -> io::Result<OutputLock> {
 /// Runs `f` with stdout, or with a temporary file beside `path` that is renamed to
 /// `path` only when `f` succeeds (so a crash never leaves half an output). The output's
 /// lock is held throughout; the file honours the umask and is synced with its directory
-/// around the rename (`src/output.rs`).
+/// around the rename (`src/output.rs`). A `path` that is there and is not a regular file
+/// (`/dev/null`, `/dev/stdout`, a named pipe) is written to directly: renaming over it
+/// replaced `/dev/null` itself with a regular file when run as root.
 pub fn with_output<T>(
     path: Option<&Path>,
     f: impl FnOnce(&mut dyn Write) -> anyhow::Result<T>,
@@ -139,6 +141,20 @@ pub fn with_output<T>(
             let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
             let r = f(&mut out)?;
             out.flush()?;
+            Ok(r)
+        }
+        Some(path) if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) => {
+            let file = std::fs::OpenOptions::new()
+                .write(true)
+                .open(path)
+                .map_err(|e| {
+                    io::Error::new(e.kind(), format!("cannot open {}: {e}", path.display()))
+                })?;
+            let mut out = BufWriter::with_capacity(1 << 16, file);
+            let r = f(&mut out)?;
+            out.flush().map_err(|e| {
+                io::Error::new(e.kind(), format!("cannot write {}: {e}", path.display()))
+            })?;
             Ok(r)
         }
         Some(path) => {
