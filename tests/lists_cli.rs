@@ -355,3 +355,33 @@ fn an_output_that_is_not_a_file_is_written_into_not_replaced() {
         "no lock or temporary file left beside it"
     );
 }
+
+#[test]
+fn an_output_through_a_symbolic_link_replaces_the_file_and_keeps_the_link() {
+    // `-o /dev/stdout` with stdout redirected to a file is such a link (through
+    // /proc/self/fd/1): renaming over the link replaced /dev/stdout itself.
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("real.dup");
+    std::fs::write(&target, "old\n").unwrap();
+    let link = dir.path().join("link.dup");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let input = fixtures().join("dedup/worked.cdx11");
+    let (code, _, err) = warcdex(
+        &[
+            "dedup-cdx",
+            "-o",
+            link.to_str().unwrap(),
+            input.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(
+        std::fs::read_to_string(&target).unwrap(),
+        dedup("worked-cdx11.dup")
+    );
+}

@@ -129,8 +129,9 @@ pub fn lock_output(path: &Path) -> io::Result<OutputLock> {
 /// `path` only when `f` succeeds (so a crash never leaves half an output). The output's
 /// lock is held throughout; the file honours the umask and is synced with its directory
 /// around the rename (`src/output.rs`). A `path` that is there and is not a regular file
-/// (`/dev/null`, `/dev/stdout`, a named pipe) is written to directly: renaming over it
-/// replaced `/dev/null` itself with a regular file when run as root.
+/// (`/dev/null`, `/dev/stdout` on a terminal or pipe, a named pipe) is written to
+/// directly, and a symbolic link to a file is followed: renaming over them replaced
+/// `/dev/null` itself with a regular file when run as root.
 pub fn with_output<T>(
     path: Option<&Path>,
     f: impl FnOnce(&mut dyn Write) -> anyhow::Result<T>,
@@ -158,6 +159,13 @@ pub fn with_output<T>(
             Ok(r)
         }
         Some(path) => {
+            // A symbolic link (`/dev/stdout` redirected to a file, or a user's own) is
+            // followed, so that the file it names is replaced and the link stays.
+            let followed = match std::fs::symlink_metadata(path) {
+                Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(path).ok(),
+                _ => None,
+            };
+            let path = followed.as_deref().unwrap_or(path);
             let _lock = lock_output(path)?;
             let tmp = output::temp_file_beside(path)?;
             let mut out = BufWriter::with_capacity(1 << 16, tmp);
