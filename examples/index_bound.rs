@@ -33,14 +33,7 @@ fn main() {
     for r in &rows {
         w.add(r, &[], 1.0).expect("document added");
     }
-    let links = LinkOptions {
-        internal_links: false,
-        damping: 0.85,
-        iterations: 50,
-        score_power: 0.5,
-        max_anchors: 100,
-    };
-    w.finish(String::new(), Vec::new(), &links, None)
+    w.finish(String::new(), Vec::new(), &LinkOptions::default(), None)
         .expect("index written");
     println!("{} {:.3}", rows.len(), t.elapsed().as_secs_f64());
 }

@@ -30,7 +30,7 @@ for _ in $(seq "$runs"); do
     rm -rf "$work/bound"
     writes+=("$("$bound" "$seg" "$work/bound" | cut -d' ' -f2)")
 done
-bs=$(printf '%s\n' "${writes[@]}" | sort -n | sed -n "$(( (runs + 1) / 2 ))p")
+bs=$(median "${writes[@]}")
 awk -v z="$zs" -v i="$is" -v ir="$ir" -v b="$bs" 'BEGIN {
     printf "| step | seconds | peak RSS MiB | x zcat |\n|---|---:|---:|---:|\n"
     printf "| zcat of the archives | %.2f | | 1.00 |\n", z

@@ -21,10 +21,10 @@ measure() {
         r=$(tail -1 "$bench_tmp")
         (( r > rss )) && rss=$r
     done
-    local med
-    med=$(printf '%s\n' "${times[@]}" | sort -n | sed -n "$(( (runs + 1) / 2 ))p")
-    echo "$med $rss"
+    echo "$(median "${times[@]}") $rss"
 }
+# median X...: the middle value (the lower of the two middle ones for an even count).
+median() { printf '%s\n' "$@" | sort -n | sed -n "$(( ($# + 1) / 2 ))p"; }
 
 # header / row NAME SECONDS RSS_KIB: one table line with MB/s of $size compressed bytes and
 # ratios against $zs (zcat seconds) and $is (inflate-alone seconds).

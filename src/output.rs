@@ -31,7 +31,8 @@ pub fn parent_of(dest: &Path) -> PathBuf {
     }
 }
 
-fn with_path(e: io::Error, what: &str, path: &Path) -> io::Error {
+/// `e` with what was being done and to which path: "WHAT PATH: e".
+pub fn with_path(e: io::Error, what: &str, path: &Path) -> io::Error {
     io::Error::new(e.kind(), format!("{what} {}: {e}", path.display()))
 }
 

@@ -148,14 +148,11 @@ pub fn with_output<T>(
             let file = std::fs::OpenOptions::new()
                 .write(true)
                 .open(path)
-                .map_err(|e| {
-                    io::Error::new(e.kind(), format!("cannot open {}: {e}", path.display()))
-                })?;
+                .map_err(|e| output::with_path(e, "cannot open", path))?;
             let mut out = BufWriter::with_capacity(1 << 16, file);
             let r = f(&mut out)?;
-            out.flush().map_err(|e| {
-                io::Error::new(e.kind(), format!("cannot write {}: {e}", path.display()))
-            })?;
+            out.flush()
+                .map_err(|e| output::with_path(e, "cannot write", path))?;
             Ok(r)
         }
         Some(path) => {
@@ -170,9 +167,7 @@ pub fn with_output<T>(
             let tmp = output::temp_file_beside(path)?;
             let mut out = BufWriter::with_capacity(1 << 16, tmp);
             let r = f(&mut out)?;
-            let written = |e: io::Error| {
-                io::Error::new(e.kind(), format!("cannot write {}: {e}", path.display()))
-            };
+            let written = |e: io::Error| output::with_path(e, "cannot write", path);
             out.flush().map_err(written)?;
             let tmp = out.into_inner().map_err(|e| written(e.into_error()))?;
             output::persist_file(tmp, path)?;

@@ -47,7 +47,7 @@ impl PartialOrd for Ranked {
 /// A hasher for `u32` site ordinals: one multiplication instead of SipHash, which
 /// showed in profiles (the map is probed once per kept candidate).
 #[derive(Default)]
-pub(crate) struct OrdHasher(u64);
+struct OrdHasher(u64);
 
 impl std::hash::Hasher for OrdHasher {
     fn finish(&self) -> u64 {
