@@ -9,8 +9,8 @@ cd "$(dirname "$0")/.."
 file=$(realpath "${1:?usage: scripts/bench-cdx.sh FILE [RUNS]}")
 runs=${2:-3}
 source scripts/bench-lib.sh
-cargo build --profile "${BENCH_PROFILE:-release-lto}" --quiet
-bin=$(realpath ./target/${BENCH_PROFILE:-release-lto}/warcdex)
+source scripts/built-bin.sh
+bin=$(built_bin "${BENCH_PROFILE:-release-lto}")
 size=$(stat -c %s "$file")
 [ -n "${PEERS_VENV:-}" ] && PATH="$(realpath "$PEERS_VENV")/bin:$PATH"
 cat "$file" > /dev/null  # warm the page cache so every tool reads from memory

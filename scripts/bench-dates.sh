@@ -13,9 +13,10 @@ lines=${LINES:-10000000}
 dir=${BENCH_DIR:-/tmp/warcdex-bench-dates}
 mkdir -p "$dir"
 cargo build --profile "${BENCH_PROFILE:-release-lto}" --quiet --bin warcdex --example dates_bench_main
-bin=$(realpath ./target/${BENCH_PROFILE:-release-lto}/warcdex)
+source scripts/built-bin.sh
+bin=$(built_bin "${BENCH_PROFILE:-release-lto}")
 if [ ! -d "$dir/main" ]; then
-    ./target/${BENCH_PROFILE:-release-lto}/examples/dates_bench_main "$dir" "$docs"
+    "$(dirname "$bin")/examples/dates_bench_main" "$dir" "$docs"
 fi
 list="$dir/dates-$lines.txt"
 if [ ! -f "$list" ]; then

@@ -10,8 +10,8 @@ cd "$(dirname "$0")/.."
 lines=${1:-10000000}
 runs=${2:-1}
 source scripts/bench-lib.sh
-cargo build --profile "${BENCH_PROFILE:-release-lto}" --quiet
-bin=$(realpath ./target/${BENCH_PROFILE:-release-lto}/warcdex)
+source scripts/built-bin.sh
+bin=$(built_bin "${BENCH_PROFILE:-release-lto}")
 dir=${BENCH_DIR:-/tmp/warcdex-bench-dedup}
 mkdir -p "$dir"
 sorted="$dir/cdx11-$lines.sorted.cdx"

@@ -10,8 +10,8 @@ jobs=${1:-2}; shift || true
 [ $# -gt 0 ] || { echo "usage: scripts/bench-import.sh [JOBS] ARCHIVE..." >&2; exit 2; }
 runs=${RUNS:-1}
 source scripts/bench-lib.sh
-cargo build --profile "${BENCH_PROFILE:-release-lto}" --quiet
-bin=$(realpath ./target/${BENCH_PROFILE:-release-lto}/warcdex)
+source scripts/built-bin.sh
+bin=$(built_bin "${BENCH_PROFILE:-release-lto}")
 work=$(mktemp -d)
 trap 'rm -rf "$work" "$bench_tmp"' EXIT
 size=0

@@ -17,8 +17,9 @@ runs=${RUNS:-3}
 source scripts/bench-lib.sh
 profile=${BENCH_PROFILE:-release-lto}
 cargo build --profile "$profile" --locked --quiet --bin warcdex --example index_bound
-bin=$(realpath "target/$profile/warcdex")
-bound=$(realpath "target/$profile/examples/index_bound")
+source scripts/built-bin.sh
+bin=$(built_bin "$profile")
+bound=$(dirname "$bin")/examples/index_bound
 work=$(mktemp -d "${TMPDIR:-/tmp}/warcdex-index-bound-XXXX")
 trap 'rm -rf "$work" "$bench_tmp"' EXIT
 cat "$@" > /dev/null   # the page cache holds the archives

@@ -10,8 +10,8 @@ cd "$(dirname "$0")/.."
 [ $# -gt 0 ] || { echo "usage: scripts/bench-index.sh ARCHIVE..." >&2; exit 2; }
 runs=${RUNS:-1}
 source scripts/bench-lib.sh
-cargo build --profile "${BENCH_PROFILE:-release-lto}" --quiet
-bin=$(realpath ./target/${BENCH_PROFILE:-release-lto}/warcdex)
+source scripts/built-bin.sh
+bin=$(built_bin "${BENCH_PROFILE:-release-lto}")
 dir=${BENCH_DIR:-/tmp/warcdex-bench-index}
 mkdir -p "$dir"
 if [ ! -d "$dir/seg" ]; then

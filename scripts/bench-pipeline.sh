@@ -18,8 +18,8 @@ src=${1:?usage: scripts/bench-pipeline.sh DIR (holding full/ and revisit/)}
 out=${OUT:-target/bench-pipeline.md}
 runs=${RUNS:-3}
 source scripts/bench-lib.sh
-cargo build --profile "${BENCH_PROFILE:-release-lto}" --quiet
-bin=$(realpath target/${BENCH_PROFILE:-release-lto}/warcdex)
+source scripts/built-bin.sh
+bin=$(built_bin "${BENCH_PROFILE:-release-lto}")
 work=$(mktemp -d "${TMPDIR:-/tmp}/warcdex-pipeline-XXXX")
 trap 'rm -rf "$work" "$bench_tmp"' EXIT
 

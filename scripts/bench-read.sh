@@ -8,8 +8,8 @@ cd "$(dirname "$0")/.."
 file=${1:?usage: scripts/bench-read.sh FILE [RUNS]}
 runs=${2:-3}
 source scripts/bench-lib.sh
-cargo build --profile "${BENCH_PROFILE:-release-lto}" --quiet
-bin=./target/${BENCH_PROFILE:-release-lto}/warcdex
+source scripts/built-bin.sh
+bin=$(built_bin "${BENCH_PROFILE:-release-lto}")
 size=$(stat -c %s "$file")
 cat "$file" > /dev/null  # warm the page cache so every tool reads from memory
 

@@ -26,8 +26,8 @@ sizes=("$@")
 out=${OUT:-target/bench-scale.md}
 runs=1
 source scripts/bench-lib.sh
-cargo build --profile "${BENCH_PROFILE:-release-lto}" --locked --quiet
-bin=$(realpath target/${BENCH_PROFILE:-release-lto}/warcdex)
+source scripts/built-bin.sh
+bin=$(built_bin "${BENCH_PROFILE:-release-lto}")
 work=$(mktemp -d "${TMPDIR:-/tmp}/warcdex-scale-XXXX")
 trap 'rm -rf "$work" "$bench_tmp"' EXIT
 

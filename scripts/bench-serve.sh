@@ -24,8 +24,8 @@ fi
 if [ -n "${WARCDEX_BIN:-}" ]; then
     bin=$(realpath "$WARCDEX_BIN")  # another build, to compare two in one sitting
 else
-    cargo build --profile "${BENCH_PROFILE:-release-lto}" --locked --quiet
-    bin=$(realpath target/${BENCH_PROFILE:-release-lto}/warcdex)
+    source scripts/built-bin.sh
+    bin=$(built_bin "${BENCH_PROFILE:-release-lto}")
 fi
 source scripts/serve-lib.sh
 

@@ -8,8 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 manifest=$(realpath "$1"); shift
-cargo build --profile "${BENCH_PROFILE:-release-lto}" --quiet
-current=$(realpath ./target/${BENCH_PROFILE:-release-lto}/warcdex)
+source scripts/built-bin.sh
+current=$(built_bin "${BENCH_PROFILE:-release-lto}")
 [ $# -gt 0 ] || set -- "$current"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

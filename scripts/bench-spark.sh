@@ -14,8 +14,9 @@ out=${OUT:-target/bench-spark.md}
 venv=target/spark-venv
 "$venv/bin/python" -c "import pyspark" 2> /dev/null \
     || { echo "bench-spark.sh: run scripts/test-spark.sh first (it installs PySpark)" >&2; exit 1; }
-cargo build --profile "${BENCH_PROFILE:-release-lto}" --locked --quiet
-export WARCDEX_BIN=$PWD/target/${BENCH_PROFILE:-release-lto}/warcdex
+source scripts/built-bin.sh
+WARCDEX_BIN=$(built_bin "${BENCH_PROFILE:-release-lto}")
+export WARCDEX_BIN
 work=$(mktemp -d "${TMPDIR:-/tmp}/warcdex-bench-spark-XXXX")
 trap 'rm -rf "$work"' EXIT
 for f in "$@"; do realpath "$f"; done > "$work/list.txt"

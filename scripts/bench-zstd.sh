@@ -11,8 +11,8 @@ gz=$(realpath "${1:?usage: scripts/bench-zstd.sh FILE.warc.gz [RUNS]}")
 runs=${2:-3}
 source scripts/bench-lib.sh
 python=$(scripts/formats-venv.sh)
-cargo build --profile "${BENCH_PROFILE:-release-lto}" --quiet
-bin=$(realpath ./target/${BENCH_PROFILE:-release-lto}/warcdex)
+source scripts/built-bin.sh
+bin=$(built_bin "${BENCH_PROFILE:-release-lto}")
 work=$(mktemp -d "${TMPDIR:-/tmp}/warcdex-bench-zstd-XXXX")
 trap 'rm -rf "$work" "$bench_tmp"' EXIT
 name=$(basename "$gz" .gz)

@@ -17,8 +17,8 @@ work=${1:-target/example}
 if [ -n "${WARCDEX_BIN:-}" ]; then
     bin=$WARCDEX_BIN
 else
-    cargo build --release --quiet
-    bin=$(realpath target/release/warcdex)
+    source scripts/built-bin.sh
+    bin=$(built_bin)
 fi
 ex=fixtures/example
 rm -rf "$work"

@@ -16,8 +16,8 @@ copies=${1:-300}
 if [ -n "${WARCDEX_BIN:-}" ]; then
     bin=$(realpath "$WARCDEX_BIN")
 else
-    cargo build --release --locked --quiet
-    bin=$(realpath target/release/warcdex)
+    source scripts/built-bin.sh
+    bin=$(built_bin)
 fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -15,8 +15,8 @@ cd "$(dirname "$0")/.."
 if [ -n "${WARCDEX_BIN:-}" ]; then
     bin=$(realpath "$WARCDEX_BIN")
 else
-    cargo build --release --locked --quiet
-    bin=$(realpath target/release/warcdex)
+    source scripts/built-bin.sh
+    bin=$(built_bin)
 fi
 source scripts/serve-lib.sh
 nofile=${NOFILE:-256}

@@ -9,7 +9,7 @@
 # panicked or hung.
 #
 # Usage: scripts/mutate-archives.sh [N] [ARCHIVE...]   (ARCHIVE... replaces the 20)
-#   WARCDEX_BIN   the binary (default target/release/warcdex, built when missing)
+#   WARCDEX_BIN   the binary (default: the release build, built when missing)
 #   MUTATE_SEED   seed (default warcdex-15); MUTATE_TIMEOUT seconds per run (default 20)
 #   MUTATE_JOBS   mutants at once (default 2); MUTATE_OUT where failures go
 #                 (default target/mutate-archives)
@@ -18,11 +18,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 count=${1:-5000}
 shift || true
-bin=${WARCDEX_BIN:-target/release/warcdex}
-if [ -z "${WARCDEX_BIN:-}" ] && [ ! -x "$bin" ]; then
-    cargo build --release --locked --quiet --bin warcdex
+if [ -n "${WARCDEX_BIN:-}" ]; then
+    bin=$(realpath "$WARCDEX_BIN")
+else
+    source scripts/built-bin.sh
+    bin=$(built_bin)
 fi
-bin=$(realpath "$bin")
 out=${MUTATE_OUT:-target/mutate-archives}
 if [ $# -gt 0 ]; then
     archives=("$@")

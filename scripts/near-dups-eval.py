@@ -311,7 +311,7 @@ def main():
     ap.add_argument("--bases", type=int, default=450)
     ap.add_argument("--seed", type=int, default=20)
     ap.add_argument("--k", type=int, default=6, help="the k whose errors are listed")
-    ap.add_argument("--bin", default=os.environ.get("WARCDEX", "target/release/warcdex"))
+    ap.add_argument("--bin", default=os.environ.get("WARCDEX", "target/release/warcdex"), help="the warcdex binary (with a shared CARGO_TARGET_DIR, pass its release/warcdex)")
     ap.add_argument("--no-measure", action="store_true")
     a = ap.parse_args()
     warc, labels = build(a)

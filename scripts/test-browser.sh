@@ -27,8 +27,9 @@ fi
 # The release binary, which test-formats.sh and test-zipnum.sh build too: a debug build
 # here would compile every dependency a second time (without the dev-dependencies'
 # features), and .ci/run's disk is finite.
-cargo build --release --locked --quiet
-bin=$(realpath target/release/warcdex)
+source scripts/built-bin.sh
+bin=$(built_bin)
+mkdir -p target
 source scripts/serve-lib.sh
 
 # The worked example, as in docs/formats.md §5: paths in the manifest are made absolute.

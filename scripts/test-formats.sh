@@ -8,7 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python=$(scripts/formats-venv.sh)
-cargo build --release --locked --quiet
+source scripts/built-bin.sh
+bin=$(built_bin)
 work=$(mktemp -d "${TMPDIR:-/tmp}/warcdex-formats-XXXX")
 trap 'rm -rf "$work"' EXIT
-"$python" scripts/test_formats.py "${CARGO_TARGET_DIR:-$PWD/target}/release/warcdex" "$work"
+"$python" scripts/test_formats.py "$bin" "$work"

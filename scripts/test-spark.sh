@@ -34,8 +34,9 @@ if ! command -v java > /dev/null; then
     apt-get update -qq >&2
     apt-get install -y -qq --no-install-recommends openjdk-17-jre-headless >&2
 fi
-cargo build --release --locked --quiet
-export WARCDEX_BIN=${CARGO_TARGET_DIR:-$PWD/target}/release/warcdex
+source scripts/built-bin.sh
+WARCDEX_BIN=$(built_bin)
+export WARCDEX_BIN
 bin=$WARCDEX_BIN
 work=$(mktemp -d "${TMPDIR:-/tmp}/warcdex-spark-XXXX")
 moto=

@@ -8,8 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python=$(scripts/formats-venv.sh)
-cargo build --release --locked --quiet
-bin=${CARGO_TARGET_DIR:-$PWD/target}/release/warcdex
+source scripts/built-bin.sh
+bin=$(built_bin)
 work=$(mktemp -d "${TMPDIR:-/tmp}/warcdex-zipnum-XXXX")
 trap 'rm -rf "$work"' EXIT
 
