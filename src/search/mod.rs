@@ -52,7 +52,7 @@ use hits::{build_hit, select, Candidate, Selection, Snippets, TopFiltered};
 pub(crate) use set::OpenSet;
 pub use shards::{ShardHit, ShardResults};
 use stats::Statistics;
-pub use stats::TermStats;
+pub use stats::{ImpossibleStats, TermStats};
 
 /// Most hits on one page; more are cut to this (as Nutch's `searcher.max.hits.per.page`).
 pub const MAX_HITS_PER_PAGE: usize = 100;
@@ -166,6 +166,9 @@ pub enum SearchError {
     Query(QueryError),
     /// Reading an index failed (HTTP 500).
     Index(String),
+    /// A shard server was sent term statistics no collection can have (HTTP 400: the
+    /// asker's error, as a malformed query is).
+    Statistics(ImpossibleStats),
 }
 
 impl fmt::Display for SearchError {
@@ -173,11 +176,19 @@ impl fmt::Display for SearchError {
         match self {
             SearchError::Query(e) => write!(f, "bad query: {e}"),
             SearchError::Index(e) => write!(f, "index error: {e}"),
+            SearchError::Statistics(e) => write!(f, "cannot rank with the statistics sent: {e}"),
         }
     }
 }
 
-impl std::error::Error for SearchError {}
+impl std::error::Error for SearchError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            SearchError::Statistics(e) => Some(e),
+            _ => None,
+        }
+    }
+}
 
 impl From<QueryError> for SearchError {
     fn from(e: QueryError) -> Self {
@@ -550,6 +561,9 @@ impl SearchIndex {
         if need > most {
             return Err(QueryError(format!("a shard returns at most {most} hits")).into());
         }
+        // Checked before tantivy sees them: its BM25 asserts what `check` refuses, and
+        // the panic, though caught, logged a backtrace for every such request.
+        stats.check().map_err(SearchError::Statistics)?;
         self.retrying(|| {
             let r = self.rank(
                 query,

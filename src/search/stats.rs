@@ -13,6 +13,7 @@
 //! `dfs_query_then_fetch` does.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
 
 use serde::{Deserialize, Serialize};
 use tantivy::query::{Bm25StatisticsProvider, Query};
@@ -32,19 +33,111 @@ pub struct TermStats {
     pub terms: BTreeMap<String, BTreeMap<String, u64>>,
 }
 
+/// Why term statistics cannot be those of any collection ([`TermStats::check`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ImpossibleStats {
+    /// A term is in more documents than the collection holds: tantivy's BM25 asserts
+    /// that it is not (`bm25::idf`), and the assertion panicked inside the search.
+    MoreDocumentsThanAll {
+        /// The term's field.
+        field: String,
+        /// The term.
+        term: String,
+        /// Documents holding it, as given.
+        with_term: u64,
+        /// Documents of the collection, as given.
+        docs: u64,
+    },
+    /// A field has fewer tokens than documents holding one of its terms (each has at
+    /// least one token of it): the average length of the field would be too short,
+    /// down to 0, which scores every match in it NaN.
+    FewerTokensThanDocuments {
+        /// The field.
+        field: String,
+        /// The term.
+        term: String,
+        /// Documents holding it, as given.
+        with_term: u64,
+        /// Tokens of the field, as given.
+        tokens: u64,
+    },
+}
+
+impl fmt::Display for ImpossibleStats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ImpossibleStats::MoreDocumentsThanAll {
+                field,
+                term,
+                with_term,
+                docs,
+            } => write!(
+                f,
+                "impossible term statistics: {field}:{term:?} is in {with_term} documents of {docs}"
+            ),
+            ImpossibleStats::FewerTokensThanDocuments {
+                field,
+                term,
+                with_term,
+                tokens,
+            } => write!(
+                f,
+                "impossible term statistics: {field} has {tokens} tokens, but {field}:{term:?} is in {with_term} documents"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ImpossibleStats {}
+
 impl TermStats {
-    /// Adds the statistics of another part of the collection.
+    /// Adds the statistics of another part of the collection. The sums saturate: a
+    /// shard server may send any number, and a sum that wrapped around would be
+    /// smaller than its parts (and make the statistics impossible).
     pub fn add(&mut self, other: &TermStats) {
-        self.docs += other.docs;
+        self.docs = self.docs.saturating_add(other.docs);
         for (f, n) in &other.tokens {
-            *self.tokens.entry(f.clone()).or_insert(0) += n;
+            let mine = self.tokens.entry(f.clone()).or_insert(0);
+            *mine = mine.saturating_add(*n);
         }
         for (f, terms) in &other.terms {
             let mine = self.terms.entry(f.clone()).or_default();
             for (t, n) in terms {
-                *mine.entry(t.clone()).or_insert(0) += n;
+                let m = mine.entry(t.clone()).or_insert(0);
+                *m = m.saturating_add(*n);
             }
         }
+    }
+
+    /// Whether these can be the statistics of a collection: no term in more documents
+    /// than the collection holds, and no field with fewer tokens than documents holding
+    /// a term of it (when its tokens are given). A front server checks each shard
+    /// server's before adding them up (sums of possible statistics are possible, as the
+    /// sums saturate), and a shard server checks the sums it is sent before scoring
+    /// with them, so that what BM25 asserts is refused as an error instead.
+    pub fn check(&self) -> Result<(), ImpossibleStats> {
+        for (field, terms) in &self.terms {
+            let tokens = self.tokens.get(field).copied();
+            for (term, &with_term) in terms {
+                if with_term > self.docs {
+                    return Err(ImpossibleStats::MoreDocumentsThanAll {
+                        field: field.clone(),
+                        term: term.clone(),
+                        with_term,
+                        docs: self.docs,
+                    });
+                }
+                if let Some(tokens) = tokens.filter(|&t| t < with_term) {
+                    return Err(ImpossibleStats::FewerTokensThanDocuments {
+                        field: field.clone(),
+                        term: term.clone(),
+                        with_term,
+                        tokens,
+                    });
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Adds one set's statistics for the terms of `query` (its parse in that set).
@@ -110,9 +203,13 @@ impl Statistics<'_> {
 
 impl Bm25StatisticsProvider for Statistics<'_> {
     fn total_num_tokens(&self, field: Field) -> tantivy::Result<u64> {
+        let own = Bm25StatisticsProvider::total_num_tokens(self.searcher, field)?;
+        // Never fewer than this set holds (as for the documents below): the statistics
+        // given are the collection's, which holds this set, and with fewer a field's
+        // average length could be 0 and every match in it score NaN.
         match self.stats.tokens.get(self.schema().get_field_name(field)) {
-            Some(&n) => Ok(n),
-            None => Bm25StatisticsProvider::total_num_tokens(self.searcher, field),
+            Some(&n) => Ok(n.max(own)),
+            None => Ok(own),
         }
     }
 
@@ -179,5 +276,43 @@ mod tests {
         let mut b = TermStats::default();
         b.add(&a);
         assert_eq!(b, a);
+    }
+
+    #[test]
+    fn sums_saturate_and_stay_possible() {
+        let mut a = stats(u64::MAX, 3);
+        a.add(&stats(5, 5));
+        assert_eq!(a.docs, u64::MAX);
+        assert_eq!(a.tokens["content"], u64::MAX);
+        assert_eq!(a.check(), Ok(()));
+    }
+
+    #[test]
+    fn impossible_statistics_are_named() {
+        assert_eq!(stats(3, 3).check(), Ok(()));
+        let e = stats(1, 5).check().unwrap_err();
+        assert!(
+            matches!(
+                e,
+                ImpossibleStats::MoreDocumentsThanAll {
+                    with_term: 5,
+                    docs: 1,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        assert!(
+            e.to_string()
+                .contains("content:\"lisbon\" is in 5 documents of 1"),
+            "{e}"
+        );
+        let mut few = stats(10, 5);
+        few.tokens.insert("content".into(), 4);
+        let e = few.check().unwrap_err();
+        assert!(e.to_string().contains("content has 4 tokens"), "{e}");
+        // A field whose tokens are not given is scored with the set's own.
+        few.tokens.clear();
+        assert_eq!(few.check(), Ok(()));
     }
 }

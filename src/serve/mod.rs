@@ -363,6 +363,7 @@ async fn run_search(
 fn status_of(e: SearchError) -> (StatusCode, String) {
     match e {
         SearchError::Query(e) => (StatusCode::BAD_REQUEST, e.to_string()),
+        e @ SearchError::Statistics(_) => (StatusCode::BAD_REQUEST, e.to_string()),
         e => {
             eprintln!("warcdex serve: {e}");
             (StatusCode::INTERNAL_SERVER_ERROR, e.to_string())
