@@ -232,7 +232,8 @@ impl Tally {
         }
     }
 
-    /// Adds another tally (a shard server's).
+    /// Adds another tally (a shard server's). The sums saturate: a shard server may
+    /// send any count, and a sum that wrapped around would show fewer than a part.
     pub fn add(&mut self, other: &Tally) {
         for (mine, theirs) in [
             (&mut self.sites, &other.sites),
@@ -240,7 +241,8 @@ impl Tally {
             (&mut self.langs, &other.langs),
         ] {
             for (k, &n) in theirs {
-                *mine.entry(k.clone()).or_default() += n;
+                let m = mine.entry(k.clone()).or_default();
+                *m = m.saturating_add(n);
             }
         }
         for (mine, theirs) in [
@@ -248,7 +250,8 @@ impl Tally {
             (&mut self.months, &other.months),
         ] {
             for (&k, &n) in theirs {
-                *mine.entry(k).or_default() += n;
+                let m = mine.entry(k).or_default();
+                *m = m.saturating_add(n);
             }
         }
     }

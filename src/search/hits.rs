@@ -43,7 +43,14 @@ impl Snippet {
         let mut out = String::with_capacity(self.text.len() + 16);
         let mut at = 0;
         for &(a, b) in &self.highlighted {
-            if a < at || b > self.text.len() {
+            // A front server renders snippets a shard server sent: a range that is
+            // reversed, past the end or inside a character is left unmarked, never sliced.
+            if a < at
+                || a > b
+                || b > self.text.len()
+                || !self.text.is_char_boundary(a)
+                || !self.text.is_char_boundary(b)
+            {
                 continue;
             }
             esc(&mut out, &self.text[at..a]);
@@ -840,6 +847,16 @@ pub(crate) fn build_hit(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_snippet_with_impossible_ranges_renders_without_them() {
+        let s = Snippet {
+            text: "café au lait".into(),
+            // Reversed, inside the é, past the end; then a good one.
+            highlighted: vec![(5, 2), (4, 5), (9, 99), (9, 13)],
+        };
+        assert_eq!(s.to_html(), "café au <b>lait</b>");
+    }
 
     #[test]
     fn the_lead_of_a_texts_start_is_the_lead_of_the_text() {

@@ -47,6 +47,53 @@ pub struct ShardResults {
     pub hits: Vec<ShardHit>,
 }
 
+/// Why a shard server's answer is refused as a whole ([`ShardResults::check`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum BadAnswer {
+    /// A hit's score is not a finite number ≥ 0, which no shard computes (BM25 times a
+    /// link boost, both ≥ 0): an infinite one (1e308 is infinite as an `f32`) was shown
+    /// as `null`, and sorted above every true hit.
+    Score {
+        /// The hit's URL.
+        url: String,
+        /// Its score.
+        score: f32,
+    },
+}
+
+impl std::fmt::Display for BadAnswer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BadAnswer::Score { url, score } => write!(
+                f,
+                "the answer is refused: the hit {url} has the score {score}, not a finite number ≥ 0"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for BadAnswer {}
+
+impl ShardResults {
+    /// Whether this answer can be a shard server's. One impossible score refuses the
+    /// whole answer, not just its hit: the shard is broken or hostile, so the order and
+    /// scores of its other hits cannot be trusted either, and the front names it in
+    /// `unavailable` (the results are partial).
+    pub fn check(&self) -> Result<(), BadAnswer> {
+        match self
+            .hits
+            .iter()
+            .find(|h| !(h.hit.score.is_finite() && h.hit.score >= 0.0))
+        {
+            Some(h) => Err(BadAnswer::Score {
+                url: h.hit.url.clone(),
+                score: h.hit.score,
+            }),
+            None => Ok(()),
+        }
+    }
+}
+
 /// One shard server's answer, or why there is none.
 #[derive(Debug)]
 pub struct ShardAnswer {
@@ -111,7 +158,9 @@ pub fn merge(
     for a in answers {
         match a.results {
             Ok(r) => {
-                total += r.total;
+                // Saturating: a shard may send any count, and a sum that wrapped around
+                // showed 2^64 - 1 and 246 matches as 245.
+                total = u64::saturating_add(total, r.total);
                 tally.add(&r.tally);
                 hidden.extend(r.hidden_sites);
                 all.extend(r.hits);
@@ -274,6 +323,42 @@ mod tests {
         let r = merged(&req(0, 10, 2), vec![a, down]);
         assert_eq!(urls(&r), ["a"]);
         assert_eq!(r.unavailable, ["http://down:1: connection refused"]);
+    }
+
+    #[test]
+    fn totals_saturate() {
+        let mut big = answer(vec![hit("a", "a", 1.0)]);
+        if let Ok(r) = &mut big.results {
+            r.total = u64::MAX;
+            r.tally.sites.insert("a".into(), u64::MAX);
+        }
+        let mut small = answer(vec![hit("b", "b", 0.5)]);
+        if let Ok(r) = &mut small.results {
+            r.tally.sites.insert("a".into(), 246);
+        }
+        let r = merged(&req(0, 10, 2), vec![big, small]);
+        assert_eq!(r.total, u64::MAX);
+        assert_eq!(urls(&r), ["a", "b"]);
+    }
+
+    #[test]
+    fn impossible_scores_refuse_the_answer() {
+        let ok = ShardResults {
+            hits: vec![hit("a", "a", 0.0), hit("b", "b", f32::MAX)],
+            ..ShardResults::default()
+        };
+        assert_eq!(ok.check(), Ok(()));
+        for score in [f32::INFINITY, f32::NEG_INFINITY, f32::NAN, -1.0] {
+            let bad = ShardResults {
+                hits: vec![hit("a", "a", 1.0), hit("b", "b", score)],
+                ..ShardResults::default()
+            };
+            let e = bad.check().unwrap_err();
+            assert!(
+                matches!(&e, BadAnswer::Score { url, .. } if url == "b"),
+                "{e:?}"
+            );
+        }
     }
 
     #[test]
