@@ -2,8 +2,9 @@
 //!
 //! Routes: `/` the search page ([`page`]), `/opensearch` RSS 2.0 with the OpenSearch and
 //! NutchWAX elements, `/search.json` the same as JSON, `/healthz` the sets being served
-//! and those refused. Parameters follow NutchWAX's servlet: `query` (or `q`), `start`,
-//! `hitsPerPage` (capped at [`MAX_HITS_PER_PAGE`]), `hitsPerSite` (or `hitsPerDup`).
+//! and those refused (names and document counts, no paths). Parameters follow NutchWAX's
+//! servlet: `query` (or `q`), `start`, `hitsPerPage` (capped at [`MAX_HITS_PER_PAGE`]),
+//! `hitsPerSite` (or `hitsPerDup`).
 //!
 //! The index is opened once and reopened when a set's `pindex.json` changes (checked at
 //! most once per [`ServeOptions::reload_interval`], by a request, so an `add-dates
@@ -528,10 +529,19 @@ async fn healthz(State(state): State<Arc<AppState>>) -> Response {
         (false, true) => "ok",
         (false, false) => "degraded",
     };
+    // Names and document counts only: the sets' directories and a refused set's error
+    // (which names its files) are the server's file system, for its log, not for any
+    // client (issue 39).
     let body = serde_json::json!({
         "status": status,
-        "sets": sets,
-        "broken": broken,
+        "sets": sets
+            .iter()
+            .map(|s| serde_json::json!({ "name": s.name, "documents": s.documents }))
+            .collect::<Vec<_>>(),
+        "broken": broken
+            .iter()
+            .map(|b| serde_json::json!({ "name": b.name }))
+            .collect::<Vec<_>>(),
     });
     let code = if sets.is_empty() {
         StatusCode::SERVICE_UNAVAILABLE
