@@ -9,6 +9,7 @@ mod cdx_pieces;
 mod dates;
 mod example_script;
 mod facets;
+mod front;
 mod fuzz_replay;
 mod html_pages;
 mod import;

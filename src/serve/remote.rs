@@ -12,45 +12,158 @@
 //!    The front merges them, applies the per-site limit again and cuts the page
 //!    (src/search/shards.rs).
 //!
-//! A server that refuses the connection, answers with an error, or has not answered a
-//! round within the timeout is left out of the search, and the results name it
-//! (`unavailable`: the page says the results are partial); a server that says the query
-//! is malformed (400) makes the search a 400, as it would be on one server.
+//! A server that refuses the connection, answers with an error (any status but 200,
+//! a 400 included), answers what is not a shard's answer (malformed, impossible
+//! statistics or scores, over its size bound), or has not answered a round within the
+//! timeout is left out of the search, and the results name it (`unavailable`: the page
+//! says the results are partial). Only when no server answers and one says the query is
+//! malformed (400) is the search a 400, as it would be on one server.
+//!
+//! What the front holds of the answers is bounded twice: each answer by what it can
+//! legitimately hold (from what it was asked for), and all answers being read at once,
+//! across requests, by one budget of bytes ([`ANSWER_BUDGET_BYTES`]). A shard streaming
+//! an endless body took the front to 3.29 GB at 64 searches at once (issue 39).
 
 use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
 use axum::http::{header, Method, Request, StatusCode, Uri};
 use futures_util::future::join_all;
-use http_body_util::{BodyExt, Full, Limited};
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::{TokioExecutor, TokioTimer};
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use tokio::sync::{Semaphore, SemaphorePermit, TryAcquireError};
 
 use crate::search::shards::{merge, plan, Plan, ShardAnswer};
 use crate::search::{
     QueryError, SearchError, SearchRequest, SearchResults, ShardResults, TermStats,
 };
 
-/// The largest answer read from a shard server. The deepest page (10,101 hits, each
-/// with its snippet and dates) is a few MB; this bounds what a broken server can make
-/// the front hold.
-const MAX_ANSWER_BYTES: usize = 64 << 20;
+/// The largest answer read from a shard server, whatever it was asked for. The deepest
+/// page (10,101 hits, each with its snippet, dates and history) is a few MB.
+const MAX_ANSWER_BYTES: usize = 32 << 20;
+
+/// The bytes of shard answers a front holds at once, across every request: each answer
+/// takes its buffer's size from this budget as it grows, and gives it back once parsed
+/// (or refused). An answer that cannot get budget (`Front::read_body` says when it
+/// waits) is a shard that did not answer. With a shard streaming an endless answer to 64
+/// searches at once, this (and [`search_answer_bound`]) kept the front under 256 MiB
+/// (tests/front.rs).
+const ANSWER_BUDGET_BYTES: usize = 64 << 20;
+
+// An answer at its bound must be able to get its budget, and a buffer's growth is
+// taken from the semaphore in one call (a `u32` of permits).
+const _: () = assert!(MAX_ANSWER_BYTES <= ANSWER_BUDGET_BYTES);
+const _: () = assert!(MAX_ANSWER_BYTES <= u32::MAX as usize);
+
+/// A search answer's part that does not grow with the hits asked for: the tally (the
+/// shard's 1,000 most frequent sites, names of up to 253 bytes, types, languages,
+/// months) and the sites it limited.
+const SEARCH_ANSWER_BASE_BYTES: usize = 1 << 20;
+
+/// What a search answer may hold per hit asked for, on average: the URL, title, a
+/// 200-character snippet, the history (up to 100 versions, ~100 bytes each) and one
+/// 17-byte date per capture (a page captured daily for ten years has 3,650).
+const SEARCH_ANSWER_HIT_BYTES: usize = 64 << 10;
+
+/// A statistics answer's fixed part (the documents, the braces).
+const STATS_ANSWER_BASE_BYTES: usize = 64 << 10;
+
+/// What a statistics answer may hold per byte of the query: each word of it is a term
+/// of a few fields (title, content, anchor, url, main, a stemmed field per language),
+/// each named with its count.
+const STATS_ANSWER_QUERY_BYTE_BYTES: usize = 256;
+
+/// The largest `/healthz` answer read from a shard server (its sets' names and counts:
+/// some 10,000 sets).
+const HEALTH_ANSWER_BYTES: usize = 1 << 20;
+
+/// The bound of a search answer of `need` hits.
+fn search_answer_bound(need: usize) -> usize {
+    need.saturating_mul(SEARCH_ANSWER_HIT_BYTES)
+        .saturating_add(SEARCH_ANSWER_BASE_BYTES)
+        .min(MAX_ANSWER_BYTES)
+}
+
+/// The bound of a statistics answer for the query `query` (as sent, URL-encoded).
+fn stats_answer_bound(query: &str) -> usize {
+    query
+        .len()
+        .saturating_mul(STATS_ANSWER_QUERY_BYTE_BYTES)
+        .saturating_add(STATS_ANSWER_BASE_BYTES)
+        .min(MAX_ANSWER_BYTES)
+}
 
 /// The shard servers a front server asks, and how long it waits for each.
 pub struct Front {
     servers: Vec<String>,
     timeout: Duration,
     client: Client<HttpConnector, Full<Bytes>>,
+    /// [`ANSWER_BUDGET_BYTES`], in permits of one byte.
+    budget: Semaphore,
 }
 
 /// Why a call to a shard server gave no answer.
 enum CallError {
-    /// The server says the request is malformed (a 400): the user's query.
+    /// The server says the request is malformed (a 400): the user's query, unless
+    /// another server answered it.
     Refused(String),
-    /// No usable answer: the server is down, slow, or failed.
+    /// No usable answer: the server is down, slow, or failed, or its answer is not
+    /// what a shard sends.
     Failed(String),
+}
+
+impl CallError {
+    /// The message, whichever it is.
+    fn message(&self) -> &str {
+        match self {
+            CallError::Refused(e) | CallError::Failed(e) => e,
+        }
+    }
+}
+
+/// An answer's bytes, holding their share of the budget until dropped.
+struct Answer<'a> {
+    status: StatusCode,
+    bytes: Vec<u8>,
+    _held: Option<SemaphorePermit<'a>>,
+}
+
+/// A shard server's `/healthz`, as the front relays it: set names and document counts,
+/// nothing else a shard's answer holds (issue 39: it relayed paths).
+#[derive(Debug, Serialize, Deserialize)]
+struct ShardHealth {
+    status: HealthStatus,
+    #[serde(default)]
+    sets: Vec<SetCount>,
+    #[serde(default)]
+    broken: Vec<SetName>,
+}
+
+/// What a server says of its health.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum HealthStatus {
+    Ok,
+    Degraded,
+    Down,
+}
+
+/// A set being served, as `/healthz` names it.
+#[derive(Debug, Serialize, Deserialize)]
+struct SetCount {
+    name: String,
+    documents: u64,
+}
+
+/// A set refused, as `/healthz` names it.
+#[derive(Debug, Serialize, Deserialize)]
+struct SetName {
+    name: String,
 }
 
 /// The message of an error and of its sources ("client error (Connect): tcp connect
@@ -108,6 +221,7 @@ impl Front {
             servers: out,
             timeout,
             client,
+            budget: Semaphore::new(ANSWER_BUDGET_BYTES),
         })
     }
 
@@ -125,9 +239,15 @@ impl Front {
         )
     }
 
-    /// One request to a shard server, its answer read under the size cap, all within
-    /// the timeout.
-    async fn call(&self, method: Method, url: String, body: Vec<u8>) -> Result<Bytes, CallError> {
+    /// One request to a shard server, its answer read under the bound `bound` and the
+    /// budget, all within the timeout. Any status is an answer here.
+    async fn call(
+        &self,
+        method: Method,
+        url: String,
+        body: Vec<u8>,
+        bound: usize,
+    ) -> Result<Answer<'_>, CallError> {
         let req = Request::builder()
             .method(method)
             .uri(&url)
@@ -141,19 +261,21 @@ impl Front {
                 .await
                 .map_err(|e| CallError::Failed(describe(&e)))?;
             let status = resp.status();
-            let body = Limited::new(resp.into_body(), MAX_ANSWER_BYTES)
-                .collect()
-                .await
-                .map_err(|e| CallError::Failed(format!("reading the answer: {e}")))?
-                .to_bytes();
-            match status {
-                StatusCode::BAD_REQUEST => Err(CallError::Refused(error_message(&body))),
-                s if s.is_success() => Ok(body),
-                s => Err(CallError::Failed(format!(
-                    "HTTP {s}: {}",
-                    error_message(&body)
-                ))),
+            let announced = resp
+                .headers()
+                .get(header::CONTENT_LENGTH)
+                .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+            if let Some(n) = announced.filter(|&n| n > bound as u64) {
+                return Err(CallError::Failed(format!(
+                    "the answer announces {n} bytes, over its bound of {bound}"
+                )));
             }
+            let (bytes, held) = self.read_body(resp.into_body(), bound).await?;
+            Ok(Answer {
+                status,
+                bytes,
+                _held: held,
+            })
         };
         match tokio::time::timeout(self.timeout, exchange).await {
             Ok(r) => r,
@@ -164,16 +286,84 @@ impl Front {
         }
     }
 
-    /// A call whose answer is JSON of type `T`.
+    /// Reads an answer's body into one buffer of at most `bound` bytes, whose growth is
+    /// taken from the budget. The buffer is ours, not hyper's chunks: a chunk may be a
+    /// slice of a larger read buffer, which it would keep alive, uncounted.
+    ///
+    /// Only an answer that holds nothing yet waits for budget (within the round's
+    /// timeout, in arrival order); one that holds some and needs more takes it if it is
+    /// there, or is refused. Answers never wait while holding, so they cannot wait on
+    /// each other: with waiting growth, 64 answers holding 1 MiB each and wanting more
+    /// would hold the whole budget until they timed out, and every other answer with it.
+    async fn read_body(
+        &self,
+        mut body: Incoming,
+        bound: usize,
+    ) -> Result<(Vec<u8>, Option<SemaphorePermit<'_>>), CallError> {
+        let mut buf: Vec<u8> = Vec::new();
+        let mut held: Option<SemaphorePermit<'_>> = None;
+        while let Some(frame) = body.frame().await {
+            let frame = frame
+                .map_err(|e| CallError::Failed(format!("reading the answer: {}", describe(&e))))?;
+            let Ok(data) = frame.into_data() else {
+                continue; // trailers
+            };
+            let needed = buf.len().saturating_add(data.len());
+            if needed > bound {
+                return Err(CallError::Failed(format!(
+                    "the answer is over its bound of {bound} bytes"
+                )));
+            }
+            if needed > buf.capacity() {
+                // Doubling (as a Vec would), never past the bound, and all of it counted:
+                // the budget holds what is allocated.
+                let capacity = needed.max(buf.capacity().saturating_mul(2)).min(bound);
+                let more = u32::try_from(capacity - buf.capacity())
+                    .map_err(|_| CallError::Failed("an answer over 4 GiB".into()))?;
+                let permit = match &held {
+                    None => self.budget.acquire_many(more).await.map_err(|_| None),
+                    Some(_) => self.budget.try_acquire_many(more).map_err(Some),
+                };
+                let permit = permit.map_err(|e| {
+                    CallError::Failed(match e {
+                        Some(TryAcquireError::NoPermits) => format!(
+                            "the answer needs more than the front can hold now \
+                             ({ANSWER_BUDGET_BYTES} bytes of answers at once)"
+                        ),
+                        _ => "the answer budget is closed".into(),
+                    })
+                })?;
+                match &mut held {
+                    Some(h) => h.merge(permit),
+                    None => held = Some(permit),
+                }
+                buf.reserve_exact(capacity - buf.len());
+            }
+            buf.extend_from_slice(&data);
+        }
+        Ok((buf, held))
+    }
+
+    /// A call whose answer (a 200) is JSON of type `T`; a 400 is the server refusing
+    /// the request, any other status its failure.
     async fn call_json<T: DeserializeOwned>(
         &self,
         method: Method,
         url: String,
         body: Vec<u8>,
+        bound: usize,
     ) -> Result<T, CallError> {
-        let bytes = self.call(method, url, body).await?;
-        serde_json::from_slice(&bytes)
-            .map_err(|e| CallError::Failed(format!("the answer is not what a shard sends: {e}")))
+        let answer = self.call(method, url, body, bound).await?;
+        match answer.status {
+            StatusCode::OK => serde_json::from_slice(&answer.bytes).map_err(|e| {
+                CallError::Failed(format!("the answer is not what a shard sends: {e}"))
+            }),
+            StatusCode::BAD_REQUEST => Err(CallError::Refused(error_message(&answer.bytes))),
+            s => Err(CallError::Failed(format!(
+                "HTTP {s}: {}",
+                error_message(&answer.bytes)
+            ))),
+        }
     }
 
     /// Runs `req` on every shard server and merges their hits.
@@ -182,32 +372,44 @@ impl Front {
         let plan = plan(req)?;
         let query = serde_urlencoded::to_string([("query", req.query.as_str())])
             .expect("a string pair encodes");
-        // Round 1: the collection's statistics.
-        let stats = join_all(self.servers.iter().map(|s| {
-            self.call_json::<TermStats>(
-                Method::GET,
-                format!("{s}/shard/stats.json?{query}"),
-                Vec::new(),
-            )
+        // Round 1: the collection's statistics, each server's checked before they are
+        // added: one server's impossible statistics would make the sums impossible and
+        // every server refuse them.
+        let bound = stats_answer_bound(&query);
+        let query = &query;
+        let stats = join_all(self.servers.iter().map(|s| async move {
+            let st = self
+                .call_json::<TermStats>(
+                    Method::GET,
+                    format!("{s}/shard/stats.json?{query}"),
+                    Vec::new(),
+                    bound,
+                )
+                .await?;
+            st.check().map_err(|e| CallError::Failed(e.to_string()))?;
+            Ok(st)
         }))
         .await;
+        user_error(&stats)?;
         let mut total = TermStats::default();
         let mut failed: Vec<Option<String>> = Vec::with_capacity(self.servers.len());
-        for r in &stats {
+        for (server, r) in self.servers.iter().zip(&stats) {
             match r {
                 Ok(s) => {
                     total.add(s);
                     failed.push(None);
                 }
-                Err(CallError::Refused(e)) => return Err(QueryError(e.clone()).into()),
-                Err(CallError::Failed(e)) => failed.push(Some(e.clone())),
+                Err(e) => {
+                    eprintln!("warcdex serve: shard server {server}: {}", e.message());
+                    failed.push(Some(e.message().to_string()));
+                }
             }
         }
         // Round 2: each server's best hits, ranked with the sums.
         let body = serde_json::to_vec(&total).expect("statistics serialize");
         let mut plan = plan;
         loop {
-            let answers = self.best_hits(&query, &plan, &body, &failed).await?;
+            let answers = self.best_hits(query, &plan, &body, &failed).await?;
             let r = merge(req, &plan, answers, t0.elapsed());
             // Every match on one site: the per-site limit would leave only its first
             // hits, so the shards are asked again without it (as one index does).
@@ -228,6 +430,7 @@ impl Front {
         body: &[u8],
         failed: &[Option<String>],
     ) -> Result<Vec<ShardAnswer>, SearchError> {
+        let bound = search_answer_bound(plan.need);
         let asked = join_all(self.servers.iter().zip(failed).map(|(s, f)| {
             let url = format!(
                 "{s}/shard/search.json?{query}&need={}&hitsPerSite={}",
@@ -236,25 +439,37 @@ impl Front {
             let body = body.to_vec();
             async move {
                 match f {
-                    Some(e) => Err(CallError::Failed(e.clone())),
+                    // Left out in round 1, already logged: not asked again.
+                    Some(e) => Err((false, CallError::Failed(e.clone()))),
                     None => {
-                        self.call_json::<ShardResults>(Method::POST, url, body)
+                        let r = self
+                            .call_json::<ShardResults>(Method::POST, url, body, bound)
                             .await
+                            .map_err(|e| (true, e))?;
+                        r.check()
+                            .map_err(|e| (true, CallError::Failed(e.to_string())))?;
+                        Ok(r)
                     }
                 }
             }
         }))
         .await;
+        let asked: Vec<Result<ShardResults, CallError>> = asked
+            .into_iter()
+            .zip(&self.servers)
+            .map(|(r, server)| {
+                r.map_err(|(new, e)| {
+                    if new {
+                        eprintln!("warcdex serve: shard server {server}: {}", e.message());
+                    }
+                    e
+                })
+            })
+            .collect();
+        user_error(&asked)?;
         let mut answers = Vec::with_capacity(self.servers.len());
         for (server, r) in self.servers.iter().zip(asked) {
-            let results = match r {
-                Ok(r) => Ok(r),
-                Err(CallError::Refused(e)) => return Err(QueryError(e).into()),
-                Err(CallError::Failed(e)) => {
-                    eprintln!("warcdex serve: shard server {server}: {e}");
-                    Err(e)
-                }
-            };
+            let results = r.map_err(|e| e.message().to_string());
             answers.push(ShardAnswer {
                 server: server.clone(),
                 results,
@@ -263,11 +478,27 @@ impl Front {
         Ok(answers)
     }
 
-    /// Every shard server's `/healthz`: whether any answered (the front can search), and
-    /// a report naming each.
+    /// Every shard server's `/healthz`: whether any can search (the front can), and a
+    /// report naming each server with its status, set names and document counts (a
+    /// server without sets answers 503 with its report, which is relayed too).
     pub async fn health(&self) -> (bool, serde_json::Value) {
-        let answers = join_all(self.servers.iter().map(|s| {
-            self.call_json::<serde_json::Value>(Method::GET, format!("{s}/healthz"), Vec::new())
+        let answers = join_all(self.servers.iter().map(|s| async move {
+            let answer = self
+                .call(
+                    Method::GET,
+                    format!("{s}/healthz"),
+                    Vec::new(),
+                    HEALTH_ANSWER_BYTES,
+                )
+                .await?;
+            match answer.status {
+                StatusCode::OK | StatusCode::SERVICE_UNAVAILABLE => serde_json::from_slice::<
+                    ShardHealth,
+                >(&answer.bytes)
+                .map_err(|e| CallError::Failed(format!("the answer is not a shard's health: {e}"))),
+                // Not the body: it is the server's to say, not the front's to relay.
+                s => Err(CallError::Failed(format!("HTTP {s}"))),
+            }
         }))
         .await;
         let mut all_ok = true;
@@ -275,14 +506,14 @@ impl Front {
         let mut shards = Vec::new();
         for (server, a) in self.servers.iter().zip(answers) {
             match a {
-                Ok(v) => {
-                    any_up = true;
-                    all_ok &= v.get("status").and_then(|s| s.as_str()) == Some("ok");
-                    shards.push(serde_json::json!({ "server": server, "health": v }));
+                Ok(h) => {
+                    any_up |= h.status != HealthStatus::Down;
+                    all_ok &= h.status == HealthStatus::Ok;
+                    shards.push(serde_json::json!({ "server": server, "health": h }));
                 }
-                Err(CallError::Refused(e) | CallError::Failed(e)) => {
+                Err(e) => {
                     all_ok = false;
-                    shards.push(serde_json::json!({ "server": server, "error": e }));
+                    shards.push(serde_json::json!({ "server": server, "error": e.message() }));
                 }
             }
         }
@@ -295,5 +526,22 @@ impl Front {
             any_up,
             serde_json::json!({ "status": status, "front": true, "shards": shards }),
         )
+    }
+}
+
+/// A round's answers are the user's error (a 400) when no server answered and one
+/// said the query is malformed: every server that could tell refused it, as one server
+/// would. A server refusing while another answers is a failing server: its 400 comes
+/// from what it was sent or from itself, not from the query the others answered.
+fn user_error<T>(answers: &[Result<T, CallError>]) -> Result<(), SearchError> {
+    if answers.iter().any(Result::is_ok) {
+        return Ok(());
+    }
+    match answers.iter().find_map(|a| match a {
+        Err(CallError::Refused(e)) => Some(e),
+        _ => None,
+    }) {
+        Some(e) => Err(QueryError(e.clone()).into()),
+        None => Ok(()),
     }
 }
