@@ -280,7 +280,9 @@ mod tests {
 
     #[test]
     fn sums_saturate_and_stay_possible() {
-        let mut a = stats(u64::MAX, 3);
+        let mut a = stats(3, 3);
+        a.docs = u64::MAX;
+        a.tokens.insert("content".into(), u64::MAX - 1);
         a.add(&stats(5, 5));
         assert_eq!(a.docs, u64::MAX);
         assert_eq!(a.tokens["content"], u64::MAX);
