@@ -3,7 +3,8 @@
 //! read side by side, document i of each
 //! together; a field present in several is taken from the first index naming it. Indexes
 //! that do not belong together (document counts, or a dates index built for another
-//! main) are refused.
+//! main) are refused, and so is an index whose files fail their checksums, before
+//! anything is printed.
 
 use std::io::{self, Write};
 use std::path::Path;
@@ -13,7 +14,7 @@ use tantivy::{DocAddress, TantivyDocument};
 
 use crate::path_error::ResultAtPath;
 use crate::pindex::align::check_parallel;
-use crate::pindex::open::{doc_count, open_parallel_index_released};
+use crate::pindex::open::{doc_count, open_verified_parallel_index_released};
 use crate::pindex::Result;
 
 /// One opened index: its fields and stored documents.
@@ -25,8 +26,9 @@ struct Opened {
 }
 
 fn open(dir: &Path) -> Result<Opened> {
-    // One segment, no deletions: the parallel-index rules, checked in one place.
-    let (index, searcher) = open_parallel_index_released(dir)?;
+    // Checksums, then one segment, no deletions: the parallel-index rules, checked in
+    // one place, before anything is printed.
+    let (index, searcher) = open_verified_parallel_index_released(dir)?;
     let schema = index.schema();
     let fields = schema
         .fields()

@@ -37,7 +37,7 @@ pub fn with_path(e: io::Error, what: &str, path: &Path) -> io::Error {
 }
 
 /// The prefix of this process's temporaries.
-fn own_prefix() -> String {
+pub(crate) fn own_prefix() -> String {
     format!("{TEMP_PREFIX}{}.", std::process::id())
 }
 

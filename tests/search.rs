@@ -954,3 +954,158 @@ fn serve_closes_a_client_that_stops_reading() {
     );
     assert_eq!(get(&addr, "/healthz").status, 200);
 }
+
+/// Issue 39 item 15: `type:image` matches every image type (`image/png`, `image/jpeg`),
+/// as `-type:image` excludes them, while `type:image/png` stays exact; an impossible
+/// date (`date:20241399`) and a wildcard (`pyth*`) are errors saying why, in the library,
+/// the CLI, the JSON API (a 400) and the page (a 400, the query escaped), instead of
+/// silently matching nothing.
+#[test]
+fn type_prefixes_match_and_bad_dates_and_wildcards_are_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rows = Vec::new();
+    for (i, mime) in ["text/html", "image/png", "image/jpeg", "imagex/odd"]
+        .iter()
+        .enumerate()
+    {
+        let mut r = row(
+            &format!("http://typed{i}.example.net/"),
+            &format!("Python {mime}"),
+            "python snakes",
+            "20240101000000",
+        );
+        r.mime = (*mime).into();
+        rows.push(r);
+    }
+    write_rows_index(&dir.path().join("pindexes/typed/main"), rows);
+    let index = SearchIndex::open(dir.path()).unwrap();
+    assert_eq!(
+        titles(&search(&index, "python type:image", 0)),
+        ["Python image/jpeg", "Python image/png"]
+    );
+    assert_eq!(
+        titles(&search(&index, "python type:IMAGE", 0)),
+        ["Python image/jpeg", "Python image/png"]
+    );
+    assert_eq!(
+        titles(&search(&index, "python -type:image", 0)),
+        ["Python imagex/odd", "Python text/html"]
+    );
+    assert_eq!(
+        titles(&search(&index, "python type:image/png", 0)),
+        ["Python image/png"]
+    );
+    assert_eq!(
+        titles(&search(&index, "python type:text type:image/jpeg", 0)),
+        ["Python image/jpeg", "Python text/html"]
+    );
+
+    let err = |q: &str| {
+        index
+            .search(&SearchRequest {
+                query: q.into(),
+                ..SearchRequest::default()
+            })
+            .map(|r| format!("{} hits", r.hits.len()))
+            .expect_err(q)
+            .to_string()
+    };
+    for (q, needle) in [
+        ("python date:20241399", "month 13"),
+        ("python date:20240230", "day 30"),
+        ("python date:2024-13", "date:2024-13"),
+        ("python date:20240101-2024123124", "hour 24"),
+        ("pyth*", "wildcards"),
+        ("title:pyth*", "wildcards"),
+    ] {
+        let e = err(q);
+        assert!(e.contains(needle), "{q}: {e}");
+    }
+    // Dates that are dates still work, as prefixes and ranges.
+    for q in [
+        "python date:2024",
+        "python date:202401",
+        "python date:20240101-20241231",
+    ] {
+        assert_eq!(search(&index, q, 0).hits.len(), 4, "{q}");
+    }
+
+    let cli = std::process::Command::new(env!("CARGO_BIN_EXE_warcdex"))
+        .args([
+            "search",
+            "-d",
+            dir.path().to_str().unwrap(),
+            "date:20241399",
+        ])
+        .output()
+        .unwrap();
+    assert!(!cli.status.success());
+    assert!(cli.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&cli.stderr);
+    assert!(stderr.contains("month 13"), "{stderr}");
+
+    let addr = start_in_process(dir.path(), ServeOptions::default());
+    for (path, needle) in [
+        ("/search.json?query=date%3A20241399", "month 13"),
+        ("/search.json?query=pyth*", "wildcards"),
+        ("/opensearch?query=pyth*", "wildcards"),
+        ("/?query=%3Cb%3Epyth*", "&lt;b&gt;pyth*"),
+        ("/?query=python+date%3A20241399", "month 13"),
+    ] {
+        let r = get(&addr, path);
+        assert_eq!(r.status, 400, "{path}: {}", r.body);
+        assert!(r.body.contains(needle), "{path}: {}", r.body);
+        assert!(!r.body.contains("<b>pyth"), "{path}: {}", r.body);
+    }
+    let r = get(&addr, "/search.json?query=python+type%3Aimage");
+    assert_eq!(r.status, 200, "{}", r.body);
+    let v: serde_json::Value = serde_json::from_str(&r.body).unwrap();
+    assert_eq!(v["hits"].as_array().unwrap().len(), 2, "{}", r.body);
+}
+
+/// The numbers of attribute `name` in `tag`s of `svg`, in order.
+fn svg_attrs(svg: &str, tag: &str, name: &str) -> Vec<f64> {
+    svg.split(&format!("<{tag} "))
+        .skip(1)
+        .filter_map(|t| {
+            let t = &t[..t.find('>').unwrap()];
+            let v = t
+                .split(&format!(" {name}=\""))
+                .nth(1)
+                .or_else(|| t.strip_prefix(&format!("{name}=\"")))?;
+            v[..v.find('"').unwrap()].parse().ok()
+        })
+        .collect()
+}
+
+/// Issue 39 item 16: the timeline's labels are under the bars they name: the first
+/// month's starts at the first bar's left edge and the last month's ends at the last
+/// bar's right edge (it was drawn at the chart's far right, past the bars).
+#[test]
+fn timeline_labels_are_under_their_bars() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = ["20240105000000", "20240320000000", "20240611000000"]
+        .iter()
+        .enumerate()
+        .map(|(i, d)| row(&format!("http://t{i}.example.net/"), "Kite", "kites fly", d))
+        .collect();
+    write_rows_index(&dir.path().join("pindexes/t/main"), rows);
+    let addr = start_in_process(dir.path(), ServeOptions::default());
+    let r = get(&addr, "/?query=kites");
+    assert_eq!(r.status, 200, "{}", r.body);
+    let svg = &r.body[r.body.find("<svg class=\"timeline\"").unwrap()..];
+    let svg = &svg[..svg.find("</svg>").unwrap()];
+    let xs = svg_attrs(svg, "rect", "x");
+    let widths = svg_attrs(svg, "rect", "width");
+    assert_eq!(xs.len(), 3, "{svg}");
+    let labels = svg_attrs(svg, "text", "x");
+    assert_eq!(labels.len(), 2, "{svg}");
+    assert_eq!(labels[0], xs[0], "first label: {svg}");
+    assert!(
+        svg.contains(">2024-01</text>") && svg.contains(">2024-06</text>"),
+        "{svg}"
+    );
+    let end = svg.split("<text ").nth(2).unwrap();
+    assert!(end.contains("text-anchor=\"end\""), "{svg}");
+    assert_eq!(labels[1], xs[2] + widths[2], "last label: {svg}");
+}

@@ -595,3 +595,68 @@ fn zstd_and_wacz_archives_make_the_collection_their_warcs_make() {
     assert!(!from_wacz.is_empty());
     assert_eq!(from_wacz, from_warcs);
 }
+
+/// Every file and directory under `dir` whose mode is not `file`/`dir` (lock files
+/// excepted: they are only held, never read), as `PATH MODE` lines.
+fn modes_other_than(dir: &Path, file: u32, dirmode: u32) -> Vec<String> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut wrong = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            let m = std::fs::symlink_metadata(&p).unwrap();
+            let mode = m.permissions().mode() & 0o777;
+            if m.file_type().is_symlink() {
+                continue;
+            }
+            if m.is_dir() {
+                todo.push(p.clone());
+                if mode != dirmode {
+                    wrong.push(format!("{} {mode:o}", p.display()));
+                }
+            } else if mode != file && !p.to_string_lossy().ends_with(".lock") {
+                wrong.push(format!("{} {mode:o}", p.display()));
+            }
+        }
+    }
+    wrong.sort();
+    wrong
+}
+
+/// Issue 39 item 5: every output of `update` (index files such as tantivy's `meta.json`
+/// and `.managed.json`, dates, segments, `collection.json`, the ZipNum cluster, the
+/// compacted set) follows the umask, as `-o` files do: tantivy wrote `meta.json` with
+/// mode 0600, so `search` run as another user could open no set.
+#[test]
+fn update_outputs_follow_the_umask() {
+    let dir = tempfile::tempdir().unwrap();
+    let coll = dir.path().join("coll");
+    let run = |umask: &str, extra: &[&str], archives: &[PathBuf]| {
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(format!("umask {umask} && exec \"$0\" \"$@\""))
+            .arg(env!("CARGO_BIN_EXE_warcdex"))
+            .args(["update", s(&coll), "--collection-name", "c", "--zipnum"])
+            .args(extra)
+            .args(archives.iter().map(|p| s(p)))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let batches = example_batches();
+    run("022", &[], &batches[0]);
+    run("022", &[], &batches[1]);
+    run("022", &["--compact"], &[]);
+    assert_eq!(modes_other_than(&coll, 0o644, 0o755), Vec::<String>::new());
+    assert!(coll.join("pindexes/compacted/main/meta.json").exists());
+    // Another umask gives other modes: the umask decides, not a fixed mode.
+    let coll2 = dir.path().join("coll2");
+    std::fs::rename(&coll, &coll2).unwrap();
+    run("027", &[], &batches[0]);
+    assert_eq!(modes_other_than(&coll, 0o640, 0o750), Vec::<String>::new());
+}

@@ -293,17 +293,14 @@ impl Ctx<'_> {
         let (schema, f) = dates_schema();
         // No index sort: one indexing thread keeps each segment in insertion order and
         // `finish` merges the segments in `seq` order (sorting costs memory at flush).
-        let index = Index::create(
-            ReleasingDirectory::open(tmp.path())?,
-            schema,
-            tantivy::IndexSettings::default(),
-        )
-        .at(tmp.path())?;
+        let dir = ReleasingDirectory::open(tmp.path())?;
+        let index =
+            Index::create(dir.clone(), schema, tantivy::IndexSettings::default()).at(tmp.path())?;
         let writer = index
             .writer_with_num_threads::<TantivyDocument>(1, writer_budget(self.opts.memory))
             .at(tmp.path())?;
         writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
-        let mut j = Joiner::new(self, writer, f, progress)?;
+        let mut j = Joiner::new(self, writer, dir.clone(), f, progress)?;
         feed(&mut j)?;
         while j.next < self.n {
             j.emit()?;
@@ -315,9 +312,10 @@ impl Ctx<'_> {
             unmatched,
             ..
         } = j;
-        writer.commit().at(tmp.path())?;
+        writer.commit().map_err(|e| failed(&dir, tmp.path(), e))?;
         Ok(Built {
             tmp,
+            dir,
             index,
             writer,
             joined: Joined {
@@ -327,6 +325,25 @@ impl Ctx<'_> {
             },
         })
     }
+}
+
+/// The error to report when tantivy failed writing the dates index in `dir` (at
+/// `path`): the first write that failed, naming its file (a full disk), where one did,
+/// since tantivy then only says a writer thread was killed; else `e`.
+fn failed(dir: &ReleasingDirectory, path: &Path, e: tantivy::TantivyError) -> Error {
+    match dir.take_write_error() {
+        Some(w) => Error::File(w),
+        None => Error::Tantivy(crate::path_error::AtPath {
+            path: path.to_path_buf(),
+            source: e,
+        }),
+    }
+}
+
+/// [`failed`] for a document the writer refused (`Error::Writing` when no write failed).
+fn refused(dir: &ReleasingDirectory, e: tantivy::TantivyError) -> Error {
+    dir.take_write_error()
+        .map_or(Error::Writing(e), Error::File)
 }
 
 /// tantivy's indexing budget: an eighth of the memory (a segment flush briefly needs
@@ -339,6 +356,7 @@ fn writer_budget(memory: usize) -> usize {
 /// segments.
 struct Built {
     tmp: tempfile::TempDir,
+    dir: ReleasingDirectory,
     index: Index,
     writer: IndexWriter,
     joined: Joined,
@@ -350,6 +368,7 @@ impl Built {
     fn finish(self) -> Result<(tempfile::TempDir, Joined)> {
         let Built {
             tmp,
+            dir: written_to,
             index,
             mut writer,
             joined,
@@ -369,9 +388,14 @@ impl Built {
         if segs.len() > 1 {
             // The merge stacks segments in the order given.
             let ids: Vec<_> = segs.iter().map(|(_, id)| *id).collect();
-            writer.merge(&ids).wait().at(&dir)?;
+            writer
+                .merge(&ids)
+                .wait()
+                .map_err(|e| failed(&written_to, &dir, e))?;
         }
-        writer.wait_merging_threads().at(&dir)?;
+        writer
+            .wait_merging_threads()
+            .map_err(|e| failed(&written_to, &dir, e))?;
         let searcher = searcher_without_reload(&index, &dir)?;
         if let Some(seg) = searcher.segment_readers().first() {
             let seq = seg.fast_fields().u64(SEQ_FIELD).at(&dir)?;
@@ -394,6 +418,8 @@ impl Built {
 struct Joiner<'a> {
     ctx: &'a Ctx<'a>,
     writer: IndexWriter,
+    /// The new index's directory, which keeps the first write that failed.
+    dir: ReleasingDirectory,
     f: DatesFields,
     next: DocId,
     cur: (String, String),
@@ -427,6 +453,7 @@ impl<'a> Joiner<'a> {
     fn new(
         ctx: &'a Ctx<'a>,
         writer: IndexWriter,
+        dir: ReleasingDirectory,
         f: DatesFields,
         progress: &'a dyn Progress,
     ) -> Result<Joiner<'a>> {
@@ -434,6 +461,7 @@ impl<'a> Joiner<'a> {
         let mut j = Joiner {
             ctx,
             writer,
+            dir,
             f,
             next: 0,
             cur: (String::new(), String::new()),
@@ -623,10 +651,12 @@ impl<'a> Joiner<'a> {
         self.extra.clear();
         d.add_u64(self.f.keyhash, kh);
         d.add_u64(self.f.seq, u64::from(doc));
-        self.writer.add_document(d).map_err(Error::Writing)?;
+        self.writer
+            .add_document(d)
+            .map_err(|e| refused(&self.dir, e))?;
         if (doc + 1).is_multiple_of(SEGMENT_DOCS) {
             // See SEGMENT_DOCS.
-            self.writer.commit().map_err(Error::Writing)?;
+            self.writer.commit().map_err(|e| refused(&self.dir, e))?;
         }
         self.counts.documents += 1;
         self.counts.dates_written += written;

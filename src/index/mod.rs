@@ -493,6 +493,8 @@ pub fn write_index(
 pub struct MainWriter {
     out: PathBuf,
     tmp: tempfile::TempDir,
+    /// The index's directory, which keeps the first write that failed.
+    dir: ReleasingDirectory,
     index: Index,
     writer: tantivy::IndexWriter<TantivyDocument>,
     fields: Fields,
@@ -531,8 +533,8 @@ impl MainWriter {
         };
         // The final merge reads every segment through: its mapped pages must not stay
         // resident (pindex/directory.rs).
-        let index =
-            Index::create(ReleasingDirectory::open(tmp.path())?, schema, settings).at(out)?;
+        let dir = ReleasingDirectory::open(tmp.path())?;
+        let index = Index::create(dir.clone(), schema, settings).at(out)?;
         analysis::register(&index);
         let writer = index
             .writer_with_num_threads::<TantivyDocument>(writer_threads(), WRITER_MEMORY)
@@ -541,6 +543,7 @@ impl MainWriter {
         Ok(MainWriter {
             out: out.to_path_buf(),
             tmp,
+            dir,
             index,
             writer,
             fields,
@@ -562,14 +565,14 @@ impl MainWriter {
                 doc.add_u64(f, u64::from(uf.find(seq)));
             }
         }
-        self.writer.add_document(doc).at(&self.out)?;
+        self.writer.add_document(doc).map_err(|e| self.failed(e))?;
         self.docs += 1;
         // tantivy queues up to 10,000 documents for its indexing threads whatever
         // their size; a commit past a byte budget waits for the queue to drain, so
         // large pages cannot pile up in memory.
         self.pending_bytes += row.text.len() + row.title.as_ref().map_or(0, String::len);
         if self.pending_bytes > WRITER_MEMORY / 2 {
-            self.writer.commit().at(&self.out)?;
+            self.writer.commit().map_err(|e| self.failed(e))?;
             self.pending_bytes = 0;
         }
         Ok(())
@@ -584,15 +587,19 @@ impl MainWriter {
         links: &LinkOptions,
         shard: Option<warcdex_cdx::shard::Shard>,
     ) -> Result<MainInfo> {
-        self.writer.commit().at(&self.out)?;
+        self.writer.commit().map_err(|e| self.failed(e))?;
         let ids = self.index.searchable_segment_ids().at(&self.out)?;
         if ids.len() > 1 {
             // The index is sorted by `seq`, so the merge keeps document order whatever
             // the order of the segment ids (`searchable_segment_ids` comes from a HashMap in
             // tantivy's src/indexer/segment_register.rs).
-            self.writer.merge(&ids).wait().at(&self.out)?;
+            self.writer.merge(&ids).wait().map_err(|e| self.failed(e))?;
         }
-        self.writer.wait_merging_threads().at(&self.out)?;
+        let dir = self.dir.clone();
+        let out = self.out.clone();
+        self.writer
+            .wait_merging_threads()
+            .map_err(|e| failed(&dir, &out, e))?;
         let info = MainInfo {
             documents: self.docs,
             key_checksum: hex(&self.checksum.finalize()),
@@ -611,6 +618,27 @@ impl MainWriter {
         drop(self.index);
         crate::output::install_dir(self.tmp, &self.out)?;
         Ok(info)
+    }
+}
+
+impl MainWriter {
+    /// The error to report for tantivy's `e`: the write that failed, naming its file
+    /// (see [`failed`]).
+    fn failed(&self, e: tantivy::TantivyError) -> Error {
+        failed(&self.dir, &self.out, e)
+    }
+}
+
+/// The error to report when tantivy failed writing the index at `out` in `dir`: the
+/// first write that failed (a full disk: "PATH: No space left on device"), where one
+/// did, since tantivy's own error then only says a writer thread was killed; else `e`.
+pub(crate) fn failed(dir: &ReleasingDirectory, out: &Path, e: tantivy::TantivyError) -> Error {
+    match dir.take_write_error() {
+        Some(w) => Error::File(w),
+        None => Error::Tantivy(crate::path_error::AtPath {
+            path: out.to_path_buf(),
+            source: e,
+        }),
     }
 }
 
@@ -681,4 +709,54 @@ fn document(
         d.add_u64(w, u64::from(print.words));
     }
     d
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 39 item 6: a disk that fills while tantivy writes the index (on its own
+    /// threads) is reported as the system's error naming the file, not as tantivy's
+    /// "An index writer was killed … or panicked".
+    #[test]
+    fn a_full_disk_is_reported_with_its_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("main");
+        let rows: Vec<SegmentRow> = (0..200)
+            .map(|i| SegmentRow {
+                key: format!("http://h{i:03}.example/ sha1:X"),
+                url: format!("http://h{i:03}.example/"),
+                urlkey: format!("example,h{i:03})/"),
+                digest: "sha1:X".into(),
+                dates: vec!["20240101000000".into()],
+                first_date: "20240101000000".into(),
+                text: format!(
+                    "page {i} about lighthouses and keepers {}",
+                    "word ".repeat(50)
+                ),
+                mime: "text/html".into(),
+                ..SegmentRow::default()
+            })
+            .collect();
+        let graph =
+            links::analyse(&rows, &LinkOptions::default(), warcdex_cdx::KeyStyle::Surt).unwrap();
+        crate::pindex::directory::space::limit(dir.path(), 4096);
+        let e = write_index(
+            &out,
+            &rows,
+            &graph,
+            "surt".into(),
+            vec![],
+            &LinkOptions::default(),
+        )
+        .unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.contains("No space left on device"), "{msg}");
+        // The file written, in the temporary directory beside `out`.
+        let file = format!("{}/{}", dir.path().display(), crate::output::TEMP_PREFIX);
+        assert!(msg.starts_with(&file), "{msg}");
+        assert!(!msg.contains("killed"), "{msg}");
+        assert_eq!(e.kind(), io::ErrorKind::StorageFull, "{msg}");
+        assert!(!out.exists());
+    }
 }

@@ -21,7 +21,7 @@
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::io;
+use std::io::{self, Write as _};
 use std::ops::Deref;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, Weak};
@@ -30,13 +30,13 @@ use std::time::Duration;
 use memmap2::Mmap;
 use tantivy::directory::error::{DeleteError, LockError, OpenReadError, OpenWriteError};
 use tantivy::directory::{
-    DirectoryLock, FileHandle, Lock, MmapDirectory, OwnedBytes, WatchCallback, WatchHandle,
-    WritePtr,
+    AntiCallToken, DirectoryLock, FileHandle, Lock, MmapDirectory, OwnedBytes, TerminatingWrite,
+    WatchCallback, WatchHandle, WritePtr,
 };
 use tantivy::Directory;
 
 use super::Result;
-use crate::path_error::ResultAtPath;
+use crate::path_error::{AtPath, ResultAtPath};
 
 /// How often the pages of live mappings are dropped from the process. Reading at a few
 /// hundred MB/s, a period keeps some tens of MB resident; each release is one
@@ -44,7 +44,9 @@ use crate::path_error::ResultAtPath;
 pub const RELEASE_PERIOD: Duration = Duration::from_millis(20);
 
 /// [`MmapDirectory`] whose mapped pages do not stay resident (see the module comment).
-/// Everything but reading (writes, deletes, locks, `meta.json`) is `MmapDirectory`'s.
+/// Deletes, locks and watching are `MmapDirectory`'s; writes are its too, but the first
+/// that fails is kept ([`ReleasingDirectory::take_write_error`]) and `meta.json` follows
+/// the umask.
 #[derive(Clone)]
 pub struct ReleasingDirectory {
     inner: MmapDirectory,
@@ -52,6 +54,9 @@ pub struct ReleasingDirectory {
     /// This directory's live mappings by full path (shared by its clones): a file
     /// opened twice is mapped once, as `MmapDirectory` does.
     by_path: Arc<Mutex<HashMap<PathBuf, Weak<Mmap>>>>,
+    /// The first write that failed, with its file (shared by its clones): see
+    /// [`ReleasingDirectory::take_write_error`].
+    write_error: Arc<Mutex<Option<AtPath<io::Error>>>>,
 }
 
 impl std::fmt::Debug for ReleasingDirectory {
@@ -132,7 +137,33 @@ impl ReleasingDirectory {
             inner,
             root: path.to_path_buf(),
             by_path: Arc::default(),
+            write_error: Arc::default(),
         })
+    }
+
+    /// The first write into this directory that failed (a full disk, say), naming its
+    /// file; taken, so a second call gives `None`. tantivy writes segments on its own
+    /// threads, and when one fails the thread ends and the writer reports only "An index
+    /// writer was killed … or panicked", never the system's error; a writer of an index
+    /// asks here first when tantivy fails.
+    pub fn take_write_error(&self) -> Option<AtPath<io::Error>> {
+        lock(&self.write_error).take()
+    }
+
+    /// Keeps `e`, writing `path`, as this directory's write error unless one is kept.
+    fn record(&self, path: &Path, e: &io::Error) {
+        let mut slot = lock(&self.write_error);
+        if slot.is_none() {
+            *slot = Some(AtPath {
+                path: path.to_path_buf(),
+                // The system's own error where there is one (ENOSPC says "No space left
+                // on device"), else the same text and kind.
+                source: e
+                    .raw_os_error()
+                    .map(io::Error::from_raw_os_error)
+                    .unwrap_or_else(|| io::Error::new(e.kind(), e.to_string())),
+            });
+        }
     }
 
     /// Maps `full_path` (or takes the live mapping of it); `None` for an empty file,
@@ -161,6 +192,95 @@ impl ReleasingDirectory {
         by_path.insert(full_path.to_path_buf(), Arc::downgrade(&map));
         Ok(Some(map))
     }
+}
+
+/// Writes `path` whole or not at all: a temporary beside it (created as the outputs'
+/// temporaries are, mode 0666 masked by the umask), synced, then renamed over it.
+fn atomic_write(path: &Path, data: &[u8]) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let parent = crate::output::parent_of(path);
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&crate::output::own_prefix())
+        .permissions(std::fs::Permissions::from_mode(0o666))
+        .tempfile_in(&parent)?;
+    tmp.write_all(data)?;
+    tmp.as_file().sync_data()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// A file being written by tantivy: `MmapDirectory`'s writer (synced when tantivy is
+/// done with it), which also tells its directory of the first write that failed.
+struct RecordingFile {
+    file: File,
+    path: PathBuf,
+    dir: ReleasingDirectory,
+}
+
+impl RecordingFile {
+    /// `r`, its error kept by the directory.
+    fn recorded<T>(&self, r: io::Result<T>) -> io::Result<T> {
+        r.inspect_err(|e| self.dir.record(&self.path, e))
+    }
+}
+
+impl io::Write for RecordingFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        #[cfg(test)]
+        let r = match space::take(&self.path, buf.len()) {
+            Ok(()) => self.file.write(buf),
+            Err(e) => Err(e),
+        };
+        #[cfg(not(test))]
+        let r = self.file.write(buf);
+        self.recorded(r)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        // As `MmapDirectory`'s writer: the data goes to the file at `terminate`.
+        Ok(())
+    }
+}
+
+impl TerminatingWrite for RecordingFile {
+    fn terminate_ref(&mut self, _: AntiCallToken) -> io::Result<()> {
+        let r = self.file.flush().and_then(|()| self.file.sync_data());
+        self.recorded(r)
+    }
+}
+
+/// A file system of a few bytes, for the tests of a full disk: writes to files under
+/// a path given to [`space::limit`] fail with `ENOSPC` once that many bytes are written.
+#[cfg(test)]
+pub(crate) mod space {
+    use std::io;
+    use std::path::{Path, PathBuf};
+    use std::sync::Mutex;
+
+    static LIMITS: Mutex<Vec<(PathBuf, usize)>> = Mutex::new(Vec::new());
+
+    /// Writes under `dir` may add up to `bytes` more.
+    pub(crate) fn limit(dir: &Path, bytes: usize) {
+        super::lock(&LIMITS).push((dir.to_path_buf(), bytes));
+    }
+
+    /// Takes `n` bytes of the space left for `path`; `ENOSPC` when there is not enough.
+    pub(super) fn take(path: &Path, n: usize) -> io::Result<()> {
+        let mut limits = super::lock(&LIMITS);
+        match limits.iter_mut().find(|(d, _)| path.starts_with(d)) {
+            Some((_, left)) if *left < n => Err(io::Error::from_raw_os_error(libc::ENOSPC)),
+            Some((_, left)) => {
+                *left -= n;
+                Ok(())
+            }
+            None => Ok(()),
+        }
+    }
+}
+
+/// `m`'s guard, also when a thread panicked holding it (the data stays usable).
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// A mapping as the bytes tantivy reads.
@@ -197,7 +317,26 @@ impl Directory for ReleasingDirectory {
     }
 
     fn open_write(&self, path: &Path) -> Result<WritePtr, OpenWriteError> {
-        self.inner.open_write(path)
+        // Created as `MmapDirectory` creates it (a new file, mode 0666 less the umask),
+        // written through a `RecordingFile` that keeps the first failure.
+        let full_path = self.root.join(path);
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&full_path)
+            .map_err(|e| {
+                self.record(&full_path, &e);
+                if e.kind() == io::ErrorKind::AlreadyExists {
+                    OpenWriteError::FileAlreadyExists(path.to_path_buf())
+                } else {
+                    OpenWriteError::wrap_io_error(e, path.to_path_buf())
+                }
+            })?;
+        Ok(io::BufWriter::new(Box::new(RecordingFile {
+            file,
+            path: full_path,
+            dir: self.clone(),
+        })))
     }
 
     fn atomic_read(&self, path: &Path) -> Result<Vec<u8>, OpenReadError> {
@@ -205,7 +344,11 @@ impl Directory for ReleasingDirectory {
     }
 
     fn atomic_write(&self, path: &Path, data: &[u8]) -> io::Result<()> {
-        self.inner.atomic_write(path, data)
+        // Not `MmapDirectory`'s: it writes through a tempfile of mode 0600, whatever the
+        // umask, so `meta.json` and `.managed.json` could be read by their owner only
+        // and `search` run as another user opened no set (issue 39).
+        let full_path = self.root.join(path);
+        atomic_write(&full_path, data).inspect_err(|e| self.record(&full_path, e))
     }
 
     fn sync_directory(&self) -> io::Result<()> {

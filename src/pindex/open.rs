@@ -38,6 +38,17 @@ pub fn open_parallel_index_released(dir: &Path) -> Result<(Index, Searcher)> {
     check_parallel_index(dir, index)
 }
 
+/// [`open_parallel_index_released`] for `dumpindex`, which prints what it reads: every
+/// segment file's checksum is checked first ([`check_checksums`]), so a damaged index is
+/// refused, naming the file, before a row of it is printed (it printed the rows before
+/// the damage, then failed; or, a damaged file it never reads whole, all of them).
+pub fn open_verified_parallel_index_released(dir: &Path) -> Result<(Index, Searcher)> {
+    let index = Index::open(ReleasingDirectory::open(dir)?).at(dir)?;
+    crate::index::analysis::register(&index);
+    check_checksums(&index, dir)?;
+    check_parallel_index(dir, index)
+}
+
 /// A searcher over `index` (in `dir`), refused unless it is a parallel index.
 fn check_parallel_index(dir: &Path, index: Index) -> Result<(Index, Searcher)> {
     let searcher = searcher_without_reload(&index, dir)?;
@@ -65,6 +76,44 @@ fn check_parallel_index(dir: &Path, index: Index) -> Result<(Index, Searcher)> {
         }
     }
     Ok((index, searcher))
+}
+
+/// Checks the CRC-32 footer of every file of the index's segments, so that a damaged
+/// file is refused when the set is opened instead of panicking inside tantivy when a
+/// query reaches it. Lists every file from the segments in `meta.json` (not from
+/// `.managed.json`, which a damaged index may not list them in). `search` checks a set
+/// when it opens it, `dumpindex` before it prints a row.
+pub fn check_checksums(index: &Index, dir: &Path) -> Result<()> {
+    use tantivy::directory::Directory;
+    let metas = index.load_metas().at(dir)?;
+    let mut files: Vec<std::path::PathBuf> = metas.list_segment_files().into_iter().collect();
+    files.sort();
+    let mut damaged = Vec::new();
+    for f in files {
+        let d = index.directory();
+        if !d.exists(&f).map_err(tantivy::TantivyError::from).at(dir)? {
+            continue;
+        }
+        if !d
+            .validate_checksum(&f)
+            .map_err(tantivy::TantivyError::from)
+            .at(dir)?
+        {
+            damaged.push(f.display().to_string());
+        }
+    }
+    if damaged.is_empty() {
+        return Ok(());
+    }
+    Err(io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!(
+            "{}: damaged index: checksum mismatch in {}",
+            dir.display(),
+            damaged.join(", ")
+        ),
+    )
+    .into())
 }
 
 /// The document count of a one-segment searcher.

@@ -786,6 +786,22 @@ fn full_query(s: &OpenSet, p: &ParsedQuery, text: Option<Box<dyn Query>>) -> Box
             Err(_) => Box::new(tantivy::query::EmptyQuery),
         }
     };
+    // `type:image` (no `/`) is every type of the set under `image/`, as well as the type
+    // `image` itself: the indexed value is the whole MIME type, so a term query on
+    // `image` silently matched nothing. The set's types are few (one term each).
+    let values = |f: query::FilterField, v: &str| -> Vec<String> {
+        let mut all = vec![v.to_string()];
+        if f == query::FilterField::Type && !v.contains('/') {
+            let under = format!("{v}/");
+            all.extend(
+                s.type_names
+                    .iter()
+                    .filter(|t| t.starts_with(&under))
+                    .cloned(),
+            );
+        }
+        all
+    };
     let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, main)];
     for f in [
         query::FilterField::Site,
@@ -797,7 +813,8 @@ fn full_query(s: &OpenSet, p: &ParsedQuery, text: Option<Box<dyn Query>>) -> Box
             .filters
             .iter()
             .filter(|(g, _)| *g == f)
-            .map(|(_, v)| (Occur::Should, term(f, v)))
+            .flat_map(|(_, v)| values(f, v))
+            .map(|v| (Occur::Should, term(f, &v)))
             .collect();
         if !alternatives.is_empty() {
             clauses.push((
@@ -810,7 +827,9 @@ fn full_query(s: &OpenSet, p: &ParsedQuery, text: Option<Box<dyn Query>>) -> Box
         }
     }
     for (f, v) in &p.excluded {
-        clauses.push((Occur::MustNot, term(*f, v)));
+        for v in values(*f, v) {
+            clauses.push((Occur::MustNot, term(*f, &v)));
+        }
     }
     Box::new(BooleanQuery::new(clauses))
 }

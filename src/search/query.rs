@@ -139,12 +139,62 @@ fn pad(prefix: &str, fill: char, whole: &str) -> Result<u64, QueryError> {
             "date:{whole}: a date is 4 to 14 digits (YYYY[MM[DD[hh[mm[ss]]]]]), or two joined by '-'"
         )));
     }
+    check_calendar(prefix, whole)?;
     let mut s = prefix.to_string();
     while s.len() < 14 {
         s.push(fill);
     }
     s.parse()
         .map_err(|_| bad(format!("date:{whole}: not a date")))
+}
+
+/// Refuses a date prefix no capture date can have (`20241399`: month 13), saying which
+/// part is wrong, instead of a range that silently matches nothing. A part cut short
+/// (`20241`, months 10–12) is checked as far as it goes. Seconds go to 60, a leap second.
+fn check_calendar(prefix: &str, whole: &str) -> Result<(), QueryError> {
+    let b = prefix.as_bytes();
+    let num = |i: usize, n: usize| -> u32 {
+        b[i..i + n]
+            .iter()
+            .fold(0, |v, d| v * 10 + u32::from(d - b'0'))
+    };
+    let year = num(0, 4);
+    let month = num(4.min(b.len()), 2.min(b.len().saturating_sub(4)));
+    let days = match month {
+        2 if year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    };
+    // (part, its first byte, smallest, largest)
+    for (name, at, lo, hi) in [
+        ("month", 4, 1, 12),
+        ("day", 6, 1, days),
+        ("hour", 8, 0, 23),
+        ("minute", 10, 0, 59),
+        ("second", 12, 0, 60),
+    ] {
+        let n = b.len().saturating_sub(at).min(2);
+        let ok = match n {
+            0 => true,
+            // One digit of two: some value of the part must start with it.
+            1 => num(at, 1) <= hi / 10 && (num(at, 1) * 10 + 9) >= lo,
+            _ => (lo..=hi).contains(&num(at, 2)),
+        };
+        if !ok {
+            let got = &prefix[at..at + n];
+            let range = if name == "day" {
+                format!("01-{days} in {year}-{month:02}")
+            } else {
+                format!("{lo:02}-{hi:02}")
+            };
+            return Err(bad(format!(
+                "date:{whole}: {name} {got} is not a {name} ({range}); a date is \
+                 YYYY[MM[DD[hh[mm[ss]]]]]"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// `date:` values: `YYYY[MM…]` is every date with that prefix; `A-B` runs from the first
@@ -161,6 +211,22 @@ pub fn parse_date(value: &str) -> Result<DateRange, QueryError> {
         )));
     }
     Ok(DateRange { from, to })
+}
+
+/// Refuses `*` outside a phrase (`pyth*`, `title:pyth*`): the analyzer dropped it, so
+/// `pyth*` searched the word `pyth` and silently found nothing. Inside a phrase it is
+/// text, as before, and so is a lone `*` (tantivy's every document, which worked).
+fn check_no_wildcard(tok: &str) -> Result<(), QueryError> {
+    if tok == "*" {
+        return Ok(());
+    }
+    let outside_phrases = tok.split('"').step_by(2).any(|part| part.contains('*'));
+    if outside_phrases {
+        return Err(bad(format!(
+            "{tok}: wildcards (*) are not supported; search whole words"
+        )));
+    }
+    Ok(())
 }
 
 fn filter_field(name: &str) -> Option<Option<FilterField>> {
@@ -198,11 +264,13 @@ pub fn parse(q: &str) -> Result<ParsedQuery, QueryError> {
             None => (false, tok.strip_prefix('+').unwrap_or(&tok)),
         };
         let Some((name, value)) = body.split_once(':') else {
+            check_no_wildcard(&tok)?;
             text.push(tok);
             continue;
         };
         let Some(kind) = filter_field(&name.to_ascii_lowercase()) else {
             if TEXT_FIELDS.contains(&name) {
+                check_no_wildcard(&tok)?;
                 text.push(tok);
             } else {
                 // `http://example.org/` or `foo:bar` is not a field query: search it as

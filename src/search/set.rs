@@ -343,43 +343,6 @@ fn beyond(dir: &Path, field: &str, doc: u32, docs: u32) -> io::Error {
     )
 }
 
-/// Checks the CRC-32 footer of every file of the index's segments, so that a damaged
-/// file is refused when the set is opened instead of panicking inside tantivy when a
-/// query reaches it. Lists every file from the segments in `meta.json` (not from
-/// `.managed.json`, which a damaged index may not list them in).
-fn check_checksums(index: &Index, dir: &Path) -> pindex::Result<()> {
-    use tantivy::directory::Directory;
-    let metas = index.load_metas().at(dir)?;
-    let mut files: Vec<PathBuf> = metas.list_segment_files().into_iter().collect();
-    files.sort();
-    let mut damaged = Vec::new();
-    for f in files {
-        let d = index.directory();
-        if !d.exists(&f).map_err(tantivy::TantivyError::from).at(dir)? {
-            continue;
-        }
-        if !d
-            .validate_checksum(&f)
-            .map_err(tantivy::TantivyError::from)
-            .at(dir)?
-        {
-            damaged.push(f.display().to_string());
-        }
-    }
-    if damaged.is_empty() {
-        return Ok(());
-    }
-    Err(io::Error::new(
-        io::ErrorKind::InvalidData,
-        format!(
-            "{}: damaged index: checksum mismatch in {}",
-            dir.display(),
-            damaged.join(", ")
-        ),
-    )
-    .into())
-}
-
 /// Numbers the values of a one-value string field (`site`, `type`, `lang`) in term order
 /// and reads each document's ordinal from the postings (`u32::MAX`: none).
 fn read_ordinals(
@@ -423,7 +386,7 @@ fn read_ordinals(
 pub(crate) fn still_intact(set: &OpenSet) -> bool {
     std::iter::once(&set.main_dir)
         .chain(&set.dates_dir)
-        .all(|d| Index::open_in_dir(d).is_ok_and(|i| check_checksums(&i, d).is_ok()))
+        .all(|d| Index::open_in_dir(d).is_ok_and(|i| pindex::open::check_checksums(&i, d).is_ok()))
 }
 
 /// Opens the set in `dir` (`main` and, when present, `dates`), checking alignment.
@@ -448,7 +411,7 @@ pub(crate) fn open(dir: &Path, released: bool) -> io::Result<OpenSet> {
         } else {
             Index::open_in_dir(d).at(d).map_err(pindex::Error::from)?
         };
-        check_checksums(&index, d)?;
+        pindex::open::check_checksums(&index, d)?;
     }
     let set = crate::dates::open_set_with(&main_dir, dates_dir.as_deref(), released)?;
     let searcher = set.main_searcher().clone();

@@ -249,6 +249,10 @@ fn facets_html(out: &mut String, r: &SearchResults, req: &PageRequest, query: &s
 /// Width and height of the query's timeline chart, in pixels.
 const TIMELINE_SIZE: (f64, f64) = (600.0, 64.0);
 
+/// The narrowest run of bars under which two month labels (`2024-06`, 11 px) fit side
+/// by side.
+const TIMELINE_TWO_LABELS: f64 = 100.0;
+
 /// The captures of all matching documents per month as a bar chart (inline SVG, no
 /// script): one bar a month, each a link to the query narrowed to that month.
 fn timeline_svg(out: &mut String, r: &SearchResults, req: &PageRequest, query: &str) {
@@ -286,14 +290,28 @@ fn timeline_svg(out: &mut String, r: &SearchResults, req: &PageRequest, query: &
             if m.count == 1 { "" } else { "s" }
         );
     }
-    let _ = writeln!(
-        out,
-        "<text x=\"0\" y=\"{}\" font-size=\"11\" fill=\"#5f6368\">{}</text><text x=\"{w}\" y=\"{}\" font-size=\"11\" fill=\"#5f6368\" text-anchor=\"end\">{}</text></svg>",
-        h + 12.0,
-        escape(first),
-        h + 12.0,
-        escape(last)
-    );
+    // The labels go under the bars they name: the first month's from the first bar's
+    // left edge, the last month's ending at the last bar's right edge (the chart is
+    // narrower than its box when months are few, and a label at the box's right edge
+    // named no bar). Bars too few for two labels side by side get one, for both.
+    let bars_end = (months.len() - 1) as f64 * slot + (slot - 1.0).max(1.0);
+    let label = |out: &mut String, x: f64, anchor: &str, text: &str| {
+        let _ = write!(
+            out,
+            "<text x=\"{x:.1}\" y=\"{}\" font-size=\"11\" fill=\"#5f6368\" text-anchor=\"{anchor}\">{}</text>",
+            h + 12.0,
+            escape(text)
+        );
+    };
+    if first == last {
+        label(out, 0.0, "start", first);
+    } else if bars_end < TIMELINE_TWO_LABELS {
+        label(out, 0.0, "start", &format!("{first} to {last}"));
+    } else {
+        label(out, 0.0, "start", first);
+        label(out, bars_end, "end", last);
+    }
+    out.push_str("</svg>\n");
 }
 
 /// A hit's capture dates on a line from its first to its last: one tick each.
