@@ -7,7 +7,7 @@
 //! an offset in the WARC is the entry's offset plus the data start. CDX lines name the
 //! inner WARC by its base name, as the WACZ's own `indexes/index.cdx.gz` does and as
 //! pywb and ReplayWeb.page resolve it against the WACZ's `archive/` folder
-//! (docs/wacz.md). A deflated WARC entry is read through inflate; its offsets are still
+//! (docs/containers.md). A deflated WARC entry is read through inflate; its offsets are still
 //! those of the WARC.
 
 use std::collections::HashMap;

@@ -43,6 +43,8 @@ struct Run {
 /// Runs the warcdex binary with `args` in `dir` and measures its peak RSS with `wait4`,
 /// which reports the resources of that one child (RUSAGE_CHILDREN would mix in the
 /// children of the tests running beside it).
+// The child is reaped by `wait4` (for its rusage), not by `Child::wait`.
+#[allow(clippy::zombie_processes)]
 fn run_measured(dir: &Path, args: &[&OsStr]) -> Run {
     let mut child = Command::new(env!("CARGO_BIN_EXE_warcdex"))
         .args(args)
