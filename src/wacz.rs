@@ -7,7 +7,7 @@
 //! an offset in the WARC is the entry's offset plus the data start. CDX lines name the
 //! inner WARC by its base name, as the WACZ's own `indexes/index.cdx.gz` does and as
 //! pywb and ReplayWeb.page resolve it against the WACZ's `archive/` folder
-//! (docs/wacz.md). A deflated WARC entry is read through inflate; its offsets are still
+//! (docs/containers.md). A deflated WARC entry is read through inflate; its offsets are still
 //! those of the WARC.
 
 use std::collections::HashMap;
@@ -16,6 +16,7 @@ use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
+use warcdex_cdx::message::{echo, MESSAGES_PER_FILE};
 
 use crate::error::{Error, Result};
 use crate::reader::{ArchiveReader, Input, ReaderOptions};
@@ -30,6 +31,27 @@ const PAGES_FOLDER: &str = "pages/";
 /// Page titles kept from one WACZ's page lists at most: a title is a fallback, and
 /// memory must not follow a hostile page list.
 pub const MAX_PAGE_TITLES: usize = 1_000_000;
+
+/// Bytes of URLs and titles kept from one WACZ's page lists at most (each title counted
+/// with [`TITLE_OVERHEAD`]): with [`MAX_PAGE_TITLES`] alone, a million titles of a few MB
+/// each would still be kept.
+pub const MAX_PAGE_TITLE_BYTES: usize = 64 << 20;
+
+/// What one kept title costs besides its URL's and its own bytes (two `String`s and the
+/// hash table's slot), so that a million empty-ish titles count too.
+const TITLE_OVERHEAD: usize = 64;
+
+/// Bytes of one line of a page list read at most; a longer line is skipped and counted.
+/// A line is one page: its URL, title and timestamp, and with Browsertrix's `--text` the
+/// page's text, which import cuts at its 1 MiB content limit anyway. A line of 600 MB was
+/// read whole before (1.86 GB peak).
+pub const MAX_PAGE_LINE_BYTES: usize = 4 << 20;
+
+/// Bytes of `datapackage.json` verified at most; a larger one is refused. It lists one
+/// resource (about 200 bytes) per file of the WACZ, so 8 MiB is some 40,000 files, and
+/// its parsed resources stay well within a command's memory (a 300 MB package took
+/// 1.24 GB before).
+pub const MAX_DATAPACKAGE_BYTES: u64 = 8 << 20;
 
 /// What went wrong with a WACZ, with its path.
 #[derive(Debug, thiserror::Error)]
@@ -61,6 +83,90 @@ pub enum WaczError {
         /// The method, as the ZIP reader names it.
         method: String,
     },
+    /// Two entries share bytes (or one runs into the central directory). No WACZ writer
+    /// makes this; it is how a ZIP bomb makes each entry inflate the same data again.
+    #[error("{path}: entries {first} and {second} overlap: not read")]
+    Overlap {
+        /// The WACZ.
+        path: PathBuf,
+        /// The entry that starts first (escaped as `{:?}` would, if it needs to be).
+        first: String,
+        /// The entry (or "the central directory") whose bytes it runs into.
+        second: String,
+    },
+    /// An entry's name could escape a folder or mislead whoever reads it (a CDX
+    /// `filename`, a terminal): no WACZ writer makes one.
+    #[error("{path}: entry {name:?}: unsafe name ({reason}): not read")]
+    UnsafeName {
+        /// The WACZ.
+        path: PathBuf,
+        /// The name, cut to [`warcdex_cdx::message::ECHO_BYTES`].
+        name: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// An entry could not be read.
+    #[error("{path}#{entry}: {source}")]
+    Entry {
+        /// The WACZ.
+        path: PathBuf,
+        /// The entry.
+        entry: String,
+        /// The cause.
+        #[source]
+        source: io::Error,
+    },
+}
+
+/// Why `name` is no name a WACZ entry may have, if it is not: a backslash (a folder
+/// separator on Windows, so `archive/..\..\evil.warc` walks up there and reached the CDX
+/// `filename` as `..\..\evil.warc`), a `..` component, an absolute path or drive
+/// letter, or a control character (NUL ends the name in C; escapes rewrite a terminal).
+pub fn unsafe_name(name: &str) -> Option<&'static str> {
+    if name.contains('\\') {
+        return Some("a backslash");
+    }
+    if name.chars().any(char::is_control) {
+        return Some("a control character");
+    }
+    if name.starts_with('/') {
+        return Some("an absolute path");
+    }
+    let b = name.as_bytes();
+    if b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':' {
+        return Some("a drive letter");
+    }
+    if name.split('/').any(|c| c == "..") {
+        return Some("a `..` component");
+    }
+    None
+}
+
+/// Refuses entries whose extents (`(header start, data end, name)`) overlap each other
+/// or the central directory at `dir_start`: each entry is then read (inflated) once, so
+/// the work is bounded by the file's size (deflate's ratio, about 1000:1, at most),
+/// where shared bytes were inflated once per entry (10 GiB from 263 KB).
+fn check_overlap(
+    path: &Path,
+    mut extents: Vec<(u64, u64, String)>,
+    dir_start: u64,
+) -> std::result::Result<(), WaczError> {
+    // Stable: of entries at one offset, the first in the ZIP is named first.
+    extents.sort_by_key(|e| (e.0, e.1));
+    let overlap = |first: &str, second: &str| WaczError::Overlap {
+        path: path.to_path_buf(),
+        first: echo(first).into_owned(),
+        second: echo(second).into_owned(),
+    };
+    for w in extents.windows(2) {
+        if w[0].1 > w[1].0 {
+            return Err(overlap(&w[0].2, &w[1].2));
+        }
+    }
+    match extents.iter().find(|e| e.1 > dir_start) {
+        Some(e) => Err(overlap(&e.2, "the central directory")),
+        None => Ok(()),
+    }
 }
 
 /// One file inside a WACZ.
@@ -112,12 +218,37 @@ impl Wacz {
         let file = File::open(path).map_err(io_err)?;
         let mut zip = zip::ZipArchive::new(BufReader::new(file)).map_err(zip_err)?;
         let mut entries = Vec::with_capacity(zip.len());
+        // Every entry's bytes, directories included: (first byte, end, name).
+        let mut extents = Vec::with_capacity(zip.len());
+        let dir_start = zip.central_directory_start();
         for i in 0..zip.len() {
             let f = zip.by_index_raw(i).map_err(zip_err)?;
+            let name = f.name().map_err(zip_err)?.into_owned();
+            if let Some(reason) = unsafe_name(&name) {
+                return Err(WaczError::UnsafeName {
+                    path: path.to_path_buf(),
+                    name: echo(&name).into_owned(),
+                    reason,
+                });
+            }
+            let data_start = f.data_start().ok_or_else(|| WaczError::Zip {
+                path: path.to_path_buf(),
+                message: format!("{}: no data offset", echo(&name)),
+            })?;
+            // A stored entry is read for its `size` bytes (`open_slice`), so those are
+            // its extent even when its compressed size says less.
+            let stored_len = match f.compression() {
+                zip::CompressionMethod::Stored => f.compressed_size().max(f.size()),
+                _ => f.compressed_size(),
+            };
+            extents.push((
+                f.header_start(),
+                data_start.saturating_add(stored_len),
+                name.clone(),
+            ));
             if f.is_dir() {
                 continue;
             }
-            let name = f.name().map_err(zip_err)?.into_owned();
             let stored = match f.compression() {
                 zip::CompressionMethod::Stored => true,
                 zip::CompressionMethod::Deflated => false,
@@ -129,10 +260,6 @@ impl Wacz {
                     })
                 }
             };
-            let data_start = f.data_start().ok_or_else(|| WaczError::Zip {
-                path: path.to_path_buf(),
-                message: format!("{name}: no data offset"),
-            })?;
             entries.push(WaczEntry {
                 name,
                 data_start,
@@ -141,6 +268,7 @@ impl Wacz {
                 stored,
             });
         }
+        check_overlap(path, extents, dir_start)?;
         Ok(Wacz {
             path: path.to_path_buf(),
             entries,
@@ -211,109 +339,294 @@ impl Wacz {
         PathBuf::from(format!("{}#{}", self.path.display(), entry.name))
     }
 
+    /// `WaczError::Entry` for an error reading `entry`.
+    fn entry_err(&self, entry: &str) -> impl FnOnce(io::Error) -> WaczError + '_ {
+        let entry = entry.to_string();
+        move |source| WaczError::Entry {
+            path: self.path.clone(),
+            entry,
+            source,
+        }
+    }
+
     /// Page titles by URL from `pages/*.jsonl` (titles that are empty or the URL itself
-    /// are left out), at most [`MAX_PAGE_TITLES`]; with the count of titles left out
-    /// over that limit.
-    pub fn page_titles(&self) -> io::Result<(HashMap<String, String>, u64)> {
-        let mut titles = HashMap::new();
-        let mut over = 0u64;
+    /// are left out), at most [`MAX_PAGE_TITLES`] and [`MAX_PAGE_TITLE_BYTES`]; lines
+    /// longer than [`MAX_PAGE_LINE_BYTES`] are skipped and counted.
+    pub fn page_titles(&self) -> std::result::Result<PageTitles, WaczError> {
+        let mut pt = PageTitles::default();
+        let mut kept_bytes = 0usize;
         let lists = self
             .entries
             .iter()
             .filter(|e| e.name.starts_with(PAGES_FOLDER) && e.name.ends_with(".jsonl"));
+        let mut line = Vec::new();
         for entry in lists {
-            let reader = BufReader::new(self.open_entry(entry)?);
-            for line in reader.split(b'\n') {
-                let line = line?;
-                let Ok(page) = serde_json::from_slice::<PageLine>(&line) else {
+            let err = |e| self.entry_err(&entry.name)(e);
+            let mut reader = BufReader::new(self.open_entry(entry).map_err(err)?);
+            let mut number = 0u64;
+            loop {
+                number += 1;
+                let bytes = match read_line_bounded(&mut reader, &mut line, MAX_PAGE_LINE_BYTES)
+                    .map_err(err)?
+                {
+                    Line::End => break,
+                    Line::Read => &line[..],
+                    Line::TooLong(len) => {
+                        pt.long_lines += 1;
+                        if pt.messages.len() < MESSAGES_PER_FILE as usize {
+                            pt.messages.push(format!(
+                                "{}: line {number}: {len} bytes, longer than the {} MiB a \
+                                 page line may take: skipped",
+                                self.part_name(entry).display(),
+                                MAX_PAGE_LINE_BYTES >> 20
+                            ));
+                        }
+                        continue;
+                    }
+                };
+                let Ok(page) = serde_json::from_slice::<PageLine>(bytes) else {
                     continue;
                 };
                 let (Some(url), Some(title)) = (page.url, page.title) else {
                     continue;
                 };
                 let title = title.trim();
-                if title.is_empty() || title == url {
+                if title.is_empty() || title == url || pt.titles.contains_key(&url) {
                     continue;
                 }
-                if titles.len() >= MAX_PAGE_TITLES && !titles.contains_key(&url) {
-                    over += 1;
+                let cost = url.len() + title.len() + TITLE_OVERHEAD;
+                if pt.titles.len() >= MAX_PAGE_TITLES || kept_bytes + cost > MAX_PAGE_TITLE_BYTES {
+                    pt.over += 1;
                     continue;
                 }
-                titles.entry(url).or_insert_with(|| title.to_string());
+                kept_bytes += cost;
+                pt.titles.insert(url, title.to_string());
             }
         }
-        Ok((titles, over))
+        Ok(pt)
     }
 
     /// Checks every resource `datapackage.json` lists: present, of its `bytes`, and of
-    /// its `hash` (`sha256:HEX`; `md5:` is not checked and says so). Returns one line
-    /// per resource checked, and the problems found (none when the package is whole).
-    pub fn verify(&self) -> io::Result<Verification> {
-        let mut v = Verification::default();
-        let Some(entry) = self.entry("datapackage.json") else {
-            v.problems.push("no datapackage.json".into());
+    /// its `hash` (`sha256:HEX`; `md5:` is not checked and says so). Keeps the first
+    /// `max_messages` problems and unchecked resources and counts them all; each entry is
+    /// hashed once however often it is listed. A package larger than
+    /// [`MAX_DATAPACKAGE_BYTES`] is a problem: it is not verified.
+    pub fn verify(&self, max_messages: usize) -> std::result::Result<Verification, WaczError> {
+        let mut v = Verification {
+            max_messages,
+            ..Verification::default()
+        };
+        const PACKAGE: &str = "datapackage.json";
+        let Some(entry) = self.entry(PACKAGE) else {
+            v.problem(format!("no {PACKAGE}"));
             return Ok(v);
         };
+        let err = |e| self.entry_err(PACKAGE)(e);
+        let too_large = |bytes: u64| {
+            format!(
+                "{PACKAGE}: {bytes} bytes, more than the {MAX_DATAPACKAGE_BYTES} bytes \
+                 verified at most: not verified"
+            )
+        };
+        if entry.size > MAX_DATAPACKAGE_BYTES {
+            v.problem(too_large(entry.size));
+            return Ok(v);
+        }
+        // The size in the directory may lie about a deflated entry: the read is bounded too.
         let mut json = Vec::new();
-        self.open_entry(entry)?.read_to_end(&mut json)?;
+        self.open_entry(entry)
+            .map_err(err)?
+            .take(MAX_DATAPACKAGE_BYTES + 1)
+            .read_to_end(&mut json)
+            .map_err(err)?;
+        if json.len() as u64 > MAX_DATAPACKAGE_BYTES {
+            v.problem(too_large(json.len() as u64));
+            return Ok(v);
+        }
         let package: Package = match serde_json::from_slice(&json) {
             Ok(p) => p,
             Err(e) => {
-                v.problems.push(format!("datapackage.json: {e}"));
+                // serde_json quotes the values it did not expect, which may be huge.
+                v.problem(format!("{PACKAGE}: {}", echo(&e.to_string())));
                 return Ok(v);
             }
         };
+        drop(json);
+        let by_name: HashMap<&str, &WaczEntry> =
+            self.entries.iter().map(|e| (e.name.as_str(), e)).collect();
+        // Bytes and SHA-256 of each entry hashed so far.
+        let mut hashed: HashMap<&str, (u64, String)> = HashMap::new();
         for res in package.resources {
-            let Some(entry) = self.entry(&res.path) else {
-                v.problems
-                    .push(format!("{}: listed but not in the WACZ", res.path));
+            let shown = echo(&res.path);
+            let Some(entry) = by_name.get(res.path.as_str()).copied() else {
+                v.problem(format!("{shown}: listed but not in the WACZ"));
                 continue;
             };
-            let mut hasher = Sha256::new();
-            let mut input = self.open_entry(entry)?;
-            let mut buf = vec![0u8; 256 * 1024];
-            let mut bytes = 0u64;
-            loop {
-                let n = input.read(&mut buf)?;
-                if n == 0 {
-                    break;
+            let (bytes, hex) = match hashed.get(entry.name.as_str()) {
+                Some(h) => h.clone(),
+                None => {
+                    let h = self.hash(entry)?;
+                    hashed.insert(&entry.name, h.clone());
+                    h
                 }
-                hasher.update(&buf[..n]);
-                bytes += n as u64;
-            }
-            let hex = data_encoding::HEXLOWER.encode(&hasher.finalize());
+            };
             if let Some(want) = res.bytes {
                 if want != bytes {
-                    v.problems.push(format!(
-                        "{}: {bytes} bytes, datapackage.json says {want}",
-                        res.path
-                    ));
+                    v.problem(format!("{shown}: {bytes} bytes, {PACKAGE} says {want}"));
                     continue;
                 }
             }
             match res.hash.as_deref().and_then(|h| h.split_once(':')) {
                 Some(("sha256", want)) if want.eq_ignore_ascii_case(&hex) => v.checked += 1,
-                Some(("sha256", want)) => v.problems.push(format!(
-                    "{}: sha256:{hex}, datapackage.json says sha256:{want}",
-                    res.path
+                Some(("sha256", want)) => v.problem(format!(
+                    "{shown}: sha256:{hex}, {PACKAGE} says sha256:{}",
+                    echo(want)
                 )),
-                Some((algo, _)) => v.unchecked.push(format!("{}: {algo} hash", res.path)),
-                None => v.unchecked.push(format!("{}: no hash", res.path)),
+                Some((algo, _)) => v.not_checked(format!("{shown}: {} hash", echo(algo))),
+                None => v.not_checked(format!("{shown}: no hash")),
             }
         }
         Ok(v)
     }
+
+    /// The size and SHA-256 (lowercase hex) of `entry`'s bytes.
+    fn hash(&self, entry: &WaczEntry) -> std::result::Result<(u64, String), WaczError> {
+        let err = |e| self.entry_err(&entry.name)(e);
+        let mut hasher = Sha256::new();
+        let mut input = self.open_entry(entry).map_err(err)?;
+        let mut buf = vec![0u8; 256 * 1024];
+        let mut bytes = 0u64;
+        loop {
+            let n = input.read(&mut buf).map_err(err)?;
+            if n == 0 {
+                break;
+            }
+            hasher.update(&buf[..n]);
+            bytes += n as u64;
+        }
+        Ok((bytes, data_encoding::HEXLOWER.encode(&hasher.finalize())))
+    }
 }
 
-/// The outcome of [`Wacz::verify`].
+/// What [`read_line_bounded`] read.
+enum Line {
+    /// A line (without its `\n`) is in the buffer.
+    Read,
+    /// A line of this many bytes (its `\n` left out) was longer than the limit: it was
+    /// read through, not kept.
+    TooLong(u64),
+    /// The input has ended.
+    End,
+}
+
+/// Reads the next `\n`-ended line of `r` into `line`, unless it is longer than `max`
+/// bytes: then it is read through and only measured, so no line costs more than `max`.
+fn read_line_bounded(r: &mut impl BufRead, line: &mut Vec<u8>, max: usize) -> io::Result<Line> {
+    line.clear();
+    let mut len = 0u64;
+    loop {
+        let buf = r.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(match len {
+                0 => Line::End,
+                _ if len > max as u64 => Line::TooLong(len),
+                _ => Line::Read,
+            });
+        }
+        let (take, ended) = match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => (i, true),
+            None => (buf.len(), false),
+        };
+        if len + take as u64 <= max as u64 {
+            line.extend_from_slice(&buf[..take]);
+        } else {
+            line.clear();
+        }
+        len += take as u64;
+        r.consume(take + usize::from(ended));
+        if ended {
+            return Ok(if len > max as u64 {
+                Line::TooLong(len)
+            } else {
+                Line::Read
+            });
+        }
+    }
+}
+
+/// The outcome of [`Wacz::page_titles`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PageTitles {
+    /// Title by URL.
+    pub titles: HashMap<String, String>,
+    /// Titles left out past [`MAX_PAGE_TITLES`] or [`MAX_PAGE_TITLE_BYTES`].
+    pub over: u64,
+    /// Lines longer than [`MAX_PAGE_LINE_BYTES`], skipped.
+    pub long_lines: u64,
+    /// The first [`MESSAGES_PER_FILE`] of those, each naming the WACZ's entry and line.
+    pub messages: Vec<String>,
+}
+
+/// The outcome of [`Wacz::verify`]: counts, and the first messages of each kind (a
+/// package may list millions of resources, and every message stream is capped).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Verification {
     /// Resources whose size and SHA-256 match.
     pub checked: u64,
-    /// Resources whose hash is not SHA-256 (or missing): not checked.
+    /// The first resources whose hash is not SHA-256 (or missing): not checked.
     pub unchecked: Vec<String>,
-    /// Mismatches and missing resources.
+    /// How many resources were not checked.
+    pub unchecked_count: u64,
+    /// The first mismatches and missing resources (the package's own problems too).
     pub problems: Vec<String>,
+    /// How many problems there were.
+    pub problem_count: u64,
+    /// Messages kept of each kind.
+    max_messages: usize,
+}
+
+impl Verification {
+    fn problem(&mut self, message: String) {
+        self.problem_count += 1;
+        if self.problems.len() < self.max_messages {
+            self.problems.push(message);
+        }
+    }
+
+    fn not_checked(&mut self, message: String) {
+        self.unchecked_count += 1;
+        if self.unchecked.len() < self.max_messages {
+            self.unchecked.push(message);
+        }
+    }
+
+    /// True when every resource listed is there, of its size and hash (or unchecked).
+    pub fn is_whole(&self) -> bool {
+        self.problem_count == 0
+    }
+
+    /// The problems kept, joined with `; `, and how many more there were.
+    pub fn problems_line(&self) -> String {
+        joined(&self.problems, self.problem_count, "; ", "problems")
+    }
+
+    /// The unchecked resources kept, joined with `, `, and how many more there were.
+    pub fn unchecked_line(&self) -> String {
+        joined(&self.unchecked, self.unchecked_count, ", ", "not checked")
+    }
+}
+
+/// `kept` joined with `sep`, then `… and N more WHAT` for the rest of `count`.
+fn joined(kept: &[String], count: u64, sep: &str, what: &str) -> String {
+    let mut s = kept.join(sep);
+    let more = count - kept.len() as u64;
+    if more > 0 {
+        if !s.is_empty() {
+            s.push_str(sep);
+        }
+        s.push_str(&format!("… and {more} more {what}"));
+    }
+    s
 }
 
 #[derive(serde::Deserialize)]
@@ -484,24 +797,142 @@ mod tests {
         assert_eq!(spans[1].offset, first_len as u64);
         assert!(spans[1].offset + spans[1].length <= warc.len() as u64);
         let (wacz, _) = parts[0].in_wacz.clone().unwrap();
-        let (titles, over) = wacz.page_titles().unwrap();
-        assert_eq!(over, 0);
+        let pt = wacz.page_titles().unwrap();
+        assert_eq!((pt.over, pt.long_lines), (0, 0));
         // A title that is only the URL is no title.
-        assert_eq!(titles.len(), 1);
-        assert_eq!(titles["http://example.org/untitled"], "From pages");
-        let v = wacz.verify().unwrap();
-        assert_eq!((v.checked, v.problems.len()), (2, 0), "{v:?}");
+        assert_eq!(pt.titles.len(), 1);
+        assert_eq!(pt.titles["http://example.org/untitled"], "From pages");
+        let v = wacz.verify(5).unwrap();
+        assert_eq!((v.checked, v.problem_count), (2, 0), "{v:?}");
 
         // One byte of the stored WARC changed: its hash no longer matches.
         let mut bytes = std::fs::read(&path).unwrap();
         let e = wacz.entry("archive/a.warc").unwrap().data_start as usize;
         bytes[e + 20] ^= 0x20;
         std::fs::write(&path, &bytes).unwrap();
-        let v = Wacz::open(&path).unwrap().verify().unwrap();
-        assert_eq!(v.problems.len(), 1, "{v:?}");
+        let v = Wacz::open(&path).unwrap().verify(5).unwrap();
+        assert_eq!(v.problem_count, 1, "{v:?}");
         assert!(
             v.problems[0].starts_with("archive/a.warc: sha256:"),
             "{v:?}"
+        );
+    }
+
+    #[test]
+    fn unsafe_names_are_named_and_safe_ones_pass() {
+        for (name, reason) in [
+            (r"archive/..\..\evil.warc.gz", "a backslash"),
+            ("archive/../../evil.warc.gz", "a `..` component"),
+            ("..", "a `..` component"),
+            ("/etc/evil.warc", "an absolute path"),
+            ("C:/evil.warc", "a drive letter"),
+            ("archive/evil\0.warc", "a control character"),
+            ("archive/evil\n.warc", "a control character"),
+            ("archive/evil\u{9b}.warc", "a control character"),
+        ] {
+            assert_eq!(unsafe_name(name), Some(reason), "{name:?}");
+        }
+        for name in [
+            "archive/data.warc.gz",
+            "archive/a..b.warc",
+            "pages/pages.jsonl",
+            "x/",
+        ] {
+            assert_eq!(unsafe_name(name), None, "{name:?}");
+        }
+    }
+
+    #[test]
+    fn a_line_is_read_whole_or_measured_and_skipped() {
+        let input = b"short\nthis one is too long\n\nlast";
+        let mut r = io::BufReader::with_capacity(4, &input[..]);
+        let mut line = Vec::new();
+        let mut got = Vec::new();
+        loop {
+            match read_line_bounded(&mut r, &mut line, 8).unwrap() {
+                Line::End => break,
+                Line::Read => got.push(String::from_utf8(line.clone()).unwrap()),
+                Line::TooLong(n) => got.push(format!("<{n}>")),
+            }
+        }
+        assert_eq!(got, ["short", "<20>", "", "last"]);
+    }
+
+    /// A page list line over [`MAX_PAGE_LINE_BYTES`] is skipped with a message naming
+    /// the entry and the line; the lines after it still give titles.
+    #[test]
+    fn a_long_page_line_is_skipped_and_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("long.wacz");
+        let pages = format!(
+            "{{\"url\": \"http://example.org/a\", \"title\": \"{}\"}}\n\
+             {{\"url\": \"http://example.org/b\", \"title\": \"B\"}}\n",
+            "t".repeat(MAX_PAGE_LINE_BYTES)
+        );
+        let mut z = zip::ZipWriter::new(File::create(&path).unwrap());
+        let deflated =
+            SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+        z.start_file("pages/pages.jsonl", deflated).unwrap();
+        z.write_all(pages.as_bytes()).unwrap();
+        z.finish().unwrap();
+        let pt = Wacz::open(&path).unwrap().page_titles().unwrap();
+        assert_eq!(pt.long_lines, 1);
+        assert_eq!(pt.titles.len(), 1);
+        assert_eq!(pt.titles["http://example.org/b"], "B");
+        let want = format!(
+            "{}#pages/pages.jsonl: line 1: {} bytes, longer than the 4 MiB",
+            path.display(),
+            pages.find('\n').unwrap()
+        );
+        assert!(pt.messages[0].starts_with(&want), "{:?}", pt.messages);
+    }
+
+    /// Verification keeps `max_messages` problems and counts the rest, hashes an entry
+    /// listed many times once, and refuses a package over [`MAX_DATAPACKAGE_BYTES`].
+    #[test]
+    fn verification_is_capped_and_bounded() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v.wacz");
+        let data = b"0123456789";
+        let good = format!(
+            "{{\"path\": \"archive/a.warc\", \"hash\": \"sha256:{}\", \"bytes\": 10}}",
+            sha256(data)
+        );
+        let mut resources = vec![good; 3];
+        resources.extend(std::iter::repeat_n(r#"{"path": "gone"}"#.to_string(), 7));
+        resources.push(r#"{"path": "archive/a.warc", "hash": "md5:x"}"#.to_string());
+        let package = format!("{{\"resources\": [{}]}}", resources.join(","));
+        let write = |package: &[u8]| {
+            let mut z = zip::ZipWriter::new(File::create(&path).unwrap());
+            let deflated =
+                SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+            z.start_file("archive/a.warc", deflated).unwrap();
+            z.write_all(data).unwrap();
+            z.start_file("datapackage.json", deflated).unwrap();
+            z.write_all(package).unwrap();
+            z.finish().unwrap();
+        };
+        write(package.as_bytes());
+        let v = Wacz::open(&path).unwrap().verify(2).unwrap();
+        assert_eq!((v.checked, v.problem_count, v.unchecked_count), (3, 7, 1));
+        assert_eq!(
+            v.problems_line(),
+            "gone: listed but not in the WACZ; gone: listed but not in the WACZ; \
+             … and 5 more problems"
+        );
+        assert_eq!(v.unchecked_line(), "archive/a.warc: md5 hash");
+
+        let mut big = vec![b' '; MAX_DATAPACKAGE_BYTES as usize + 1];
+        big[..2].copy_from_slice(b"{}");
+        write(&big);
+        let v = Wacz::open(&path).unwrap().verify(5).unwrap();
+        assert_eq!(
+            v.problems,
+            [format!(
+                "datapackage.json: {} bytes, more than the {MAX_DATAPACKAGE_BYTES} bytes \
+                 verified at most: not verified",
+                MAX_DATAPACKAGE_BYTES + 1
+            )]
         );
     }
 

@@ -6,6 +6,7 @@ mod analysis;
 mod cdx_corpus;
 mod cdx_fixtures;
 mod cdx_pieces;
+mod containers;
 mod dates;
 mod example_script;
 mod facets;

@@ -242,26 +242,26 @@ fn index_file(
     };
     if opts.verify_wacz {
         if let Some((wacz, _)) = &parts[0].in_wacz {
-            match wacz.verify() {
-                Ok(v) if v.problems.is_empty() => log(&format!(
+            match wacz.verify(opts.max_messages) {
+                Ok(v) if v.is_whole() => log(&format!(
                     "{}: datapackage.json: {} resources verified (SHA-256 and size){}",
                     path.display(),
                     v.checked,
-                    if v.unchecked.is_empty() {
+                    if v.unchecked_count == 0 {
                         String::new()
                     } else {
-                        format!("; not checked: {}", v.unchecked.join(", "))
+                        format!("; not checked: {}", v.unchecked_line())
                     }
                 )),
                 Ok(v) => {
-                    let problems = v.problems.join("; ");
                     let m = format!(
-                        "{}: not indexed, verification failed: {problems}",
-                        path.display()
+                        "{}: not indexed, verification failed: {}",
+                        path.display(),
+                        v.problems_line()
                     );
                     return unopened(log, &m);
                 }
-                Err(e) => return unopened(log, &format!("{}: {e}", path.display())),
+                Err(e) => return unopened(log, &e.to_string()),
             }
         }
     }

@@ -58,19 +58,24 @@ pub fn run(args: RecordsArgs) -> Result<i32> {
         };
         if args.verify {
             if let Some((wacz, _)) = &parts[0].in_wacz {
-                let v = wacz
-                    .verify()
-                    .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+                let v = wacz.verify(args.max_messages)?;
                 for p in &v.problems {
                     eprintln!("warcdex: {}: datapackage.json: {p}", path.display());
+                }
+                let more = v.problem_count - v.problems.len() as u64;
+                if more > 0 {
+                    eprintln!(
+                        "warcdex: {}: datapackage.json: … and {more} more problems",
+                        path.display()
+                    );
                 }
                 eprintln!(
                     "warcdex: {}: datapackage.json: {} resources verified, {} problems",
                     path.display(),
                     v.checked,
-                    v.problems.len()
+                    v.problem_count
                 );
-                if !v.problems.is_empty() {
+                if !v.is_whole() {
                     failed_files += 1;
                 }
             }

@@ -30,6 +30,7 @@ use crate::wacz::archive_parts;
 use exclusions::Exclusions;
 use manifest::ManifestEntry;
 use versions::{Order, Versions};
+use warcdex_cdx::message::MESSAGES_PER_FILE;
 
 /// How to import.
 #[derive(Debug, Clone)]
@@ -236,15 +237,14 @@ fn import_one(
     };
     if opts.verify_wacz {
         if let Some((wacz, _)) = &parts[0].in_wacz {
-            let problems = match wacz.verify() {
-                Ok(v) => v.problems,
-                Err(e) => vec![e.to_string()],
+            // Import has no --max-messages: the cap of its other per-file messages.
+            let problems = match wacz.verify(MESSAGES_PER_FILE as usize) {
+                Ok(v) if v.is_whole() => None,
+                Ok(v) => Some(v.problems_line()),
+                Err(e) => Some(e.to_string()),
             };
-            if !problems.is_empty() {
-                let e = format!(
-                    "{name}: not imported, verification failed: {}",
-                    problems.join("; ")
-                );
+            if let Some(problems) = problems {
+                let e = format!("{name}: not imported, verification failed: {problems}");
                 log(&e);
                 report.error = Some(e);
                 return report;
@@ -254,17 +254,29 @@ fn import_one(
     // A WACZ's page list titles the pages whose own title is missing.
     let titles = match &parts[0].in_wacz {
         Some((wacz, _)) => match wacz.page_titles() {
-            Ok((titles, over)) => {
-                if over > 0 {
+            Ok(pt) => {
+                for m in &pt.messages {
+                    log(m);
+                }
+                let more = pt.long_lines - pt.messages.len() as u64;
+                if more > 0 {
                     log(&format!(
-                        "{name}: {over} page titles past the first {} not used",
-                        crate::wacz::MAX_PAGE_TITLES
+                        "{name}: … and {more} more page list lines longer than {} MiB skipped",
+                        crate::wacz::MAX_PAGE_LINE_BYTES >> 20
                     ));
                 }
-                titles
+                if pt.over > 0 {
+                    log(&format!(
+                        "{name}: {} page titles past the first {} (or {} MiB) not used",
+                        pt.over,
+                        crate::wacz::MAX_PAGE_TITLES,
+                        crate::wacz::MAX_PAGE_TITLE_BYTES >> 20
+                    ));
+                }
+                pt.titles
             }
             Err(e) => {
-                log(&format!("{name}: pages/*.jsonl: {e}; page titles not used"));
+                log(&format!("{e}; page titles not used"));
                 HashMap::new()
             }
         },
