@@ -574,9 +574,17 @@ fn zstd_and_wacz_archives_make_the_collection_their_warcs_make() {
 
     // The WARCs of the WACZ, taken out of it, against the WACZ itself.
     let wacz = fx.join("wacz/crawl.wacz");
-    let mut zip = zip::ZipArchive::new(std::fs::File::open(&wacz).unwrap()).unwrap();
-    let out = dir.path().join("unpacked");
-    std::fs::create_dir_all(&out).unwrap();
+    let warcs = unpack_wacz(&wacz, &dir.path().join("unpacked"));
+    let from_wacz = build("wacz", &[wacz]);
+    let from_warcs = build("warcs", &warcs);
+    assert!(!from_wacz.is_empty());
+    assert_eq!(from_wacz, from_warcs);
+}
+
+/// The WARCs under a WACZ's `archive/`, written to `out` under their own names, sorted.
+fn unpack_wacz(wacz: &Path, out: &Path) -> Vec<PathBuf> {
+    let mut zip = zip::ZipArchive::new(std::fs::File::open(wacz).unwrap()).unwrap();
+    std::fs::create_dir_all(out).unwrap();
     let mut warcs = Vec::new();
     for i in 0..zip.len() {
         let mut entry = zip.by_index(i).unwrap();
@@ -589,9 +597,66 @@ fn zstd_and_wacz_archives_make_the_collection_their_warcs_make() {
         }
     }
     warcs.sort();
-    assert!(!warcs.is_empty(), "crawl.wacz holds WARCs under archive/");
-    let from_wacz = build("wacz", &[wacz]);
-    let from_warcs = build("warcs", &warcs);
-    assert!(!from_wacz.is_empty());
-    assert_eq!(from_wacz, from_warcs);
+    assert!(
+        !warcs.is_empty(),
+        "{} holds WARCs under archive/",
+        wacz.display()
+    );
+    warcs
+}
+
+/// Issue 39, item 2: identity does not depend on the container. A WACZ whose WARCs (or
+/// some of them) the collection already holds, added after them or before them, makes
+/// the collection those WARCs alone make: the same versions with the same dates, and
+/// `all.cdx` without a capture listed twice under one file name (the WACZ's CDX lines
+/// name its inner WARCs, the names the plain WARCs have).
+#[test]
+fn a_wacz_of_warcs_already_held_makes_no_second_version_in_either_order() {
+    let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let tmp = tempfile::tempdir().unwrap();
+    let wacz = fx.join("wacz/crawl.wacz");
+    let warcs = unpack_wacz(&wacz, &tmp.path().join("unpacked"));
+    let reference = tmp.path().join("warcs");
+    update_ok(&reference, &warcs);
+    let want_docs = documents(&reference);
+    let want_cdx = std::fs::read_to_string(reference.join("all.cdx")).unwrap();
+    let want_dup = std::fs::read_to_string(reference.join("all.dup")).unwrap();
+    assert!(want_docs.len() >= 3, "{want_docs:?}");
+    let orders: [(&str, Vec<Vec<PathBuf>>); 4] = [
+        ("warcs-then-wacz", vec![warcs.clone(), vec![wacz.clone()]]),
+        ("wacz-then-warcs", vec![vec![wacz.clone()], warcs.clone()]),
+        (
+            "one-warc-then-wacz",
+            vec![vec![warcs[0].clone()], vec![wacz.clone()]],
+        ),
+        (
+            "wacz-then-one-warc",
+            vec![vec![wacz.clone()], vec![warcs[1].clone()]],
+        ),
+    ];
+    for (name, batches) in orders {
+        let coll = tmp.path().join(name);
+        for b in &batches {
+            update_ok(&coll, b);
+        }
+        assert_eq!(documents(&coll), want_docs, "{name}: versions and dates");
+        let cdx = std::fs::read_to_string(coll.join("all.cdx")).unwrap();
+        assert_eq!(cdx, want_cdx, "{name}: all.cdx");
+        let dup = std::fs::read_to_string(coll.join("all.dup")).unwrap();
+        assert_eq!(dup, want_dup, "{name}: all.dup");
+        let m: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(coll.join("collection.json")).unwrap())
+                .unwrap();
+        let new: u64 = m["batches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b["new_versions"].as_u64().unwrap())
+            .sum();
+        assert_eq!(
+            new,
+            want_docs.len() as u64,
+            "{name}: new versions over the batches"
+        );
+    }
 }

@@ -14,13 +14,13 @@
 //! 5. `generation/`: the next generation of parallel sets ([`build_generation`]).
 //! 6. `collection.json` and `READY`; then [`super::publish`].
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use warcdex_cdx::dedup::{revisits, Input, ListOptions};
-use warcdex_cdx::plumbing::merge_cdx;
+use warcdex_cdx::plumbing::merge_cdx_distinct;
 use warcdex_cdx::sort::{merge_sorted, SortOptions};
 
 use super::error::{Error, Result};
@@ -34,7 +34,7 @@ use crate::dates::add::{add_dates, AddDatesOptions, DatesInput};
 use crate::import::manifest::ManifestEntry;
 use crate::import::{import_versions, load_exclusions, segment_dir, ImportOptions};
 use crate::index::{build_index, IndexOptions};
-use crate::path_error::ResultAtPath;
+use crate::path_error::{AtPath, ResultAtPath};
 use crate::segment::layout::ExclusionsInfo;
 
 /// What is being built under `.staging/`: a resumed run goes on with it only if it is
@@ -132,7 +132,7 @@ pub fn run(
         None => None,
     };
     super::crash_point("zipnum");
-    stage_lists(&staging, new, &sort)?;
+    stage_lists(layout, &staging, new, &sort)?;
     super::crash_point("lists");
     let segment = stage_import(&staging, &plan, opts, stages)?;
     super::crash_point("import");
@@ -237,7 +237,9 @@ fn stage_cdx(
     Ok(())
 }
 
-/// Stage 2: `all.cdx`, the collection's sorted CDX with the batch's merged in.
+/// Stage 2: `all.cdx`, the collection's sorted CDX with the batch's merged in, each
+/// line once (a capture held under one file name by an earlier batch and by this one,
+/// as a WARC and a WACZ holding it are, is one line).
 fn stage_merge(layout: &Layout, staging: &Staging, new: &[GivenArchive]) -> Result<()> {
     let dest = staging.file("all.cdx");
     if dest.exists() {
@@ -256,30 +258,53 @@ fn stage_merge(layout: &Layout, staging: &Staging, new: &[GivenArchive]) -> Resu
                 Ok(Box::new(BufReader::with_capacity(1 << 16, f)))
             })
             .collect::<Result<Vec<_>>>()?;
-        merge_cdx(readers, out).at(&dest)?;
+        merge_cdx_distinct(readers, out).at(&dest)?;
         Ok(())
     })
 }
 
 /// Stage 3: the lists.
-fn stage_lists(staging: &Staging, new: &[GivenArchive], sort: &SortOptions) -> Result<()> {
+fn stage_lists(
+    layout: &Layout,
+    staging: &Staging,
+    new: &[GivenArchive],
+    sort: &SortOptions,
+) -> Result<()> {
     if staging.file("new.dates").exists() {
         return Ok(());
     }
     let all_cdx = staging.file("all.cdx");
-    let names: HashSet<String> = new.iter().map(|a| a.name.clone()).collect();
+    // Identity reads the collection's CDX before the batch and the batch's own, not the
+    // merged `all.cdx`: which captures are the batch's is known by where they come from
+    // (a file name does not tell, see `identity::exclusions`).
+    let earlier: Vec<PathBuf> = Some(layout.list("all.cdx"))
+        .filter(|p| p.exists())
+        .into_iter()
+        .collect();
+    let batch: Vec<PathBuf> = new.iter().map(|a| staging.cdx(&a.name)).collect();
+    let open = |paths: &[PathBuf]| -> Result<Vec<(PathBuf, BufReader<std::fs::File>)>> {
+        paths
+            .iter()
+            .map(|p| {
+                let f = std::fs::File::open(p).at(p)?;
+                Ok((p.clone(), BufReader::with_capacity(1 << 16, f)))
+            })
+            .collect()
+    };
     let (all_dup, batch_dup) = (staging.file("all.dup"), staging.file("batch.dup"));
     write_with(&all_dup, |w_all| {
         write_with(&batch_dup, |w_batch| {
-            let f = std::fs::File::open(&all_cdx).at(&all_cdx)?;
+            let (earlier, batch) = (open(&earlier)?, open(&batch)?);
+            // A read error names the CDX file it came from; any other is the lists'.
+            let named = |(path, inner)| NamedRead { path, inner };
             super::identity::exclusions(
-                BufReader::with_capacity(1 << 16, f),
-                &names,
+                earlier.into_iter().map(named),
+                batch.into_iter().map(named),
                 sort.clone(),
                 w_all,
                 w_batch,
             )
-            .at(&all_cdx)?;
+            .at(&all_dup)?;
             Ok(())
         })
     })?;
@@ -305,6 +330,45 @@ fn stage_lists(staging: &Staging, new: &[GivenArchive], sort: &SortOptions) -> R
     merge_lists(&[&batch_dup, &batch_rev], &staging.file("batch.dates"))?;
     merge_lists(&[&batch_dup, &all_rev], &staging.file("new.dates"))?;
     Ok(())
+}
+
+/// A reader whose errors name its file (an [`AtPath`] inside the `io::Error`, keeping
+/// the error as its source), for readers handed to code that knows no paths.
+struct NamedRead<R> {
+    path: PathBuf,
+    inner: R,
+}
+
+impl<R> NamedRead<R> {
+    fn named(&self, e: std::io::Error) -> std::io::Error {
+        let kind = e.kind();
+        std::io::Error::new(
+            kind,
+            AtPath {
+                path: self.path.clone(),
+                source: e,
+            },
+        )
+    }
+}
+
+impl<R: std::io::Read> std::io::Read for NamedRead<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.inner.read(buf).map_err(|e| self.named(e))
+    }
+}
+
+impl<R: BufRead> BufRead for NamedRead<R> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        // Not `map_err` on the borrow: the error path needs `self` again.
+        if let Err(e) = self.inner.fill_buf() {
+            return Err(self.named(e));
+        }
+        self.inner.fill_buf()
+    }
+    fn consume(&mut self, n: usize) {
+        self.inner.consume(n)
+    }
 }
 
 /// Merges sorted lists into one sorted list `dest`.
