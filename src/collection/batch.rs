@@ -134,7 +134,7 @@ pub fn run(
     super::crash_point("zipnum");
     stage_lists(layout, &staging, new, &sort)?;
     super::crash_point("lists");
-    let segment = stage_import(&staging, &plan, opts, stages)?;
+    let segment = stage_import(layout, &staging, &plan, opts, stages)?;
     super::crash_point("import");
     let counts = stage_generation(layout, m, &staging, &plan, &sort, stages)?;
     super::crash_point("generation");
@@ -160,7 +160,7 @@ pub fn run(
         }
         next.archives.push(ArchiveEntry {
             name: a.name.clone(),
-            path: a.path.clone(),
+            path: layout.recorded_path(Path::new(&a.path))?,
             size: a.size,
             sha1: a.sha1.clone(),
             collection: plan.collections.get(&a.name).cloned().unwrap_or_default(),
@@ -392,6 +392,7 @@ fn merge_lists(inputs: &[&Path], dest: &Path) -> Result<()> {
 
 /// Stage 4: the segment of the batch's new versions.
 fn stage_import(
+    layout: &Layout,
     staging: &Staging,
     plan: &StagedPlan,
     opts: &UpdateOptions,
@@ -404,6 +405,9 @@ fn stage_import(
     let iopts = ImportOptions {
         memory: opts.memory / 4 * 3,
         tmp_dir: opts.tmp_dir.clone(),
+        // Rows name their archive as `collection.json` does (`Layout::recorded_path`):
+        // relative to the collection inside it, else absolute (the plan's paths are).
+        archive_base: Some(layout.dir.clone()),
         ..ImportOptions::default()
     };
     let batch_dup = staging.file("batch.dup");
@@ -454,6 +458,12 @@ fn stage_import(
                 bad.join(", ")
             )));
         }
+    }
+    // `segment.json` names each archive as the rows and `collection.json` do, not by
+    // the absolute path the run read it from.
+    let mut sources = sources;
+    for (s, a) in sources.iter_mut().zip(&plan.archives) {
+        s.path = layout.recorded_path(Path::new(&a.path))?;
     }
     let info = ExclusionsInfo {
         path: "batch.dup".into(),
