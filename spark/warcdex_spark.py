@@ -88,15 +88,25 @@ def run(args, stdout=None, allow=(0,)):
 
 
 def parse_list(path):
-    """(source, collection or None) per line of an archive list."""
+    """(source, collection or None) per line of an archive list. A relative local path
+    is made absolute here, in the driver, as `warcdex import` resolves a manifest's
+    lines (as given when it exists from the working directory, else from the list's
+    folder): executors run in other directories, and the segments record the absolute
+    path of an archive that lies outside their import's folder."""
     out = []
+    base = os.path.dirname(os.path.abspath(path))
     with open(path, encoding="utf-8") as f:
         for line in f:
             line = line.strip()
             if not line or line.startswith("#"):
                 continue
             parts = line.split(None, 1)
-            out.append((parts[0], parts[1].strip() if len(parts) > 1 else None))
+            source = parts[0]
+            if "://" not in source and not os.path.isabs(source):
+                if not os.path.exists(source):
+                    source = os.path.join(base, source)
+                source = os.path.abspath(source)
+            out.append((source, parts[1].strip() if len(parts) > 1 else None))
     return out
 
 

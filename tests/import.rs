@@ -381,3 +381,50 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+/// Issue 39, item 3: a row names its archive relative to the manifest's folder when it
+/// lies inside it and by its absolute path otherwise, never by a path relative to the
+/// working directory import ran in (a manifest line relative to it is read as given).
+#[test]
+fn rows_name_an_archive_outside_the_manifests_folder_by_its_absolute_path() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(tmp.path()).unwrap();
+    let (lists, crawls) = (root.join("lists"), root.join("crawls"));
+    std::fs::create_dir_all(&lists).unwrap();
+    std::fs::create_dir_all(&crawls).unwrap();
+    let example = fixtures().join("example");
+    std::fs::copy(example.join("crawl1-20071001.arc"), crawls.join("a.arc")).unwrap();
+    std::fs::copy(example.join("crawl3-20071003.arc"), lists.join("b.arc")).unwrap();
+    // `crawls/a.arc` exists from the working directory (root), `b.arc` from the list's.
+    std::fs::write(lists.join("manifest.txt"), "crawls/a.arc\nb.arc\n").unwrap();
+    let seg = root.join("seg");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_warcdex"))
+        .current_dir(&root)
+        .args(["import", "lists/manifest.txt", "seg"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_warcdex"))
+        .args(["segment-info".as_ref(), "--rows".as_ref(), seg.as_os_str()])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let archives: BTreeSet<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["archive"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    let want: BTreeSet<String> = [crawls.join("a.arc").display().to_string(), "b.arc".into()]
+        .into_iter()
+        .collect();
+    assert_eq!(archives, want);
+}

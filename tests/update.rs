@@ -574,9 +574,17 @@ fn zstd_and_wacz_archives_make_the_collection_their_warcs_make() {
 
     // The WARCs of the WACZ, taken out of it, against the WACZ itself.
     let wacz = fx.join("wacz/crawl.wacz");
-    let mut zip = zip::ZipArchive::new(std::fs::File::open(&wacz).unwrap()).unwrap();
-    let out = dir.path().join("unpacked");
-    std::fs::create_dir_all(&out).unwrap();
+    let warcs = unpack_wacz(&wacz, &dir.path().join("unpacked"));
+    let from_wacz = build("wacz", &[wacz]);
+    let from_warcs = build("warcs", &warcs);
+    assert!(!from_wacz.is_empty());
+    assert_eq!(from_wacz, from_warcs);
+}
+
+/// The WARCs under a WACZ's `archive/`, written to `out` under their own names, sorted.
+fn unpack_wacz(wacz: &Path, out: &Path) -> Vec<PathBuf> {
+    let mut zip = zip::ZipArchive::new(std::fs::File::open(wacz).unwrap()).unwrap();
+    std::fs::create_dir_all(out).unwrap();
     let mut warcs = Vec::new();
     for i in 0..zip.len() {
         let mut entry = zip.by_index(i).unwrap();
@@ -589,11 +597,206 @@ fn zstd_and_wacz_archives_make_the_collection_their_warcs_make() {
         }
     }
     warcs.sort();
-    assert!(!warcs.is_empty(), "crawl.wacz holds WARCs under archive/");
-    let from_wacz = build("wacz", &[wacz]);
-    let from_warcs = build("warcs", &warcs);
-    assert!(!from_wacz.is_empty());
-    assert_eq!(from_wacz, from_warcs);
+    assert!(
+        !warcs.is_empty(),
+        "{} holds WARCs under archive/",
+        wacz.display()
+    );
+    warcs
+}
+
+/// Issue 39, item 2: identity does not depend on the container. A WACZ whose WARCs (or
+/// some of them) the collection already holds, added after them or before them, makes
+/// the collection those WARCs alone make: the same versions with the same dates, and
+/// `all.cdx` without a capture listed twice under one file name (the WACZ's CDX lines
+/// name its inner WARCs, the names the plain WARCs have).
+#[test]
+fn a_wacz_of_warcs_already_held_makes_no_second_version_in_either_order() {
+    let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let tmp = tempfile::tempdir().unwrap();
+    let wacz = fx.join("wacz/crawl.wacz");
+    let warcs = unpack_wacz(&wacz, &tmp.path().join("unpacked"));
+    let reference = tmp.path().join("warcs");
+    update_ok(&reference, &warcs);
+    let want_docs = documents(&reference);
+    let want_cdx = std::fs::read_to_string(reference.join("all.cdx")).unwrap();
+    let want_dup = std::fs::read_to_string(reference.join("all.dup")).unwrap();
+    assert!(want_docs.len() >= 3, "{want_docs:?}");
+    let orders: [(&str, Vec<Vec<PathBuf>>); 4] = [
+        ("warcs-then-wacz", vec![warcs.clone(), vec![wacz.clone()]]),
+        ("wacz-then-warcs", vec![vec![wacz.clone()], warcs.clone()]),
+        (
+            "one-warc-then-wacz",
+            vec![vec![warcs[0].clone()], vec![wacz.clone()]],
+        ),
+        (
+            "wacz-then-one-warc",
+            vec![vec![wacz.clone()], vec![warcs[1].clone()]],
+        ),
+    ];
+    for (name, batches) in orders {
+        let coll = tmp.path().join(name);
+        for b in &batches {
+            update_ok(&coll, b);
+        }
+        assert_eq!(documents(&coll), want_docs, "{name}: versions and dates");
+        let cdx = std::fs::read_to_string(coll.join("all.cdx")).unwrap();
+        assert_eq!(cdx, want_cdx, "{name}: all.cdx");
+        let dup = std::fs::read_to_string(coll.join("all.dup")).unwrap();
+        assert_eq!(dup, want_dup, "{name}: all.dup");
+        let m: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(coll.join("collection.json")).unwrap())
+                .unwrap();
+        let new: u64 = m["batches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b["new_versions"].as_u64().unwrap())
+            .sum();
+        assert_eq!(
+            new,
+            want_docs.len() as u64,
+            "{name}: new versions over the batches"
+        );
+    }
+}
+
+/// `warcdex ARGS` run in the working directory `cwd`.
+fn ok_in(cwd: &Path, args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_warcdex"))
+        .current_dir(cwd)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "warcdex {args:?} in {}: {}",
+        cwd.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Every archive path the collection at `dir` records (collection.json's archives, each
+/// segment's sources and rows), each of which must name an existing file when read from
+/// the collection's directory, whatever the working directory.
+fn recorded_archive_paths(dir: &Path) -> Vec<String> {
+    let mut paths = Vec::new();
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("collection.json")).unwrap())
+            .unwrap();
+    for a in m["archives"].as_array().unwrap() {
+        paths.push(a["path"].as_str().unwrap().to_string());
+    }
+    for seg in std::fs::read_dir(dir.join("segments")).unwrap() {
+        let seg = seg.unwrap().path();
+        let info: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(seg.join("segment.json")).unwrap())
+                .unwrap();
+        for src in info["sources"].as_array().unwrap() {
+            paths.push(src["path"].as_str().unwrap().to_string());
+        }
+        for row in ok(&["segment-info", "--rows", s(&seg)]).lines() {
+            let row: serde_json::Value = serde_json::from_str(row).unwrap();
+            paths.push(row["archive"].as_str().unwrap().to_string());
+        }
+    }
+    paths.sort();
+    paths.dedup();
+    paths
+}
+
+/// Issue 39, item 3: archive paths do not depend on where `update` ran. Given as paths
+/// relative to another working directory, archives inside the collection are recorded
+/// relative to it and the others absolute, so every recorded path resolves from the
+/// collection's directory; search, compaction and later batches work from elsewhere,
+/// and after the collection is moved with the archives it holds.
+#[test]
+fn archive_paths_resolve_from_the_collection_wherever_update_ran_and_after_a_move() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let batches = example_batches();
+    let coll = root.join("place/coll");
+    let inside = coll.join("archives");
+    let outside = root.join("crawls");
+    std::fs::create_dir_all(&outside).unwrap();
+    let copy = |from: &Path, dir: &Path| {
+        let to = dir.join(from.file_name().unwrap());
+        std::fs::copy(from, &to).unwrap();
+        to
+    };
+    // Deeper than the collection, so that a path relative to it does not by chance
+    // resolve from the collection too.
+    let elsewhere = root.join("elsewhere/a/b");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let rel = |p: &Path| format!("../../../{}", p.strip_prefix(root).unwrap().display());
+    let update_in = |archives: &[PathBuf], extra: &[&str]| {
+        let mut args = vec!["update".to_string(), rel(&coll)];
+        args.extend(archives.iter().map(|p| rel(p)));
+        args.extend(extra.iter().map(|a| a.to_string()));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        ok_in(&elsewhere, &args)
+    };
+    // Batch 1 lies outside the collection (and makes it), batch 2 inside it; each is
+    // given relative to a working directory that is neither the collection's nor the
+    // archives'.
+    let b1: Vec<PathBuf> = batches[0].iter().map(|p| copy(p, &outside)).collect();
+    update_in(&b1, &[]);
+    std::fs::create_dir_all(&inside).unwrap();
+    let b2: Vec<PathBuf> = batches[1].iter().map(|p| copy(p, &inside)).collect();
+    update_in(&b2, &[]);
+    let recorded = recorded_archive_paths(&coll);
+    assert!(!recorded.is_empty());
+    for p in &recorded {
+        assert!(
+            coll.join(p).is_file(),
+            "{p}: recorded in {} but not a file from there",
+            coll.display()
+        );
+    }
+    assert!(
+        recorded.iter().any(|p| p.starts_with("archives/")),
+        "archives inside the collection are recorded relative to it: {recorded:?}"
+    );
+    let want = documents(&coll);
+
+    // Move the collection (with the archives it holds) and use it from elsewhere.
+    let moved = root.join("moved/coll");
+    std::fs::create_dir_all(moved.parent().unwrap()).unwrap();
+    std::fs::rename(&coll, &moved).unwrap();
+    for p in &recorded {
+        assert!(
+            moved.join(p).is_file(),
+            "{p}: not a file from the moved collection"
+        );
+    }
+    assert_eq!(documents(&moved), want);
+    let moved_rel = rel(&moved);
+    let found = ok_in(&elsewhere, &["search", "-d", &moved_rel, "examples"]);
+    assert!(found.contains("[sha1:"), "{found}");
+    assert_eq!(
+        warcdex::search::SearchIndex::open(&moved)
+            .unwrap()
+            .sets()
+            .len(),
+        2
+    );
+    // The second batch again, given at its new place: already held, skipped; then
+    // compacted from elsewhere.
+    let mut args = vec!["update".to_string(), moved_rel.clone(), "--compact".into()];
+    args.extend(
+        b2.iter()
+            .map(|p| rel(&moved.join(p.strip_prefix(&coll).unwrap()))),
+    );
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    ok_in(&elsewhere, &args);
+    assert_eq!(documents(&moved), want);
+    for p in recorded_archive_paths(&moved) {
+        assert!(
+            moved.join(&p).is_file(),
+            "{p}: not a file from the moved collection"
+        );
+    }
 }
 
 /// Every file and directory under `dir` whose mode is not `file`/`dir` (lock files

@@ -134,7 +134,28 @@ pub fn merge_cdx(
     inputs: Vec<Box<dyn BufRead + '_>>,
     out: &mut dyn Write,
 ) -> io::Result<SortReport> {
+    merge_cdx_with(inputs, out, false)
+}
+
+/// [`merge_cdx`] writing each distinct line once: a line equal to the one before is
+/// dropped. Two inputs that list the same capture under the same file name (the same
+/// WARC, plain in one and packed in a WACZ in the other, whose lines name the inner
+/// WARC) then give one line, as a replay index should (pywb would list the capture
+/// twice); the same record in two archives of different names stays two lines.
+pub fn merge_cdx_distinct(
+    inputs: Vec<Box<dyn BufRead + '_>>,
+    out: &mut dyn Write,
+) -> io::Result<SortReport> {
+    merge_cdx_with(inputs, out, true)
+}
+
+fn merge_cdx_with(
+    inputs: Vec<Box<dyn BufRead + '_>>,
+    out: &mut dyn Write,
+    distinct: bool,
+) -> io::Result<SortReport> {
     let mut legends = Legends::default();
+    let mut last: Vec<u8> = Vec::new();
     let mut w = io::BufWriter::with_capacity(1 << 16, out);
     let mut lines = 0u64;
     let checked = merge_sorted_checked(inputs, |line| {
@@ -150,6 +171,13 @@ pub fn merge_cdx(
                 w.write_all(b"\n")?;
             }
             return Ok(());
+        }
+        if distinct {
+            if lines > 0 && line == last.as_slice() {
+                return Ok(());
+            }
+            last.clear();
+            last.extend_from_slice(line);
         }
         lines += 1;
         w.write_all(line)?;

@@ -3,7 +3,7 @@
 use std::io::BufRead;
 use std::path::Path;
 
-use warcdex_cdx::plumbing::{check_cdx, merge_cdx, sort_cdx};
+use warcdex_cdx::plumbing::{check_cdx, merge_cdx, merge_cdx_distinct, sort_cdx};
 
 fn worked() -> String {
     std::fs::read_to_string(
@@ -75,6 +75,21 @@ fn merge_of_sorted_parts() {
     ];
     let mut out = Vec::new();
     let r = merge_cdx(inputs(&parts), &mut out).unwrap();
+    assert_eq!(String::from_utf8(out).unwrap(), sorted);
+    assert_eq!(r.lines, 10);
+}
+
+#[test]
+fn merge_distinct_writes_a_line_held_by_two_inputs_once() {
+    // The same CDX twice (a WARC and a WACZ holding it, whose lines name the inner
+    // WARC): merge-cdx keeps both copies, the distinct merge one.
+    let sorted = worked();
+    let parts = vec![sorted.clone(), sorted.clone()];
+    let mut out = Vec::new();
+    let r = merge_cdx(inputs(&parts), &mut out).unwrap();
+    assert_eq!(r.lines, 20);
+    let mut out = Vec::new();
+    let r = merge_cdx_distinct(inputs(&parts), &mut out).unwrap();
     assert_eq!(String::from_utf8(out).unwrap(), sorted);
     assert_eq!(r.lines, 10);
 }

@@ -14,13 +14,13 @@
 //! 5. `generation/`: the next generation of parallel sets ([`build_generation`]).
 //! 6. `collection.json` and `READY`; then [`super::publish`].
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use warcdex_cdx::dedup::{revisits, Input, ListOptions};
-use warcdex_cdx::plumbing::merge_cdx;
+use warcdex_cdx::plumbing::merge_cdx_distinct;
 use warcdex_cdx::sort::{merge_sorted, SortOptions};
 
 use super::error::{Error, Result};
@@ -34,7 +34,7 @@ use crate::dates::add::{add_dates, AddDatesOptions, DatesInput};
 use crate::import::manifest::ManifestEntry;
 use crate::import::{import_versions, load_exclusions, segment_dir, ImportOptions};
 use crate::index::{build_index, IndexOptions};
-use crate::path_error::ResultAtPath;
+use crate::path_error::{AtPath, ResultAtPath};
 use crate::segment::layout::ExclusionsInfo;
 
 /// What is being built under `.staging/`: a resumed run goes on with it only if it is
@@ -132,9 +132,9 @@ pub fn run(
         None => None,
     };
     super::crash_point("zipnum");
-    stage_lists(&staging, new, &sort)?;
+    stage_lists(layout, &staging, new, &sort)?;
     super::crash_point("lists");
-    let segment = stage_import(&staging, &plan, opts, stages)?;
+    let segment = stage_import(layout, &staging, &plan, opts, stages)?;
     super::crash_point("import");
     let counts = stage_generation(layout, m, &staging, &plan, &sort, stages)?;
     super::crash_point("generation");
@@ -160,7 +160,7 @@ pub fn run(
         }
         next.archives.push(ArchiveEntry {
             name: a.name.clone(),
-            path: a.path.clone(),
+            path: layout.recorded_path(Path::new(&a.path))?,
             size: a.size,
             sha1: a.sha1.clone(),
             collection: plan.collections.get(&a.name).cloned().unwrap_or_default(),
@@ -237,7 +237,9 @@ fn stage_cdx(
     Ok(())
 }
 
-/// Stage 2: `all.cdx`, the collection's sorted CDX with the batch's merged in.
+/// Stage 2: `all.cdx`, the collection's sorted CDX with the batch's merged in, each
+/// line once (a capture held under one file name by an earlier batch and by this one,
+/// as a WARC and a WACZ holding it are, is one line).
 fn stage_merge(layout: &Layout, staging: &Staging, new: &[GivenArchive]) -> Result<()> {
     let dest = staging.file("all.cdx");
     if dest.exists() {
@@ -256,30 +258,53 @@ fn stage_merge(layout: &Layout, staging: &Staging, new: &[GivenArchive]) -> Resu
                 Ok(Box::new(BufReader::with_capacity(1 << 16, f)))
             })
             .collect::<Result<Vec<_>>>()?;
-        merge_cdx(readers, out).at(&dest)?;
+        merge_cdx_distinct(readers, out).at(&dest)?;
         Ok(())
     })
 }
 
 /// Stage 3: the lists.
-fn stage_lists(staging: &Staging, new: &[GivenArchive], sort: &SortOptions) -> Result<()> {
+fn stage_lists(
+    layout: &Layout,
+    staging: &Staging,
+    new: &[GivenArchive],
+    sort: &SortOptions,
+) -> Result<()> {
     if staging.file("new.dates").exists() {
         return Ok(());
     }
     let all_cdx = staging.file("all.cdx");
-    let names: HashSet<String> = new.iter().map(|a| a.name.clone()).collect();
+    // Identity reads the collection's CDX before the batch and the batch's own, not the
+    // merged `all.cdx`: which captures are the batch's is known by where they come from
+    // (a file name does not tell, see `identity::exclusions`).
+    let earlier: Vec<PathBuf> = Some(layout.list("all.cdx"))
+        .filter(|p| p.exists())
+        .into_iter()
+        .collect();
+    let batch: Vec<PathBuf> = new.iter().map(|a| staging.cdx(&a.name)).collect();
+    let open = |paths: &[PathBuf]| -> Result<Vec<(PathBuf, BufReader<std::fs::File>)>> {
+        paths
+            .iter()
+            .map(|p| {
+                let f = std::fs::File::open(p).at(p)?;
+                Ok((p.clone(), BufReader::with_capacity(1 << 16, f)))
+            })
+            .collect()
+    };
     let (all_dup, batch_dup) = (staging.file("all.dup"), staging.file("batch.dup"));
     write_with(&all_dup, |w_all| {
         write_with(&batch_dup, |w_batch| {
-            let f = std::fs::File::open(&all_cdx).at(&all_cdx)?;
+            let (earlier, batch) = (open(&earlier)?, open(&batch)?);
+            // A read error names the CDX file it came from; any other is the lists'.
+            let named = |(path, inner)| NamedRead { path, inner };
             super::identity::exclusions(
-                BufReader::with_capacity(1 << 16, f),
-                &names,
+                earlier.into_iter().map(named),
+                batch.into_iter().map(named),
                 sort.clone(),
                 w_all,
                 w_batch,
             )
-            .at(&all_cdx)?;
+            .at(&all_dup)?;
             Ok(())
         })
     })?;
@@ -307,6 +332,45 @@ fn stage_lists(staging: &Staging, new: &[GivenArchive], sort: &SortOptions) -> R
     Ok(())
 }
 
+/// A reader whose errors name its file (an [`AtPath`] inside the `io::Error`, keeping
+/// the error as its source), for readers handed to code that knows no paths.
+struct NamedRead<R> {
+    path: PathBuf,
+    inner: R,
+}
+
+impl<R> NamedRead<R> {
+    fn named(&self, e: std::io::Error) -> std::io::Error {
+        let kind = e.kind();
+        std::io::Error::new(
+            kind,
+            AtPath {
+                path: self.path.clone(),
+                source: e,
+            },
+        )
+    }
+}
+
+impl<R: std::io::Read> std::io::Read for NamedRead<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.inner.read(buf).map_err(|e| self.named(e))
+    }
+}
+
+impl<R: BufRead> BufRead for NamedRead<R> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        // Not `map_err` on the borrow: the error path needs `self` again.
+        if let Err(e) = self.inner.fill_buf() {
+            return Err(self.named(e));
+        }
+        self.inner.fill_buf()
+    }
+    fn consume(&mut self, n: usize) {
+        self.inner.consume(n)
+    }
+}
+
 /// Merges sorted lists into one sorted list `dest`.
 fn merge_lists(inputs: &[&Path], dest: &Path) -> Result<()> {
     write_with(dest, |out| {
@@ -328,6 +392,7 @@ fn merge_lists(inputs: &[&Path], dest: &Path) -> Result<()> {
 
 /// Stage 4: the segment of the batch's new versions.
 fn stage_import(
+    layout: &Layout,
     staging: &Staging,
     plan: &StagedPlan,
     opts: &UpdateOptions,
@@ -340,6 +405,9 @@ fn stage_import(
     let iopts = ImportOptions {
         memory: opts.memory / 4 * 3,
         tmp_dir: opts.tmp_dir.clone(),
+        // Rows name their archive as `collection.json` does (`Layout::recorded_path`):
+        // relative to the collection inside it, else absolute (the plan's paths are).
+        archive_base: Some(layout.dir.clone()),
         ..ImportOptions::default()
     };
     let batch_dup = staging.file("batch.dup");
@@ -390,6 +458,12 @@ fn stage_import(
                 bad.join(", ")
             )));
         }
+    }
+    // `segment.json` names each archive as the rows and `collection.json` do, not by
+    // the absolute path the run read it from.
+    let mut sources = sources;
+    for (s, a) in sources.iter_mut().zip(&plan.archives) {
+        s.path = layout.recorded_path(Path::new(&a.path))?;
     }
     let info = ExclusionsInfo {
         path: "batch.dup".into(),

@@ -75,12 +75,35 @@ impl Layout {
     pub fn staging(&self) -> PathBuf {
         self.dir.join(".staging")
     }
+    /// How an archive's path is recorded (`collection.json`, the segments' sources and
+    /// rows): `archive` (an absolute path, as [`absolute`] gives) relative to the
+    /// collection's directory when it lies inside it, so that the collection moves with
+    /// the archives it holds; absolute otherwise, so that the collection can move without
+    /// them. Never relative to the working directory `update` ran in.
+    pub fn recorded_path(&self, archive: &Path) -> super::Result<String> {
+        let dir = absolute(&self.dir)?;
+        let p = archive.strip_prefix(&dir).unwrap_or(archive);
+        Ok(p.to_string_lossy().into_owned())
+    }
+    /// An archive's recorded path resolved on read: relative paths are the collection
+    /// directory's (see [`Layout::recorded_path`]); absolute ones are kept.
+    pub fn archive_path(&self, recorded: &str) -> PathBuf {
+        self.dir.join(recorded)
+    }
     /// `.staging/`, with the paths of what it holds.
     pub fn staging_area(&self) -> Staging {
         Staging {
             dir: self.staging(),
         }
     }
+}
+
+/// The absolute path of an existing file or directory, symbolic links resolved, so
+/// that it means the same from any working directory; an error naming `path` when it
+/// cannot be resolved (a missing file).
+pub fn absolute(path: &Path) -> super::Result<PathBuf> {
+    use crate::path_error::ResultAtPath;
+    Ok(std::fs::canonicalize(path).at(path)?)
 }
 
 /// `000042` for generation 42.

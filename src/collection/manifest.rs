@@ -1,5 +1,5 @@
-//! `collection.json`: every archive added to a collection (its name, the path it was
-//! given as, size, SHA-1, batch and counts) and every batch, written under a temporary
+//! `collection.json`: every archive added to a collection (its name, its path from the
+//! collection's directory, size, SHA-1, batch and counts) and every batch, written under a temporary
 //! name and renamed, so a reader sees the previous state or the next, never half of one.
 
 use std::collections::BTreeMap;
@@ -58,7 +58,8 @@ impl ZipNumSettings {
 pub struct ArchiveEntry {
     /// Its file name: the CDX file-name column, and the name replay finds it by.
     pub name: String,
-    /// The path as it was given to `update`.
+    /// Its path: relative to the collection's directory when it lies inside it,
+    /// absolute otherwise (`Layout::recorded_path`; read with `Layout::archive_path`).
     pub path: String,
     /// Size in bytes.
     pub size: u64,

@@ -100,7 +100,7 @@ pub struct UpdateReport {
     pub finished_earlier: Option<String>,
     /// Archives added (file names).
     pub added: Vec<String>,
-    /// Archives already in the collection (paths as given).
+    /// Archives already in the collection (absolute paths).
     pub skipped: Vec<String>,
     /// Archives added with anomalies or damage: name, anomalies by kind, the error.
     pub anomalies: Vec<(String, BTreeMap<String, u64>, Option<String>)>,
@@ -176,7 +176,7 @@ pub fn update(
     let total = files::total_size(&paths);
     let plan = {
         let bar = stages.stage("identify", total);
-        let p = plan::plan(&m, &paths, &*bar)?;
+        let p = plan::plan(&layout, &m, &paths, &*bar)?;
         bar.finish();
         p
     };
@@ -188,10 +188,15 @@ pub fn update(
         report.skipped.push(s.path.clone());
     }
     if !plan.new.is_empty() {
+        // Keyed as the plan names archives: by absolute path (every one exists: the
+        // plan read them all).
         let collections: BTreeMap<String, Option<String>> = archives
             .iter()
-            .map(|a| (a.path.display().to_string(), a.collection.clone()))
-            .collect();
+            .map(|a| {
+                let p = layout::absolute(&a.path)?;
+                Ok((p.display().to_string(), a.collection.clone()))
+            })
+            .collect::<Result<_>>()?;
         let b = batch::run(&layout, &m, &plan.new, &collections, opts, stages)?;
         report.added = plan.new.iter().map(|a| a.name.clone()).collect();
         report.anomalies = b.anomalies;

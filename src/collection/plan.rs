@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use sha1::{Digest, Sha1};
 
 use super::error::{Error, Result};
+use super::layout::{absolute, Layout};
 use super::manifest::CollectionManifest;
 use crate::path_error::{AtPath, ResultAtPath};
 use crate::progress::Progress;
@@ -18,7 +19,8 @@ use crate::progress::Progress;
 pub struct GivenArchive {
     /// Its file name.
     pub name: String,
-    /// The path as given.
+    /// Its absolute path (`layout::absolute`), what the run reads, so that a run
+    /// resumed from another working directory finds the same archives.
     pub path: String,
     /// Size in bytes.
     pub size: u64,
@@ -66,10 +68,12 @@ pub fn sha1_of(path: &Path, progress: &dyn Progress) -> Result<(u64, String)> {
     Ok((size, data_encoding::HEXLOWER.encode(&h.finalize())))
 }
 
-/// Identifies `paths` (hashing them in parallel) against the collection's record.
-/// An archive whose name is recorded with another size or SHA-1, or two given archives
-/// with one name, is an error that names both; a missing file is an error naming it.
+/// Identifies `paths` (hashing them in parallel) against the record of the collection
+/// at `layout`. An archive whose name is recorded with another size or SHA-1, or two
+/// given archives with one name, is an error that names both; a missing file is an
+/// error naming it.
 pub fn plan(
+    layout: &Layout,
     manifest: &CollectionManifest,
     paths: &[PathBuf],
     progress: &dyn Progress,
@@ -87,7 +91,7 @@ pub fn plan(
             let (size, sha1) = sha1_of(p, progress)?;
             Ok(GivenArchive {
                 name: archive_name(p),
-                path: p.display().to_string(),
+                path: absolute(p)?.display().to_string(),
                 size,
                 sha1,
             })
@@ -113,7 +117,12 @@ pub fn plan(
                 return Err(Error::NameConflict {
                     name: g.name.clone(),
                     given: format!("{} ({} bytes, SHA-1 {})", g.path, g.size, g.sha1),
-                    recorded: format!("{} ({} bytes, SHA-1 {})", a.path, a.size, a.sha1),
+                    recorded: format!(
+                        "{} ({} bytes, SHA-1 {})",
+                        layout.archive_path(&a.path).display(),
+                        a.size,
+                        a.sha1
+                    ),
                     batch: a.batch.clone(),
                 })
             }

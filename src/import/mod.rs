@@ -50,7 +50,7 @@ pub struct ImportOptions {
     /// Directory for those runs (default: the system's).
     pub tmp_dir: Option<PathBuf>,
     /// The import manifest's folder: each row's `archive` is its archive's path
-    /// relative to it. `None`: the path as given.
+    /// relative to it (absolute for an archive outside it). `None`: the path as given.
     pub archive_base: Option<PathBuf>,
     /// Check each WACZ's `datapackage.json` (sizes and SHA-256) first; a WACZ that fails
     /// is not imported and is reported as an archive with an error.
@@ -190,7 +190,9 @@ fn parse_batch(
 }
 
 /// An archive's path relative to `base` (the manifest's folder) when it lies inside
-/// it; otherwise (or without a base) the path as the manifest gave it.
+/// it; absolute when it lies outside, so that the row does not depend on the working
+/// directory import ran in; without a base (or when the path cannot be resolved), the
+/// path as the manifest gave it.
 fn archive_name(path: &Path, base: Option<&Path>) -> String {
     let resolved = base.and_then(|b| {
         let p = std::fs::canonicalize(path).ok()?;
@@ -200,7 +202,10 @@ fn archive_name(path: &Path, base: Option<&Path>) -> String {
             b
         })
         .ok()?;
-        p.strip_prefix(&b).map(Path::to_path_buf).ok()
+        Some(match p.strip_prefix(&b) {
+            Ok(inside) => inside.to_path_buf(),
+            Err(_) => p,
+        })
     });
     resolved
         .as_deref()

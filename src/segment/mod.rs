@@ -57,9 +57,10 @@ pub struct SegmentRow {
     pub collection: String,
     /// The archive file of the earliest capture (base name).
     pub filename: String,
-    /// That archive's path relative to the import manifest's folder (as the manifest
-    /// line wrote it when relative; absolute when it lies outside that folder), so that
-    /// two archives of one name in different folders can be told apart.
+    /// That archive's path relative to the import manifest's folder (`update`: the
+    /// collection's directory) when it lies inside it, absolute when it lies outside,
+    /// so that two archives of one name in different folders can be told apart and the
+    /// path does not depend on the working directory the import ran in.
     #[serde(default)]
     pub archive: String,
     /// Stored offset of that capture's record.
