@@ -628,13 +628,13 @@ fn a_file_that_is_no_archive_is_refused_and_the_others_are_added() {
         .unwrap()
         .contains("x.warc.gz"));
 
-    let out = update(&dir, &[text.clone()], &["--strict"]);
+    let out = update(&dir, std::slice::from_ref(&text), &["--strict"]);
     assert_eq!(out.status.code(), Some(1));
 
     let missing = tmp.path().join("missing.warc.gz");
     let fresh = tmp.path().join("fresh");
     for bad in [&missing, &text] {
-        let out = update(&fresh, &[bad.clone()], &[]);
+        let out = update(&fresh, std::slice::from_ref(bad), &[]);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{err}");
         assert!(err.contains(&bad.display().to_string()), "{err}");
