@@ -31,11 +31,24 @@ pub enum ErrorKind {
         /// What the decompressor said.
         message: String,
     },
-    /// Nothing in the input looks like an ARC or WARC record.
-    #[error("no ARC or WARC record found (first line: {first_line:?})")]
-    UnknownFormat {
-        /// The first line of the input, shortened.
-        first_line: String,
+    /// The input is no archive: its first record is neither a WARC nor an ARC record
+    /// (after gzip or zstd decoding), or nothing in it is one.
+    #[error("not an ARC or WARC file: {what} starts with {start}")]
+    NotAnArchive {
+        /// What was looked at: "the file", or "the decompressed data" (gzip, zstd).
+        what: &'static str,
+        /// Its first bytes, escaped (printable ASCII as is, other bytes as `\xNN`),
+        /// then the same bytes in hex.
+        start: String,
+    },
+    /// The dictionary of a WARC-zstd file (the skippable frame at its start) is damaged
+    /// or no dictionary: no frame of the file can be decoded without it.
+    #[error("the zstd dictionary in the frame at offset {frame_offset} is damaged: {message}")]
+    ZstdDictionary {
+        /// Offset of the dictionary frame in the file (0 for a file of its own).
+        frame_offset: u64,
+        /// What is wrong with it.
+        message: String,
     },
     /// A header line or block exceeded the configured maximum.
     #[error("header longer than {limit} bytes")]
@@ -143,6 +156,31 @@ impl From<std::io::Error> for Error {
     fn from(e: std::io::Error) -> Self {
         Error::new(ErrorKind::Io(e))
     }
+}
+
+/// How many of a file's first bytes [`escaped_start`] shows.
+pub const START_SHOWN: usize = 32;
+
+/// The first bytes of `bytes` ([`START_SHOWN`] at most) as a message shows what a file
+/// that is no archive starts with: escaped, printable ASCII as is and every other byte
+/// as `\xNN` (so a terminal shows nothing the file holds), then the same bytes in hex,
+/// which is how a binary format is recognised.
+pub fn escaped_start(bytes: &[u8]) -> String {
+    let b = &bytes[..bytes.len().min(START_SHOWN)];
+    let mut text = String::with_capacity(b.len() * 2);
+    for &c in b {
+        match c {
+            b'"' => text.push_str("\\\""),
+            b'\\' => text.push_str("\\\\"),
+            b'\n' => text.push_str("\\n"),
+            b'\r' => text.push_str("\\r"),
+            b'\t' => text.push_str("\\t"),
+            0x20..=0x7e => text.push(c as char),
+            _ => text.push_str(&format!("\\x{c:02x}")),
+        }
+    }
+    let hex: Vec<String> = b.iter().map(|c| format!("{c:02x}")).collect();
+    format!("\"{text}\" (hex {})", hex.join(" "))
 }
 
 /// Result with this crate's [`Error`].
@@ -259,6 +297,25 @@ impl AnomalyKind {
         }
     }
 
+    /// The kind whose [`AnomalyKind::name`] is `name` (counts kept by name, as a
+    /// segment's are).
+    pub fn from_name(name: &str) -> Option<AnomalyKind> {
+        AnomalyKind::ALL.iter().copied().find(|k| k.name() == name)
+    }
+
+    /// True for damage: bytes that did not decode, or a record lost or cut short by it
+    /// or by the end of the file. The other kinds are oddities of records that were read
+    /// whole. A file with damage is counted as damaged in every command's summary.
+    pub fn is_damage(self) -> bool {
+        matches!(
+            self,
+            AnomalyKind::DamagedGzipMember
+                | AnomalyKind::DamagedZstdFrame
+                | AnomalyKind::LostRecord
+                | AnomalyKind::TruncatedRecord
+        )
+    }
+
     fn index(self) -> usize {
         AnomalyKind::ALL
             .iter()
@@ -311,6 +368,14 @@ impl AnomalyCounts {
     /// Total of all kinds.
     pub fn total(&self) -> u64 {
         self.counts.iter().sum()
+    }
+
+    /// The count of damage (kinds for which [`AnomalyKind::is_damage`] is true).
+    pub fn damage(&self) -> u64 {
+        self.nonzero()
+            .filter(|(k, _)| k.is_damage())
+            .map(|(_, n)| n)
+            .sum()
     }
 
     /// Adds another set of counts to this one.

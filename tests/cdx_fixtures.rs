@@ -154,3 +154,145 @@ fn output_file_is_written_atomically() {
     assert_eq!(names, vec![std::ffi::OsString::from("x.cdx")]);
     assert!(Path::new(&out).metadata().unwrap().len() > 0);
 }
+
+/// The exit status, stdout and stderr of `warcdex import MANIFEST SEGMENT` over `archives`
+/// (plus `extra` flags), in `dir`.
+fn import(dir: &Path, archives: &[&Path], extra: &[&str]) -> (i32, String, String) {
+    let manifest = dir.join("manifest.txt");
+    let lines: String = archives
+        .iter()
+        .map(|a| format!("{}\n", a.display()))
+        .collect();
+    std::fs::write(&manifest, lines).unwrap();
+    let seg = dir.join(format!("seg-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&seg);
+    let mut args = vec!["import"];
+    args.extend_from_slice(extra);
+    let (m, sg) = (manifest.to_string_lossy(), seg.to_string_lossy());
+    args.push(&m);
+    args.push(&sg);
+    let r = warcdex(&args);
+    let _ = std::fs::remove_dir_all(&seg);
+    r
+}
+
+/// Issue 39 item 1: a text file named like a gzip WARC was read as an ARC record dated
+/// 2999. It is refused by `cdx`, `records` and `import` with its name, the offset and its
+/// first bytes (escaped, and in hex), counted as unreadable, and the run exits 1; so is
+/// the gzip of one. The good archive beside it is still indexed.
+#[test]
+fn a_file_that_is_no_archive_is_refused_by_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = dir.path().join("x.warc.gz");
+    std::fs::write(
+        &text,
+        "This is a plain text file, not an archive at all.\nSecond line.\n",
+    )
+    .unwrap();
+    let gz = dir.path().join("y.warc.gz");
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut e, b"\n\x00\x01\x02 binary, not WARC/1.0\n").unwrap();
+    std::fs::write(&gz, e.finish().unwrap()).unwrap();
+    let good = fixtures().join("warc/example.warc.gz");
+    for (bad, what) in [
+        (
+            &text,
+            "the file starts with \"This is a plain text file, not a\" (hex 54 68 69 73 20",
+        ),
+        (&gz, "its gzip data starts with \"\\x00\\x01\\x02 binary"),
+    ] {
+        let name = bad.to_string_lossy().into_owned();
+        let (code, out, err) = warcdex(&["cdx", &name, &good.to_string_lossy()]);
+        assert_eq!(code, 1, "{err}");
+        assert!(err.contains(&format!("{name}: offset ")), "{err}");
+        assert!(
+            err.contains(&format!("not an ARC or WARC file: {what}")),
+            "{err}"
+        );
+        assert!(err.contains("2 files (1 unreadable, 0 damaged)"), "{err}");
+        assert!(
+            !out.contains(" x.warc.gz") && !out.contains(" y.warc.gz") && !out.contains("2999"),
+            "{out}"
+        );
+        assert!(
+            out.lines().count() > 1,
+            "the good archive is indexed: {out}"
+        );
+        let (code, out, err) = warcdex(&["records", &name]);
+        assert_eq!((code, out.as_str()), (1, ""), "{err}");
+        assert!(
+            err.contains(&format!("not an ARC or WARC file: {what}")),
+            "{err}"
+        );
+        assert!(err.contains("1 files (1 unreadable, 0 damaged)"), "{err}");
+        let (code, _, err) = import(dir.path(), &[bad, &good], &[]);
+        assert_eq!(code, 1, "{err}");
+        assert!(
+            err.contains(&format!("not an ARC or WARC file: {what}")),
+            "{err}"
+        );
+        assert!(
+            err.contains("2 archives (1 unreadable, 0 damaged)"),
+            "{err}"
+        );
+    }
+}
+
+/// A copy of `src` in `dir` named `name`, changed by `edit`.
+fn edited(dir: &Path, src: &str, name: &str, edit: impl FnOnce(&mut Vec<u8>)) -> String {
+    let mut bytes = std::fs::read(fixtures().join(src)).unwrap();
+    edit(&mut bytes);
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+/// Issue 39 item 8: one rule for the same damage in every command that reads archives.
+/// A truncated `.warc.zst` (damage after the first record) exits 0 from `cdx`, `records`
+/// and `import` alike (`import` gave 1) and 1 with `--strict`; a zstd file whose
+/// dictionary does not load (nothing can be read) exits 1 from all three (`cdx` and
+/// `records` gave 0); and a file with a damaged gzip member counts as damaged in the
+/// summaries (`cdx` said "0 damaged").
+#[test]
+fn the_same_damage_gives_the_same_exit_status_in_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let truncated = edited(dir.path(), "zstd/example.warc.zst", "cut.warc.zst", |b| {
+        b.truncate(b.len() - 40)
+    });
+    let no_dict = edited(
+        dir.path(),
+        "zstd/example-dict.warc.zst",
+        "nodict.warc.zst",
+        |b| b[16..80].fill(0xff),
+    );
+    // The second gzip member of example.warc.gz starts at 333 (1043 bytes): a byte of its
+    // deflate data changed.
+    let member = edited(dir.path(), "warc/example.warc.gz", "member.warc.gz", |b| {
+        b[333 + 600] ^= 0x55
+    });
+    for (file, code, strict_code, summary) in [
+        (&truncated, 0, 1, "(0 unreadable, 1 damaged)"),
+        (&no_dict, 1, 1, "(1 unreadable, 0 damaged)"),
+        (&member, 0, 1, "(0 unreadable, 1 damaged)"),
+    ] {
+        for strict in [false, true] {
+            let want = if strict { strict_code } else { code };
+            let flags: &[&str] = if strict { &["--strict"] } else { &[] };
+            let mut args = vec!["cdx"];
+            args.extend_from_slice(flags);
+            args.push(file);
+            let (got, _, err) = warcdex(&args);
+            assert_eq!(got, want, "cdx {flags:?} {file}: {err}");
+            assert!(err.contains(&format!("1 files {summary}")), "{err}");
+            args[0] = "records";
+            let (got, _, err) = warcdex(&args);
+            assert_eq!(got, want, "records {flags:?} {file}: {err}");
+            assert!(err.contains(&format!("1 files {summary}")), "{err}");
+            let (got, _, err) = import(dir.path(), &[Path::new(file)], flags);
+            assert_eq!(got, want, "import {flags:?} {file}: {err}");
+            if !strict {
+                assert!(err.contains(&format!("1 archives {summary}")), "{err}");
+            }
+        }
+    }
+}

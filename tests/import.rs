@@ -281,7 +281,10 @@ fn unreadable_archives_exit_1_and_strict_writes_nothing() {
     let (code, err) = warcdex(&["import".as_ref(), manifest.as_os_str(), seg.as_os_str()]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains(&missing.display().to_string()), "{err}");
-    assert!(err.contains("3 archives (2 with errors)"), "{err}");
+    assert!(
+        err.contains("3 archives (2 unreadable, 0 damaged)"),
+        "{err}"
+    );
     let m: Value =
         serde_json::from_str(&std::fs::read_to_string(seg.join("segment.json")).unwrap()).unwrap();
     assert!(m["documents"].as_u64().unwrap() > 0, "{m}");

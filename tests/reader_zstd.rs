@@ -307,6 +307,46 @@ fn a_dictionary_frame_is_used_and_a_broken_one_is_an_error() {
     let (rows, _, error) = read_all_sizes(&broken);
     assert!(rows.is_empty());
     let error = error.expect("a broken dictionary is an error");
-    assert!(error.contains("zstd frame starting at offset 0"), "{error}");
-    assert!(error.contains("dictionary"), "{error}");
+    assert!(
+        error.contains("the zstd dictionary in the frame at offset 0 is damaged"),
+        "{error}"
+    );
+    assert!(error.contains("holds no zstd dictionary"), "{error}");
+}
+
+/// Issue 39 item 10: a dictionary whose magic is right but whose tables are damaged was
+/// reported as libzstd's "Allocation error : not enough memory"; it is a damaged
+/// dictionary, named with its file and offset.
+#[test]
+fn a_damaged_dictionary_is_named_as_such_with_file_and_offset() {
+    let src = std::fs::read(fixtures().join("zstd/example-dict.warc.zst")).unwrap();
+    assert_eq!(
+        src[..4],
+        0x184d_2a5d_u32.to_le_bytes(),
+        "a dictionary frame first"
+    );
+    let mut bytes = src.clone();
+    // After the frame head (8), the dictionary's magic (4) and id (4): its tables.
+    for b in &mut bytes[16..80] {
+        *b = 0xff;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("damaged-dict.warc.zst");
+    std::fs::write(&path, &bytes).unwrap();
+    let mut r = ArchiveReader::open(&path).unwrap();
+    let error = match r.next_record() {
+        Err(e) => e,
+        Ok(_) => panic!("a damaged dictionary reads no record"),
+    };
+    let text = error.to_string();
+    assert!(text.contains(&path.display().to_string()), "{text}");
+    assert!(
+        text.contains("offset 0: the zstd dictionary in the frame at offset 0 is damaged"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("memory") && !text.contains("Allocation"),
+        "{text}"
+    );
+    assert_eq!(error.offset(), Some(0));
 }

@@ -863,3 +863,49 @@ fn update_outputs_follow_the_umask() {
     run("027", &[], &batches[0]);
     assert_eq!(modes_other_than(&coll, 0o640, 0o750), Vec::<String>::new());
 }
+
+/// Issue 39 item 1: a text file named like an archive is refused: named with its first
+/// bytes, not recorded in `collection.json`, not imported, reported as unreadable in the
+/// summary, and the run exits 1; the good archive beside it is added. A run given only
+/// a missing file leaves no collection behind.
+#[test]
+fn a_file_that_is_no_archive_is_refused_and_the_others_are_added() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("c");
+    let text = tmp.path().join("x.warc.gz");
+    std::fs::write(&text, "This is a plain text file, not an archive at all.\n").unwrap();
+    let good = example_batches()[0][0].clone();
+    let out = update(&dir, &[text.clone(), good], &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!(
+            "{}: offset 0: not an ARC or WARC file",
+            text.display()
+        )),
+        "{err}"
+    );
+    assert!(err.contains("1 archives added"), "{err}");
+    assert!(err.contains("1 archives unreadable, not added"), "{err}");
+    let m = std::fs::read_to_string(dir.join("collection.json")).unwrap();
+    assert!(
+        !m.contains("x.warc.gz") && m.contains("crawl1-20071001.arc"),
+        "{m}"
+    );
+    assert!(!std::fs::read_to_string(dir.join("all.cdx"))
+        .unwrap()
+        .contains("x.warc.gz"));
+
+    let out = update(&dir, std::slice::from_ref(&text), &["--strict"]);
+    assert_eq!(out.status.code(), Some(1));
+
+    let missing = tmp.path().join("missing.warc.gz");
+    let fresh = tmp.path().join("fresh");
+    for bad in [&missing, &text] {
+        let out = update(&fresh, std::slice::from_ref(bad), &[]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(err.contains(&bad.display().to_string()), "{err}");
+        assert!(!fresh.exists(), "{err}");
+    }
+}

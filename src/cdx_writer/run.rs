@@ -60,9 +60,13 @@ impl Default for RunOptions {
 pub struct RunReport {
     /// Files given.
     pub files: u64,
-    /// Files that could not be opened or recognised.
+    /// Files that could not be read: not opened (missing, a directory, a WACZ that
+    /// does not open or verify), or stopped by an error before their first record (no
+    /// archive, a zstd dictionary that does not load). They fail the run.
     pub unopened: u64,
-    /// Files that stopped early on damage (their lines before it are written).
+    /// Files read with damage: a gzip member or zstd frame that did not decode, a
+    /// record lost or cut short, or an error after their first record (their lines
+    /// before it are written). They fail the run only with `--strict`.
     pub damaged: u64,
     /// Totals over all files.
     pub total: CdxReport,
@@ -208,8 +212,12 @@ fn tally(report: &mut RunReport, r: FileResult) {
     match r {
         FileResult::Unopened => report.unopened += 1,
         FileResult::Indexed(r) => {
-            if r.error.is_some() {
-                report.damaged += 1;
+            match &r.error {
+                // Nothing was read of it: it is no archive, or none that can be read.
+                Some(_) if r.records == 0 => report.unopened += 1,
+                Some(_) => report.damaged += 1,
+                None if r.counts.damage() > 0 => report.damaged += 1,
+                None => {}
             }
             report.total.merge(&r);
         }

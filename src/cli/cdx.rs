@@ -73,7 +73,7 @@ pub struct CdxArgs {
     /// Memory and temporary files of `--sort`.
     #[command(flatten)]
     pub memory: super::MemoryFlags,
-    /// Exit 1 when any file is damaged or any anomaly was found.
+    /// Exit 1 when any file is damaged or any anomaly was found (see "Exit status").
     #[arg(long)]
     pub strict: bool,
     /// Print at most this many messages per file and anomaly kind (counts are complete).
@@ -126,8 +126,10 @@ pub fn run(args: CdxArgs) -> Result<i32> {
         t.skipped_summary(),
         t.counts
     );
-    // An unreadable file fails the run; damage inside a file is reported and counted,
-    // and fails it only with --strict.
-    let bad = report.unopened > 0 || (args.strict && (report.damaged > 0 || t.counts.total() > 0));
-    Ok(i32::from(bad))
+    Ok(super::exit_status(
+        report.unopened,
+        report.damaged,
+        t.counts.total(),
+        args.strict,
+    ))
 }

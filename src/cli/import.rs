@@ -43,7 +43,8 @@ pub struct ImportArgs {
     /// Archives imported at once (default: the number of CPUs).
     #[arg(short = 'j', long, value_parser = super::at_least_one)]
     pub jobs: Option<usize>,
-    /// Exit 1 when any archive was damaged or any anomaly was found.
+    /// Exit 1 when any archive was damaged or any anomaly was found, and write nothing
+    /// (see "Exit status").
     #[arg(long)]
     pub strict: bool,
     /// Write the versions split by URL key into N segments, SEGMENT/shard-<k> for shard
@@ -139,14 +140,19 @@ pub fn run(args: ImportArgs) -> Result<i32> {
         }),
         _ => None,
     };
-    // One rule for every command: all inputs are attempted; an archive that could not be
-    // read (missing, a directory, a damaged gzip) makes the run exit 1 once the others are
-    // done; with --strict any such failure or anomaly writes nothing.
-    let failed = sources.iter().filter(|s| s.error.is_some()).count();
+    // One rule for every command (EXIT_STATUS): all inputs are attempted; an archive of
+    // which nothing could be read (missing, a directory, no archive) makes the run exit 1
+    // once the others are done; damage is reported and counted; with --strict any
+    // damage or anomaly fails the run and writes nothing.
+    let unreadable = sources.iter().filter(|s| unreadable_source(s)).count() as u64;
+    let damaged = sources
+        .iter()
+        .filter(|s| !unreadable_source(s) && damaged_source(s))
+        .count() as u64;
     let anomalies: u64 = sources.iter().flat_map(|s| s.anomalies.values()).sum();
-    if args.strict && (failed > 0 || anomalies > 0) {
+    if args.strict && (unreadable > 0 || damaged > 0 || anomalies > 0) {
         eprintln!(
-            "warcdex import: --strict: {failed} archives failed, {anomalies} anomalies; {} not written",
+            "warcdex import: --strict: {unreadable} archives unreadable, {damaged} damaged, {anomalies} anomalies; {} not written",
             dest.display()
         );
         return Ok(1);
@@ -165,7 +171,7 @@ pub fn run(args: ImportArgs) -> Result<i32> {
     let sum =
         |f: fn(&warcdex::import::SourceReport) -> u64| -> u64 { m.sources.iter().map(f).sum() };
     eprintln!(
-        "warcdex import: {} archives ({failed} with errors), {} records, {} captures imported, {} excluded, {} refused by status, {} parse failures; {} documents (versions) in {}; {anomalies} anomalies",
+        "warcdex import: {} archives ({unreadable} unreadable, {damaged} damaged), {} records, {} captures imported, {} excluded, {} refused by status, {} parse failures; {} documents (versions) in {}; {anomalies} anomalies",
         m.sources.len(),
         sum(|s| s.records),
         m.captures,
@@ -176,7 +182,21 @@ pub fn run(args: ImportArgs) -> Result<i32> {
         dest.display()
     );
     println!("{}", dest.display());
-    Ok(i32::from(failed > 0))
+    Ok(super::exit_status(unreadable, damaged, anomalies, false))
+}
+
+/// An archive of which nothing was read: it did not open, or an error stopped it before
+/// its first record.
+fn unreadable_source(s: &warcdex::import::SourceReport) -> bool {
+    s.error.is_some() && s.records == 0
+}
+
+/// An archive read with damage: an error after its first record, or damage counted.
+fn damaged_source(s: &warcdex::import::SourceReport) -> bool {
+    s.error.is_some()
+        || s.anomalies.iter().any(|(k, n)| {
+            *n > 0 && warcdex::error::AnomalyKind::from_name(k).is_some_and(|k| k.is_damage())
+        })
 }
 
 /// Flags of `warcdex segment-info`.

@@ -36,9 +36,11 @@ pub struct Cli {
 pub enum Command {
     /// One JSON line per record (offset, length, type, URI, date, id, HTTP status and
     /// type, payload digest), as `warcio index` writes them; anomaly counts on stderr.
+    #[command(after_help = EXIT_STATUS)]
     Records(records::RecordsArgs),
     /// CDX (11- or 9-field, as pywb `cdx-indexer` writes it) or CDXJ (as `cdxj-indexer`
     /// writes it) for ARC and WARC files, optionally sorted in C byte order.
+    #[command(after_help = EXIT_STATUS)]
     Cdx(cdx::CdxArgs),
     /// The exclusion list: every capture of a URL key + digest except the earliest, as
     /// `URLKEY sha1:DIGEST DATE14 FILE`, sorted (NutchWAX `dedup-cdx`).
@@ -54,6 +56,7 @@ pub enum Command {
     MergeCdx(lists::SortArgs),
     /// Parse archives into a segment: one document per URL + digest (title, text, links,
     /// charset, every capture date), skipping captures the exclusion list names.
+    #[command(after_help = EXIT_STATUS)]
     Import(import::ImportArgs),
     /// A segment's manifest and counts, or its rows as JSON lines (`--rows`).
     SegmentInfo(import::SegmentInfoArgs),
@@ -76,6 +79,7 @@ pub enum Command {
     /// Add archives to a collection as one batch: CDX, identity across the whole
     /// collection, import and index of the new versions, dates added to earlier ones;
     /// locked, idempotent, resumable. `--compact` indexes every batch into one set.
+    #[command(after_help = EXIT_STATUS)]
     Update(update::UpdateArgs),
     /// Serve the search over HTTP: a search page, OpenSearch RSS, JSON and /healthz.
     Serve(search::ServeArgs),
@@ -95,6 +99,26 @@ pub enum Command {
         /// A gzip file.
         file: PathBuf,
     },
+}
+
+/// The exit status of every command that reads archives (`records`, `cdx`, `import`,
+/// `update`), as README.md states it.
+pub const EXIT_STATUS: &str = "\
+Exit status (every command that reads archives):
+  0  every archive was read; damage inside one (a gzip member or zstd frame that does
+     not decode, a record lost or cut short, a file cut short after its first record)
+     is reported with file and offset, counted in the summary's \"damaged\", and kept
+     out of the output
+  1  an archive could not be read at all (missing, a directory, not an ARC, WARC or
+     WACZ file, a WACZ that fails --verify, an error before its first record such as a
+     zstd dictionary that does not load): it is reported, counted as \"unreadable\" and
+     never added, after the other archives are done; or, with --strict, any damage or
+     anomaly";
+
+/// The exit status by [`EXIT_STATUS`]'s rule, from the files that could not be read,
+/// the files read with damage and the anomalies counted.
+pub fn exit_status(unreadable: u64, damaged: u64, anomalies: u64, strict: bool) -> i32 {
+    i32::from(unreadable > 0 || (strict && (damaged > 0 || anomalies > 0)))
 }
 
 /// Shared: a list of input files.

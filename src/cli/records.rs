@@ -27,7 +27,7 @@ pub struct RecordsArgs {
     /// check each WACZ's `datapackage.json` (every resource's size and SHA-256).
     #[arg(long)]
     pub verify: bool,
-    /// Exit 1 when any anomaly or error was found.
+    /// Exit 1 when any file is damaged or any anomaly was found (see "Exit status").
     #[arg(long)]
     pub strict: bool,
     /// Print at most this many anomaly messages per file and kind (counts are complete).
@@ -45,20 +45,31 @@ pub fn run(args: RecordsArgs) -> Result<i32> {
         verify: args.verify,
     };
     let mut total = AnomalyCounts::default();
-    let (mut records, mut failed_files, mut unopened) = (0u64, 0u64, 0u64);
+    // Per file given (a WACZ is one file, whatever its parts): unreadable, or damaged.
+    let (mut records, mut unreadable, mut damaged) = (0u64, 0u64, 0u64);
     for path in &args.files {
         let parts = match archive_parts(path) {
             Ok(p) => p,
             Err(e) => {
                 eprintln!("warcdex: {e}");
-                unopened += 1;
-                failed_files += 1;
+                unreadable += 1;
                 continue;
             }
         };
+        // What the file's parts came to: read at all, read with damage or an error.
+        let (mut part_read, mut part_damaged, mut unverified) = (false, false, false);
         if args.verify {
             if let Some((wacz, _)) = &parts[0].in_wacz {
-                let v = wacz.verify(args.max_messages)?;
+                // A WACZ whose entries cannot be read is one unreadable file, not the
+                // end of the run.
+                let v = match wacz.verify(args.max_messages) {
+                    Ok(v) => v,
+                    Err(e) => {
+                        eprintln!("warcdex: {}: {e}", path.display());
+                        unreadable += 1;
+                        continue;
+                    }
+                };
                 for p in &v.problems {
                     eprintln!("warcdex: {}: datapackage.json: {p}", path.display());
                 }
@@ -75,9 +86,9 @@ pub fn run(args: RecordsArgs) -> Result<i32> {
                     v.checked,
                     v.problem_count
                 );
-                if !v.is_whole() {
-                    failed_files += 1;
-                }
+                // Failed as `cdx` and `import` fail it (they do not read it): unreadable;
+                // `records` still prints what it holds, to show what is wrong.
+                unverified = !v.is_whole();
             }
         }
         for part in &parts {
@@ -86,8 +97,6 @@ pub fn run(args: RecordsArgs) -> Result<i32> {
                 Ok(r) => r,
                 Err(e) => {
                     eprintln!("warcdex: {e}");
-                    unopened += 1;
-                    failed_files += 1;
                     continue;
                 }
             };
@@ -105,7 +114,13 @@ pub fn run(args: RecordsArgs) -> Result<i32> {
             total.merge(&report.counts);
             if let Some(e) = &report.error {
                 eprintln!("warcdex: {e} (kept {} records before it)", report.records);
-                failed_files += 1;
+            }
+            // An error before the first record: nothing of it could be read.
+            if report.error.is_none() || report.records > 0 {
+                part_read = true;
+            }
+            if report.error.is_some() || report.counts.damage() > 0 {
+                part_damaged = true;
             }
             if report.counts.total() > 0 {
                 eprintln!(
@@ -116,20 +131,22 @@ pub fn run(args: RecordsArgs) -> Result<i32> {
                 );
             }
         }
+        if !part_read || unverified {
+            unreadable += 1;
+        } else if part_damaged {
+            damaged += 1;
+        }
     }
     out.flush()?;
     bar.finish_and_clear();
     eprintln!(
-        "warcdex records: {} files, {records} records, {failed_files} files with errors; anomalies: {total}",
+        "warcdex records: {} files ({unreadable} unreadable, {damaged} damaged), {records} records; anomalies: {total}",
         args.files.len()
     );
-    // A file that cannot be opened is a failure; damage inside a file is reported and
-    // counted, and fails the run only with --strict.
-    Ok(
-        if unopened > 0 || (args.strict && (failed_files > 0 || total.total() > 0)) {
-            1
-        } else {
-            0
-        },
-    )
+    Ok(super::exit_status(
+        unreadable,
+        damaged,
+        total.total(),
+        args.strict,
+    ))
 }

@@ -37,7 +37,8 @@ pub struct UpdateArgs {
     /// Archives read at once (default: the number of CPUs).
     #[arg(short = 'j', long, value_parser = super::at_least_one)]
     pub jobs: Option<usize>,
-    /// Refuse the batch (adding nothing) when an archive is damaged or has anomalies.
+    /// Refuse the batch (adding nothing) when an archive is unreadable, damaged or has
+    /// anomalies (see "Exit status").
     #[arg(long)]
     pub strict: bool,
     /// Also keep a ZipNum cluster of `all.cdx` in `COLLECTION/zipnum/` for pywb and
@@ -160,7 +161,9 @@ pub fn run(args: UpdateArgs) -> Result<i32> {
             b.anomalies
         ),
         None if archives.is_empty() => {}
-        None if archives.is_empty() => {}
+        None if r.skipped.is_empty() && !r.refused.is_empty() => {
+            eprintln!("warcdex update: nothing added")
+        }
         None => eprintln!(
             "warcdex update: nothing new: {} archives skipped (already in the collection)",
             r.skipped.len()
@@ -176,6 +179,9 @@ pub fn run(args: UpdateArgs) -> Result<i32> {
                 .map(|e| format!("; stopped early: {e}"))
                 .unwrap_or_default()
         );
+    }
+    for (_, why) in &r.refused {
+        eprintln!("warcdex update:   refused (unreadable, not added): {why}");
     }
     if let Some(z) = &r.zipnum {
         eprintln!(
@@ -195,5 +201,13 @@ pub fn run(args: UpdateArgs) -> Result<i32> {
             c.batches, c.pindex, c.documents
         );
     }
-    Ok(0)
+    if !r.refused.is_empty() {
+        eprintln!(
+            "warcdex update: {} archives unreadable, not added",
+            r.refused.len()
+        );
+    }
+    // EXIT_STATUS: an archive that cannot be read fails the run (the others are added);
+    // damage inside an added one is listed above, and refuses the batch with --strict.
+    Ok(super::exit_status(r.refused.len() as u64, 0, 0, false))
 }

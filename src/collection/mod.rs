@@ -102,6 +102,9 @@ pub struct UpdateReport {
     pub added: Vec<String>,
     /// Archives already in the collection (absolute paths).
     pub skipped: Vec<String>,
+    /// Archives refused because they cannot be read (path as given, why): not recorded
+    /// in `collection.json`, not imported.
+    pub refused: Vec<(String, String)>,
     /// Archives added with anomalies or damage: name, anomalies by kind, the error.
     pub anomalies: Vec<(String, BTreeMap<String, u64>, Option<String>)>,
     /// The compaction, if one ran.
@@ -168,9 +171,33 @@ pub fn update(
     // dynamic threshold the import's freed buffers stayed in heaps through the index,
     // 534 MiB at a batch of 833,333 versions against 370 with the policy (src/heap.rs).
     crate::heap::give_back_freed_memory();
+    let mut report = UpdateReport::default();
+    // Archives that cannot be read are refused before anything is made, so that a run
+    // given only such files leaves no collection behind (it made one before failing).
+    let mut readable = Vec::with_capacity(archives.len());
+    for a in archives {
+        match plan::unreadable(&a.path) {
+            Some(why) => {
+                stages.message(&format!("{why}; not added"));
+                report.refused.push((a.path.display().to_string(), why));
+            }
+            None => readable.push(a.clone()),
+        }
+    }
+    if opts.strict {
+        if let Some((_, why)) = report.refused.first() {
+            return Err(Error::Strict(format!(
+                "{} archives cannot be read ({why})",
+                report.refused.len()
+            )));
+        }
+    }
+    if readable.is_empty() && !opts.compact && opts.zipnum.is_none() {
+        return Ok(report);
+    }
+    let archives = &readable[..];
     let layout = Layout::new(dir);
     let _lock = lock(&layout, opts.no_wait)?;
-    let mut report = UpdateReport::default();
     let mut m = open(&layout, stages, &mut report)?;
     let paths: Vec<PathBuf> = archives.iter().map(|a| a.path.clone()).collect();
     let total = files::total_size(&paths);

@@ -68,10 +68,46 @@ pub fn sha1_of(path: &Path, progress: &dyn Progress) -> Result<(u64, String)> {
     Ok((size, data_encoding::HEXLOWER.encode(&h.finalize())))
 }
 
+/// Why `path` cannot be added, if it cannot: it is missing or a directory, or nothing of
+/// it reads as an archive (no ARC, WARC or WACZ file, a WACZ that does not open, an
+/// error before its first record, such as a zstd dictionary that does not load). The
+/// message names the file and, where there is one, the offset. Only the first record of
+/// each archive is read: damage after it is the batch's to report, not a refusal.
+pub fn unreadable(path: &Path) -> Option<String> {
+    if path.is_dir() {
+        return Some(format!(
+            "{}: is a directory, not an archive",
+            path.display()
+        ));
+    }
+    let parts = match crate::wacz::archive_parts(path) {
+        Ok(p) => p,
+        Err(e) => return Some(e.to_string()),
+    };
+    let mut first_problem = None;
+    for part in &parts {
+        let problem = match part.open(crate::reader::ReaderOptions::default()) {
+            Err(e) => Some(e.to_string()),
+            Ok(mut r) => match r.next_record() {
+                Ok(_) => None,
+                Err(e) if e.is_record_lost() => None,
+                Err(e) => Some(e.to_string()),
+            },
+        };
+        match problem {
+            // One readable WARC makes a WACZ readable, as `cdx` indexes it.
+            None => return None,
+            Some(p) => {
+                first_problem.get_or_insert(p);
+            }
+        }
+    }
+    first_problem
+}
+
 /// Identifies `paths` (hashing them in parallel) against the record of the collection
-/// at `layout`. An archive whose name is recorded with another size or SHA-1, or two
-/// given archives with one name, is an error that names both; a missing file is an
-/// error naming it.
+/// at `layout`. An archive whose name is recorded with another size or SHA-1, or two given archives
+/// with one name, is an error that names both; a missing file is an error naming it.
 pub fn plan(
     layout: &Layout,
     manifest: &CollectionManifest,

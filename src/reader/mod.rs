@@ -120,6 +120,10 @@ pub struct ArchiveReader<R: Read> {
     failed: bool,
     probe: Option<MemberProbe>,
     probe_cache: Option<(u64, u64)>,
+    /// The input's first line was looked at (or need not be: a piece of a file starts
+    /// at a record another reader found). Until then the first non-blank line must be a
+    /// record header, or the input is no archive.
+    start_checked: bool,
 }
 
 impl ArchiveReader<File> {
@@ -189,6 +193,8 @@ impl ArchiveReader<Input> {
         let input = file_slice(file, start, len)?;
         let s = Stream::new_at(input, opts.buffer_size, start).map_err(|e| e.with_path(file))?;
         let mut r = ArchiveReader::with_stream(s, opts);
+        // The piece starts at a record found by reading the file from its start.
+        r.start_checked = true;
         r.path = Some(file.to_path_buf());
         r.probe = Some(member_probe(file.to_path_buf(), 0, r.s.codec()));
         Ok(r)
@@ -241,6 +247,7 @@ impl<R: Read> ArchiveReader<R> {
             failed: false,
             probe: None,
             probe_cache: None,
+            start_checked: false,
         }
     }
 

@@ -310,7 +310,7 @@ impl<R: Read> Stream<R> {
                                             *spare = Some(CodecState::Zstd(state));
                                             return Ok(0);
                                         }
-                                        Err(e) => format!("dictionary frame: {e}"),
+                                        Err(e) => e.to_string(),
                                     }
                                 }
                                 Ok(None) => return Ok(0),
@@ -319,13 +319,18 @@ impl<R: Read> Stream<R> {
                             // Without its dictionary (or past a frame that runs off the
                             // end) nothing more of the file can be decoded.
                             self.eof = true;
-                            self.error = Some(Error::at(
+                            let kind = if dictionary {
+                                ErrorKind::ZstdDictionary {
+                                    frame_offset: at,
+                                    message,
+                                }
+                            } else {
                                 ErrorKind::Zstd {
                                     frame_offset: at,
                                     message,
-                                },
-                                at,
-                            ));
+                                }
+                            };
+                            self.error = Some(Error::at(kind, at));
                             return Ok(0);
                         }
                     }

@@ -82,7 +82,17 @@ impl ZstdState {
                 "the dictionary frame holds no zstd dictionary (magic 0xEC30A437)".into(),
             ));
         }
-        Ok(ZstdState(Decoder::with_dictionary(&dict)?))
+        // libzstd reports a dictionary whose tables do not load as "Allocation error :
+        // not enough memory" (ZSTD_createDDict gives no dictionary, and loading it says
+        // so as an allocation failure); the dictionary is at most MAX_DICTIONARY bytes,
+        // so it is the dictionary that is wrong.
+        let d = Decoder::with_dictionary(&dict).map_err(|_| {
+            invalid(format!(
+                "its entropy tables do not load ({} bytes after the magic 0xEC30A437): it is corrupt or cut short",
+                dict.len() - DICTIONARY_CONTENT_MAGIC.len()
+            ))
+        })?;
+        Ok(ZstdState(d))
     }
 }
 
