@@ -3,7 +3,6 @@
 //! with file and offset and sets its exit code as documented.
 
 use std::path::Path;
-use std::process::Command;
 
 use warcdex::cdx_writer::CdxOptions;
 use warcdex_cdx::CdxFormat;
@@ -79,15 +78,7 @@ fn post_append_matches_pywb_sample() {
 }
 
 fn warcdex(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_warcdex"))
-        .args(args)
-        .output()
-        .expect("run warcdex");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    crate::util::run_warcdex(args)
 }
 
 fn fixture(p: &str) -> String {

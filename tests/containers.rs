@@ -442,15 +442,7 @@ fn zip_with_shared_data(path: &Path, data: &[u8], central: &[&str]) {
 }
 
 fn warcdex(args: &[&OsStr]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_warcdex"))
-        .args(args)
-        .output()
-        .expect("run warcdex");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    crate::util::run_warcdex(args)
 }
 
 /// Issue 39 item 11: central entries that share their bytes were each inflated (10 GiB of

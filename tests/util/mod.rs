@@ -206,3 +206,16 @@ pub fn search_index_of(
     .unwrap();
     warcdex::search::SearchIndex::open(dir).unwrap()
 }
+
+/// Runs the warcdex binary with `args`: its exit code (-1 when killed), stdout, stderr.
+pub fn run_warcdex<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_warcdex"))
+        .args(args)
+        .output()
+        .expect("run warcdex");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
