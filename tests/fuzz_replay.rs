@@ -31,17 +31,19 @@ fn record_panic_locations() {
     });
 }
 
-/// Runs target `name` on every file of `dir`; the failures as `path: message (at location)`.
-fn replay(name: &str, dir: &Path) -> Vec<String> {
+/// Runs target `name` on every file of `dir`: how many it ran, and the failures as
+/// `path: message (at location)`.
+fn replay(name: &str, dir: &Path) -> (usize, Vec<String>) {
     record_panic_locations();
     let mut files: Vec<PathBuf> = match std::fs::read_dir(dir) {
         Ok(entries) => entries.map(|e| e.unwrap().path()).collect(),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Vec::new(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return (0, Vec::new()),
         Err(e) => panic!("{}: {e}", dir.display()),
     };
     // `.gitkeep` holds an empty directory in git; it is not a reproducer.
     files.retain(|p| p.is_file() && !p.file_name().unwrap().to_string_lossy().starts_with('.'));
     files.sort();
+    let ran = files.len();
     let mut failures = Vec::new();
     for path in files {
         let data = std::fs::read(&path).unwrap();
@@ -58,12 +60,17 @@ fn replay(name: &str, dir: &Path) -> Vec<String> {
             failures.push(format!("{}: {msg} (at {at})", path.display()));
         }
     }
-    failures
+    (ran, failures)
 }
 
-fn check(name: &str) {
+/// Replays `fixtures/fuzz/<name>/`, which must hold exactly `expected` inputs: seeds
+/// (`seed-*`, inputs that reach the target's paths, so the test replays something even
+/// while no crash was found) and crash reproducers. A reproducer added or lost changes the
+/// count, so a directory that quietly went empty fails here.
+fn check(name: &str, expected: usize) {
     let dir = fixtures().join("fuzz").join(name);
-    let failures = replay(name, &dir);
+    let (ran, failures) = replay(name, &dir);
+    assert_eq!(ran, expected, "fixtures/fuzz/{name}: inputs replayed");
     assert!(
         failures.is_empty(),
         "{} of the {name} reproducers panic:\n{}",
@@ -74,32 +81,32 @@ fn check(name: &str) {
 
 #[test]
 fn reader_reproducers() {
-    check("reader");
+    check("reader", 5);
 }
 
 #[test]
 fn import_reproducers() {
-    check("import");
+    check("import", 5);
 }
 
 #[test]
 fn cdx_line_reproducers() {
-    check("cdx_line");
+    check("cdx_line", 3);
 }
 
 #[test]
 fn html_reproducers() {
-    check("html");
+    check("html", 3);
 }
 
 #[test]
 fn query_reproducers() {
-    check("query");
+    check("query", 5);
 }
 
 #[test]
 fn http_reproducers() {
-    check("http");
+    check("http", 23);
 }
 
 /// Every target has its test above and its directory, and an unknown name is refused
@@ -109,7 +116,7 @@ fn every_target_is_replayed() {
     let src = include_str!("fuzz_replay.rs");
     for t in TARGETS {
         assert!(
-            src.contains(&format!("check(\"{t}\")")),
+            src.contains(&format!("check(\"{t}\", ")),
             "no replay test for {t}"
         );
         assert!(
