@@ -216,7 +216,7 @@ fn html_pages(path: &Path, name: &str, cap: usize, out: &mut Vec<Page>) -> usize
             }
         }
         if let Some(ce) = ce.as_deref() {
-            if let Some(d) = crate::import::body::decode_content(&body, ce, cap.saturating_mul(4)) {
+            if let Some(d) = crate::extract::body::decode_content(&body, ce, cap.saturating_mul(4)) {
                 body = d;
             }
         }
