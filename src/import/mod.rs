@@ -5,6 +5,11 @@
 //! filtered by HTTP status and the exclusion list (`URLKEY sha1:DIGEST DATE14`), parsed
 //! (HTML title/text/links, plain text), and merged with other captures of the same
 //! version: one row with every date, the earliest capture's metadata and content.
+//!
+//! One job a module: `archive.rs` reads each archive and feeds the parse in batches,
+//! `capture.rs` selects, filters and admits each record, `parse.rs` parses the admitted
+//! captures (with [`crate::extract`] for content codings, PDFs and languages), and
+//! `versions.rs` merges the captures of each version.
 
 mod archive;
 mod capture;
