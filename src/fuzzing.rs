@@ -178,7 +178,7 @@ fn keys(url: &str) {
 }
 
 /// Extracts text, title and links from `data` as an HTML page, as a `text/plain` page,
-/// and after undoing a content coding (`src/import/body.rs`).
+/// and after undoing a content coding (`src/extract/body.rs`).
 ///
 /// Layout: byte 0 picks the text limit (low 3 bits) and the content coding (next 2
 /// bits); byte 1 is the length of the Content-Type that follows (0: none); the next
@@ -213,7 +213,7 @@ pub fn html(data: &[u8]) {
     let _ = crate::html::plain_text(body, ct, limit);
     let _ = crate::html::detect_charset(body, ct, Some(&url));
     let _ = crate::reader::chunked::dechunk(body);
-    if let Some(decoded) = crate::import::body::decode_content(body, coding, limit.max(1)) {
+    if let Some(decoded) = crate::extract::body::decode_content(body, coding, limit.max(1)) {
         let _ = crate::html::parse_html(&decoded, ct, &url, limit);
     }
 }

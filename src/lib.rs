@@ -17,6 +17,7 @@ pub mod collection;
 pub mod dates;
 pub mod dumpindex;
 pub mod error;
+pub mod extract;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod heap;

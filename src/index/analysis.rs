@@ -22,7 +22,7 @@
 //! Stemming: for each of the 18 languages tantivy has a Snowball stemmer for, an
 //! analyzer `warcdex_stem_<code>` (the same chain with the language's stemmer between
 //! lower-casing and folding) and a field `stem_<code>` of the main index: a document's
-//! text goes into the field of its detected language (src/import/language.rs), and a
+//! text goes into the field of its detected language (src/extract/language.rs), and a
 //! query word is looked for, stemmed, in the stemmed field of every language the
 //! collection has, beside its exact form in the other fields (src/search/set.rs), so an
 //! exact match and a stemmed one both count.
@@ -58,7 +58,7 @@ pub fn register(index: &Index) {
 }
 
 /// The languages with a stemmer (tantivy's Snowball stemmers), by ISO 639-1 code as
-/// src/import/language.rs names them.
+/// src/extract/language.rs names them.
 pub const STEMMED_LANGUAGES: &[(&str, Language)] = &[
     ("ar", Language::Arabic),
     ("da", Language::Danish),

@@ -1,6 +1,6 @@
 //! The query language: words and phrases (handed to tantivy's `QueryParser`) plus the
 //! NutchWAX filters `site:`, `type:`, `collection:` and `date:` (docs/formats.md §4.7),
-//! and `lang:` (the language detected at import, src/import/language.rs).
+//! and `lang:` (the language detected at import, src/extract/language.rs).
 //!
 //! The filters are taken out of the query text here rather than left to the parser,
 //! because `date:` is not a field of the main index (it is evaluated on the dates index,

@@ -32,14 +32,16 @@ use html5ever::{ns, ParseOpts};
 use markup5ever_rcdom::{Handle, NodeData, RcDom};
 use url::Url;
 
-use super::tokenizer::name_hash;
-use super::{
-    charset, is_block, strip_bom, ParsedHtml, Robots, TextSink, MAX_ANCHOR, MAX_HREF, MAX_NOSCRIPT,
-    MAX_OUTLINKS, MAX_TITLE,
+use crate::html::handler::is_block;
+use crate::html::text_sink::TextSink;
+use crate::html::tokenizer::name_hash;
+use crate::html::{
+    charset, strip_bom, ParsedHtml, Robots, MAX_ANCHOR, MAX_HREF, MAX_NOSCRIPT, MAX_OUTLINKS,
+    MAX_TITLE,
 };
 use crate::segment::Outlink;
 
-/// Decodes `body` as [`super::parse_html`] does, builds html5ever's tree (scripting on,
+/// Decodes `body` as [`crate::html::parse_html`] does, builds html5ever's tree (scripting on,
 /// as warcdex's tokenizer reads `<noscript>`) and reads the extraction off it.
 pub(super) fn parse_html(
     body: &[u8],
@@ -394,5 +396,5 @@ fn resolve(base: Option<&Url>, href: &str) -> Option<String> {
     if href.len() > MAX_HREF {
         return None;
     }
-    super::resolve_decoded(base, href)
+    crate::html::outlinks::resolve_decoded(base, href)
 }

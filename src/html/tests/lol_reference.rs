@@ -1,4 +1,4 @@
-//! The extraction as it was built on lol_html 3.0, before [`super::tokenizer`]
+//! The extraction as it was built on lol_html 3.0, before [`crate::html::tokenizer`]
 //! replaced it: the oracle of the differential test `same_as_lol_html_on_random_pages`
 //! (test builds only). Two bugs of the original are fixed here, marked `FIX`: the new
 //! extraction has neither. Drop this module with the test if lol_html is dropped from
@@ -15,8 +15,8 @@ use lol_html::{
 };
 use url::Url;
 
-use super::entities::{self, Context};
-use super::{
+use crate::html::entities::{self, Context};
+use crate::html::{
     charset, strip_bom, ParsedHtml, Robots, MAX_ANCHOR, MAX_NOSCRIPT, MAX_OUTLINKS, MAX_TITLE,
 };
 use crate::segment::Outlink;
@@ -712,7 +712,7 @@ impl State {
         let mut inner = state.replace(State::new(None, 0));
         inner.flush_carry();
         inner.close_anchor(None);
-        for (raw, o) in super::as_written(inner.outlinks, inner.before_base) {
+        for (raw, o) in crate::html::outlinks::as_written(inner.outlinks, inner.before_base) {
             self.push_outlink(&raw, o.url, o.anchor);
         }
     }

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use sha1::{Digest, Sha1};
 
 use super::html5ever_reference;
-use super::ParsedHtml;
+use crate::html::ParsedHtml;
 use crate::reader::header::decode;
 use crate::reader::ArchiveReader;
 
@@ -216,7 +216,8 @@ fn html_pages(path: &Path, name: &str, cap: usize, out: &mut Vec<Page>) -> usize
             }
         }
         if let Some(ce) = ce.as_deref() {
-            if let Some(d) = crate::import::body::decode_content(&body, ce, cap.saturating_mul(4)) {
+            if let Some(d) = crate::extract::body::decode_content(&body, ce, cap.saturating_mul(4))
+            {
                 body = d;
             }
         }
@@ -332,7 +333,7 @@ fn same_as_html5ever_on_the_corpus() {
     for p in &pages {
         let ct = p.content_type.as_deref();
         let t = Instant::now();
-        let ours = super::parse_html(&p.body, ct, &p.url, TEXT_LIMIT);
+        let ours = crate::html::parse_html(&p.body, ct, &p.url, TEXT_LIMIT);
         ours_time += t.elapsed();
         let t = Instant::now();
         let theirs = html5ever_reference::parse_html(&p.body, ct, &p.url, TEXT_LIMIT);
@@ -447,7 +448,7 @@ fn value(field: Field, p: &ParsedHtml) -> String {
 #[test]
 fn difference_classes_on_minimal_pages() {
     for &(reason, html, field, ours, theirs) in CLASSES {
-        let got_ours = super::parse_html(html.as_bytes(), None, MINIMAL_URL, 1000);
+        let got_ours = crate::html::parse_html(html.as_bytes(), None, MINIMAL_URL, 1000);
         let got_theirs = html5ever_reference::parse_html(html.as_bytes(), None, MINIMAL_URL, 1000);
         assert_eq!(
             (value(field, &got_ours), value(field, &got_theirs)),
@@ -459,7 +460,7 @@ fn difference_classes_on_minimal_pages() {
     // (`open_elements_are_capped_where_lol_html_ran_out_of_memory`); html5ever has no
     // such cap.
     let html = format!("a{}<i>x", "<b>".repeat(1 << 17));
-    let ours = super::parse_html(html.as_bytes(), None, MINIMAL_URL, 1000);
+    let ours = crate::html::parse_html(html.as_bytes(), None, MINIMAL_URL, 1000);
     let theirs = html5ever_reference::parse_html(html.as_bytes(), None, MINIMAL_URL, 1000);
     assert_eq!((ours.text.as_str(), theirs.text.as_str()), ("a", "ax"));
 }

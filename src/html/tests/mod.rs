@@ -1,3 +1,8 @@
+mod html5ever_reference;
+mod html5ever_tests;
+mod lol_reference;
+
+use super::text_sink::{ascii_classes, ByteClass, BYTE_CLASS};
 use super::*;
 
 const URL: &str = "http://example.com/dir/page.html";
@@ -222,7 +227,7 @@ fn links_inside_noscript_are_kept() {
     // An unclosed noscript holds the rest of the document as text: nothing is parsed.
     assert!(parse("<noscript><a href=\"x\">x</a>").outlinks.is_empty());
     // The first `<base href>` applies to the whole document, a `<noscript>` before it
-    // too (html5ever's tree gives the same: src/html/html5ever_tests.rs).
+    // too (html5ever's tree gives the same: src/html/tests/html5ever_tests.rs).
     let p = parse(
         "<noscript><a href=n.html>n</a><a href=\"/r&amp;s\">r</a></noscript>\
          <base href=\"http://b.example/x/\"><a href=m>m</a>",
@@ -465,7 +470,7 @@ fn open_elements_are_capped_where_lol_html_ran_out_of_memory() {
 fn lexer_states_and_quirks_as_lol_html() {
     let text = |html: &str| {
         let p = parse(html);
-        let old = super::lol_reference::parse_html(html.as_bytes(), None, URL, 100_000);
+        let old = lol_reference::parse_html(html.as_bytes(), None, URL, 100_000);
         assert_eq!(p, old, "{html}");
         p.text
     };
@@ -495,7 +500,7 @@ fn lexer_states_and_quirks_as_lol_html() {
     assert_eq!(text("<svg><![CDATA[a&amp;b]]></svg>c"), "a&amp;b c");
     // At an integration point (`<ms>`, `<desc>`) the current node is still foreign, so
     // CDATA is text; once an HTML element opens inside it, it is a bogus comment (issue
-    // 19, item 4; html5ever's tree agrees, src/html/html5ever_tests.rs).
+    // 19, item 4; html5ever's tree agrees, src/html/tests/html5ever_tests.rs).
     // (Not compared with lol_html, which reads a bogus comment at the integration point.)
     let text_only = |html: &str| parse(html).text;
     assert_eq!(text_only("<math><ms><![CDATA[x<y]]></ms></math>z"), "x<yz");
@@ -848,7 +853,7 @@ fn same_as_lol_html_on_random_pages() {
             100_000
         };
         let new = parse_html(&body, ct, URL, limit);
-        let old = super::lol_reference::parse_html(&body, ct, URL, limit);
+        let old = lol_reference::parse_html(&body, ct, URL, limit);
         if new != old {
             failures += 1;
             if failures <= 5 && html.len() < 3000 {

@@ -1,0 +1,227 @@
+//! The per-record step: a record selected (or skipped, counted why), filtered by status
+//! and the exclusion list, its date given to its version, and its payload kept when it
+//! is the earliest capture of its version so far.
+
+use std::io::Read;
+
+use sha1::{Digest, Sha1};
+use warcdex_cdx::url_key;
+
+use super::exclusions::Exclusions;
+use super::parse::{PDF_LIMITS, PDF_MIME};
+use super::versions::{Order, Versions};
+use super::{ImportOptions, SourceReport, IMPOSSIBLE_DATE};
+use crate::reader::header::decode;
+use crate::reader::Record;
+use crate::segment::SegmentRow;
+
+/// A capture that is the earliest of its version so far: its key, order and row.
+pub(super) struct Claimed {
+    pub(super) key: (String, String),
+    pub(super) order: Order,
+    pub(super) row: SegmentRow,
+    /// The first `content_limit` bytes of the payload, parsed later in a batch.
+    pub(super) body: Vec<u8>,
+    pub(super) facts: HttpFacts,
+}
+
+pub(super) struct Ctx<'a> {
+    pub(super) index: usize,
+    /// The WARC's place in its WACZ (0 for an archive file).
+    pub(super) part: usize,
+    pub(super) filename: &'a str,
+    pub(super) archive: &'a str,
+    /// The bound of a possible capture date ([`crate::reader::date::capture_micros`]).
+    pub(super) now: i64,
+    pub(super) collection: &'a str,
+    pub(super) exclusions: Option<&'a Exclusions>,
+    pub(super) opts: &'a ImportOptions,
+    pub(super) versions: &'a Versions,
+}
+
+impl Ctx<'_> {
+    /// Whether a capture of version `urlkey` + `digest` goes on: not when the exclusion
+    /// list names it (counted as excluded); otherwise it is counted as imported, its date
+    /// goes to its version, and it goes on only when it is the version's earliest capture
+    /// so far (the one parsed).
+    pub(super) fn admit(
+        &self,
+        report: &mut SourceReport,
+        urlkey: &str,
+        digest: &str,
+        date: &str,
+        order: &Order,
+    ) -> bool {
+        if self
+            .exclusions
+            .is_some_and(|ex| ex.contains(urlkey, digest, date))
+        {
+            report.excluded += 1;
+            return false;
+        }
+        report.imported += 1;
+        self.versions
+            .claim(&(urlkey.to_string(), digest.to_string()), order)
+    }
+}
+
+/// The HTTP facts a capture's row needs.
+#[derive(Default)]
+pub(super) struct HttpFacts {
+    pub(super) status: Option<u16>,
+    pub(super) content_type: Option<String>,
+    pub(super) transfer_encoding: Option<String>,
+    pub(super) content_encoding: Option<String>,
+}
+
+fn skip(report: &mut SourceReport, why: &str) -> crate::Result<Option<Claimed>> {
+    *report.skipped.entry(why.to_string()).or_insert(0) += 1;
+    Ok(None)
+}
+
+/// Applies selection, status filter and exclusion to one record, records its date
+/// with its version, and parses it when it is the version's earliest capture so far.
+pub(super) fn capture_of<R: Read>(
+    rec: &mut Record<'_, R>,
+    ctx: &Ctx<'_>,
+    report: &mut SourceReport,
+) -> crate::Result<Option<Claimed>> {
+    let h = rec.header();
+    let is_arc = h.format().is_arc();
+    let rtype = h.type_name().into_owned();
+    let wanted = if is_arc {
+        rtype == "response"
+    } else {
+        rtype == "response" || rtype == "resource"
+    };
+    if !wanted {
+        let why = if is_arc { "filedesc" } else { rtype.as_str() };
+        return skip(report, if why.is_empty() { "untyped" } else { why });
+    }
+    let Some(url) = h.target_uri().map(|u| decode(u).into_owned()) else {
+        return skip(report, "no-url");
+    };
+    let Some(date) = h.date14() else {
+        return skip(report, "no-date");
+    };
+    if crate::reader::date::capture_micros(&date, ctx.now).is_none() {
+        // Imported (a capture is never dropped), but counted: the index keeps the date
+        // out of search dates and replay links (src/dates/add.rs).
+        *report
+            .anomalies
+            .entry(IMPOSSIBLE_DATE.to_string())
+            .or_default() += 1;
+    }
+    let record_ct = h.content_type().map(|v| decode(v).into_owned());
+    let header_digest = h.payload_sha1();
+    let facts = match rec.http()? {
+        Some(head) if !head.is_blank() => HttpFacts {
+            status: head.status(),
+            content_type: head.get_str("Content-Type").map(|v| v.into_owned()),
+            transfer_encoding: head.get_str("Transfer-Encoding").map(|v| v.into_owned()),
+            content_encoding: head.get_str("Content-Encoding").map(|v| v.into_owned()),
+        },
+        // A resource record is stored content: there was no HTTP exchange to fail.
+        _ if rtype == "resource" => HttpFacts {
+            status: Some(200),
+            content_type: record_ct.clone(),
+            ..HttpFacts::default()
+        },
+        _ => HttpFacts {
+            content_type: if is_arc { record_ct.clone() } else { None },
+            ..HttpFacts::default()
+        },
+    };
+    if !ctx.opts.status.allows(facts.status) {
+        report.status_filtered += 1;
+        return Ok(None);
+    }
+    let urlkey = url_key(&url, ctx.opts.key).unwrap_or_else(|_| url.clone());
+    let order: Order = (date.clone(), ctx.index, ctx.part, rec.offset());
+    // When the digest is in the header, exclusion and the version's earlier captures
+    // are known before the body: a repeated capture is never read or parsed.
+    if let Some(d) = &header_digest {
+        if !ctx.admit(report, &urlkey, &format!("sha1:{d}"), &date, &order) {
+            return Ok(None);
+        }
+    }
+    // A PDF is read whole up to its own cap: its cross-reference table and fonts are at
+    // the end, so a cut one gives no text.
+    let is_pdf = facts
+        .content_type
+        .as_deref()
+        .is_some_and(|ct| ct.trim_start().to_ascii_lowercase().starts_with(PDF_MIME));
+    let cap = if is_pdf {
+        ctx.opts.content_limit.max(PDF_LIMITS.max_input + 1)
+    } else {
+        ctx.opts.content_limit
+    };
+    let (kept, computed) = read_payload(rec, cap, header_digest.is_none())?;
+    let digest = match (&header_digest, computed) {
+        (Some(d), _) => format!("sha1:{d}"),
+        (None, Some(c)) => format!("sha1:{c}"),
+        (None, None) => unreachable!("digest computed when the header has none"),
+    };
+    if header_digest.is_none() && !ctx.admit(report, &urlkey, &digest, &date, &order) {
+        return Ok(None);
+    }
+    let mime = facts
+        .content_type
+        .as_deref()
+        .and_then(|ct| ct.split(';').next())
+        .map(|m| m.trim().to_ascii_lowercase())
+        .filter(|m| !m.is_empty())
+        .unwrap_or_else(|| "unk".to_string());
+    let row = SegmentRow {
+        key: format!("{url} {digest}"),
+        url,
+        urlkey: urlkey.clone(),
+        digest,
+        dates: vec![date.clone()],
+        first_date: date,
+        collection: ctx.collection.to_string(),
+        filename: ctx.filename.to_string(),
+        archive: ctx.archive.to_string(),
+        mime,
+        status: facts.status,
+        ..SegmentRow::default()
+    };
+    Ok(Some(Claimed {
+        key: (urlkey, row.digest.clone()),
+        order,
+        row,
+        body: kept,
+        facts,
+    }))
+}
+
+/// Reads the payload: keeps its first `cap` bytes and, when asked, hashes all of it
+/// (base32 SHA-1 of the bytes as stored).
+fn read_payload<R: Read>(
+    rec: &mut Record<'_, R>,
+    cap: usize,
+    hash: bool,
+) -> crate::Result<(Vec<u8>, Option<String>)> {
+    let mut kept = Vec::new();
+    let mut sha = hash.then(Sha1::new);
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = rec.read(&mut buf).map_err(crate::Error::from)?;
+        if n == 0 {
+            break;
+        }
+        if let Some(s) = sha.as_mut() {
+            s.update(&buf[..n]);
+        }
+        if kept.len() < cap {
+            let take = n.min(cap - kept.len());
+            kept.extend_from_slice(&buf[..take]);
+        } else if sha.is_none() {
+            break;
+        }
+    }
+    Ok((
+        kept,
+        sha.map(|s| data_encoding::BASE32.encode(&s.finalize())),
+    ))
+}
