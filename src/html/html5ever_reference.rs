@@ -37,7 +37,7 @@ use super::{
     charset, is_block, strip_bom, ParsedHtml, Robots, TextSink, MAX_ANCHOR, MAX_HREF, MAX_NOSCRIPT,
     MAX_OUTLINKS, MAX_TITLE,
 };
-use crate::segment::Outlink;
+use crate::html::Outlink;
 
 /// Decodes `body` as [`super::parse_html`] does, builds html5ever's tree (scripting on,
 /// as warcdex's tokenizer reads `<noscript>`) and reads the extraction off it.

@@ -25,8 +25,8 @@ mod tokenizer;
 use encoding_rs::Encoding;
 use url::Url;
 
-use crate::segment::Outlink;
 use entities::Context;
+pub use links::Outlink;
 use tokenizer::{tag, StartTag, TextKind};
 
 /// Robots directives from `<meta name="robots">` (and X-Robots-Tag passed in by the

@@ -21,12 +21,12 @@ use std::path::{Path, PathBuf};
 use sha1::{Digest, Sha1};
 use warcdex_cdx::{url_key, KeyStyle};
 
-use crate::error::AnomalyCounts;
+use crate::reader::error::AnomalyCounts;
 use crate::reader::header::decode;
+use crate::reader::wacz::archive_parts;
 use crate::reader::{ArchiveReader, ReaderOptions, Record};
 pub use crate::segment::layout::{SourceReport, StatusFilter};
 use crate::segment::SegmentRow;
-use crate::wacz::archive_parts;
 use exclusions::Exclusions;
 use manifest::ManifestEntry;
 use versions::{Order, Versions};
@@ -267,15 +267,15 @@ fn import_one(
                 if more > 0 {
                     log(&format!(
                         "{name}: … and {more} more page list lines longer than {} MiB skipped",
-                        crate::wacz::MAX_PAGE_LINE_BYTES >> 20
+                        crate::reader::wacz::MAX_PAGE_LINE_BYTES >> 20
                     ));
                 }
                 if pt.over > 0 {
                     log(&format!(
                         "{name}: {} page titles past the first {} (or {} MiB) not used",
                         pt.over,
-                        crate::wacz::MAX_PAGE_TITLES,
-                        crate::wacz::MAX_PAGE_TITLE_BYTES >> 20
+                        crate::reader::wacz::MAX_PAGE_TITLES,
+                        crate::reader::wacz::MAX_PAGE_TITLE_BYTES >> 20
                     ));
                 }
                 pt.titles
