@@ -37,30 +37,42 @@ pub mod path_error;
 pub mod progress;
 #[cfg(test)]
 mod test_rng;
+
 // Reading archives: ARC, WARC, WACZ, the reader's errors, `records`.
 pub mod reader;
+
 // CDX from archives, and ZipNum clusters.
 pub mod cdx_writer;
+
 // Near-duplicate fingerprints and history.
 pub mod near;
 pub mod simhash;
+
 // HTML extraction: title, text, links.
 pub mod html;
+
 // Segments: the parsed documents of an import on disk.
 pub mod segment;
+
 // Import: archives to segments.
 pub mod import;
+
 // Parallel indexes: main and the indexes joined to it, and `dumpindex`.
 pub mod pindex;
+
 // The main index and the dates index.
 pub mod dates;
 pub mod index;
+
 // Search over main + dates.
 pub mod search;
+
 // The HTTP server.
 pub mod serve;
+
 // Collections: the whole `update`.
 pub mod collection;
+
 // Entry points of the fuzz targets and their replay test, over the whole library.
 #[cfg(any(test, feature = "testing"))]
 #[doc(hidden)]
