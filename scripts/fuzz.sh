@@ -42,7 +42,7 @@ cp "$seeds"/reader/* "$seeds/import/"
 # CDX and CDXJ lines, dedup and revisit lists.
 find fixtures -type f \( -name '*.cdx' -o -name '*.cdxj' -o -name '*.cdx9' -o -name '*.cdx11' \
     -o -name '*.dup' -o -name '*.rev' \) -exec cp --backup=numbered -t "$seeds/cdx_line" {} +
-# HTML pages cut out of the archives, behind the header `html` reads (src/fuzzing.rs).
+# HTML pages cut out of the archives, behind the header `html` reads (src/testing.rs).
 python3 - "$seeds/html" fixtures/example/*.arc fixtures/example/*.warc fixtures/warc/*.warc.gz \
     fixtures/arc/*.arc.gz <<'PY'
 import gzip, re, sys, os

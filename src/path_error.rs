@@ -56,7 +56,7 @@ pub fn shows_its_source(e: &(dyn std::error::Error + 'static)) -> bool {
     if let Some(e) = e.downcast_ref::<crate::collection::Error>() {
         return e.shows_its_source();
     }
-    if let Some(e) = e.downcast_ref::<crate::zipnum::Error>() {
+    if let Some(e) = e.downcast_ref::<crate::cdx_writer::zipnum::Error>() {
         return e.shows_its_source();
     }
     e.is::<AtPath<tantivy::TantivyError>>()

@@ -11,11 +11,11 @@ use proptest::prelude::*;
 
 use warcdex::dates::add::{add_dates, AddDatesOptions, AddDatesReport, DatesInput};
 use warcdex::dates::open_set;
-use warcdex::dumpindex::{dump, DumpMode};
 use warcdex::import::exclusions::Exclusions;
 use warcdex::import::segment_dir::write_segment;
 use warcdex::import::{import_archives, ImportOptions};
 use warcdex::index::{build_index, IndexOptions};
+use warcdex::pindex::dump::{dump, DumpMode};
 use warcdex::segment::SegmentRow;
 use warcdex_cdx::dedup::{revisits, Input, ListOptions};
 use warcdex_cdx::KeyStyle;

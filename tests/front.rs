@@ -293,7 +293,7 @@ fn a_failing_shard_makes_the_answer_partial_not_failed() {
 
 /// Builds the worked example's index under `dir` and serves it as a shard server.
 fn real_shard(dir: &Path) -> String {
-    warcdex::fuzzing::build_fixture_index(dir, "example", "col1").unwrap();
+    warcdex::testing::build_fixture_index(dir, "example", "col1").unwrap();
     let index = SearchIndex::open(dir).unwrap();
     format!("http://{}", start_server(router(index, opts()), opts()))
 }

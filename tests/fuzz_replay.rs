@@ -1,5 +1,5 @@
 //! Replays every input a fuzzer ever crashed on: each file under `fixtures/fuzz/<target>/`
-//! goes through `warcdex::fuzzing::run(<target>, ...)` (src/fuzzing.rs), the function the
+//! goes through `warcdex::testing::run(<target>, ...)` (src/testing.rs), the function the
 //! `cargo fuzz` target of that name calls (fuzz/fuzz_targets/). A panic fails the test;
 //! all files are run first, so one run lists every failing file with its panic message
 //! and source location.
@@ -8,7 +8,7 @@ use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::sync::Once;
 
-use warcdex::fuzzing::{run, TARGETS};
+use warcdex::testing::{run, TARGETS};
 
 use crate::util::fixtures;
 
@@ -139,16 +139,16 @@ fn every_target_is_replayed() {
 #[test]
 fn http_entry_point_searches_the_example() {
     for route in ["/", "/opensearch", "/search.json", "/healthz"] {
-        warcdex::fuzzing::http(format!("{route}?query=example").as_bytes());
+        warcdex::testing::http(format!("{route}?query=example").as_bytes());
     }
     // Byte 2 selects /search.json.
-    let (target, status, body) = warcdex::fuzzing::http_response(b"\x02query=lisbon").unwrap();
+    let (target, status, body) = warcdex::testing::http_response(b"\x02query=lisbon").unwrap();
     assert_eq!(
         (target.as_str(), status),
         ("/search.json?query=lisbon", 200)
     );
     let json: serde_json::Value = serde_json::from_slice(&body).unwrap();
     assert!(json.to_string().contains("www.example.org"), "{json}");
-    let (_, status, _) = warcdex::fuzzing::http_response(b"\x02query=example&start=x").unwrap();
+    let (_, status, _) = warcdex::testing::http_response(b"\x02query=example&start=x").unwrap();
     assert_eq!(status, 400);
 }

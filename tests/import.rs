@@ -7,7 +7,7 @@ use serde_json::Value;
 use warcdex::import::exclusions::Exclusions;
 use warcdex::import::manifest::ManifestEntry;
 use warcdex::import::{import_archives, ImportOptions, SourceReport};
-use warcdex::records::RecordsOptions;
+use warcdex::reader::records::RecordsOptions;
 use warcdex::segment::SegmentRow;
 use warcdex_cdx::{url_key, KeyStyle};
 

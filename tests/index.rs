@@ -4,12 +4,12 @@
 
 use std::path::{Path, PathBuf};
 
-use warcdex::dumpindex::{dump, DumpMode};
 use warcdex::import::exclusions::Exclusions;
 use warcdex::import::segment_dir::write_segment;
 use warcdex::import::{import_archives, ImportOptions};
 use warcdex::index::links::{analyse, LinkOptions};
 use warcdex::index::{build_index, IndexOptions};
+use warcdex::pindex::dump::{dump, DumpMode};
 use warcdex::segment::{Outlink, SegmentRow};
 use warcdex_cdx::{url_key, KeyStyle};
 

@@ -341,9 +341,9 @@ fn near_dups_lists_one_cluster_and_history_tells_minor_from_major() {
     let main = dir.path().join("pindexes/courier/main");
     let fields = |name: &str| {
         let mut out = Vec::new();
-        warcdex::dumpindex::dump(
+        warcdex::pindex::dump::dump(
             &[&main],
-            &warcdex::dumpindex::DumpMode::Field(name.into()),
+            &warcdex::pindex::dump::DumpMode::Field(name.into()),
             &mut out,
         )
         .unwrap();

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use serde_json::Value;
-use warcdex::records::RecordsOptions;
+use warcdex::reader::records::RecordsOptions;
 
 use crate::util::{assert_same_at_read_size, check_snapshot, corpus, records_of, BUFFER_SIZES};
 

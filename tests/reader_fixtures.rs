@@ -1,8 +1,8 @@
 //! Reader tests on the small fixtures: every read size gives the same records, the
 //! defects each fixture is named for are counted, and clipped gzip never panics.
 
-use warcdex::error::AnomalyKind;
-use warcdex::records::RecordsOptions;
+use warcdex::reader::error::AnomalyKind;
+use warcdex::reader::records::RecordsOptions;
 
 use crate::util::{
     assert_same_at_read_size, check_snapshot, fixtures, records_of, records_of_bytes, BUFFER_SIZES,

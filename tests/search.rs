@@ -16,7 +16,7 @@ use warcdex_cdx::{url_key, KeyStyle};
 
 /// Builds `dir/pindexes/col1/{main,dates}` from the worked example.
 fn build_example(dir: &Path) {
-    warcdex::fuzzing::build_fixture_index(dir, "example", "col1").unwrap();
+    warcdex::testing::build_fixture_index(dir, "example", "col1").unwrap();
 }
 
 fn row(url: &str, title: &str, text: &str, date: &str) -> SegmentRow {

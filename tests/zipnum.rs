@@ -7,7 +7,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use warcdex::zipnum::{write_zipnum, ZipNumOptions, IDX_NAME, LOC_NAME, PART_NAME};
+use warcdex::cdx_writer::zipnum::{write_zipnum, ZipNumOptions, IDX_NAME, LOC_NAME, PART_NAME};
 
 use crate::util::{corpus, fixtures};
 

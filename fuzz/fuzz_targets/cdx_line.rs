@@ -1,7 +1,7 @@
-//! Fuzz target `cdx_line`: see `warcdex::fuzzing::cdx_line` (src/fuzzing.rs) for what it runs and
+//! Fuzz target `cdx_line`: see `warcdex::testing::cdx_line` (src/testing.rs) for what it runs and
 //! how the input is read.
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    warcdex::fuzzing::cdx_line(data);
+    warcdex::testing::cdx_line(data);
 });

@@ -1,7 +1,7 @@
-//! Fuzz target `html`: see `warcdex::fuzzing::html` (src/fuzzing.rs) for what it runs and
+//! Fuzz target `html`: see `warcdex::testing::html` (src/testing.rs) for what it runs and
 //! how the input is read.
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    warcdex::fuzzing::html(data);
+    warcdex::testing::html(data);
 });

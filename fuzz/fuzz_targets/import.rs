@@ -1,7 +1,7 @@
-//! Fuzz target `import`: see `warcdex::fuzzing::import` (src/fuzzing.rs) for what it runs and
+//! Fuzz target `import`: see `warcdex::testing::import` (src/testing.rs) for what it runs and
 //! how the input is read.
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    warcdex::fuzzing::import(data);
+    warcdex::testing::import(data);
 });

@@ -1,7 +1,7 @@
-//! Fuzz target `query`: see `warcdex::fuzzing::query` (src/fuzzing.rs) for what it runs and
+//! Fuzz target `query`: see `warcdex::testing::query` (src/testing.rs) for what it runs and
 //! how the input is read.
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    warcdex::fuzzing::query(data);
+    warcdex::testing::query(data);
 });

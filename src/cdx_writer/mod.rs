@@ -4,19 +4,21 @@
 //!
 //! The two tools disagree on details (see `docs/cdx-differences.md` and docs/formats.md
 //! §1.4): [`rules`] holds both rule sets; [`run`] handles several files, ordering,
-//! sorting and output.
+//! sorting and output; [`zipnum`] writes a sorted CDX as a ZipNum cluster
+//! (`sort-cdx --zipnum`).
 
 pub mod pieces;
 pub mod post;
 pub mod rules;
 pub mod run;
+pub mod zipnum;
 
 use std::collections::BTreeMap;
 use std::io::{self, Read};
 
 use warcdex_cdx::{CdxFormat, CdxLine, KeyStyle};
 
-use crate::error::{Anomaly, AnomalyCounts, Error};
+use crate::reader::error::{Anomaly, AnomalyCounts, Error};
 use crate::reader::ArchiveReader;
 
 /// What to index and how to write it.

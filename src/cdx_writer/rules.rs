@@ -11,8 +11,8 @@ use std::io::Read;
 use warcdex_cdx::{url_key, CdxFormat, CdxLine, KeyStyle};
 
 use super::CdxOptions;
-use crate::error::{Anomaly, AnomalyKind, Result};
 use crate::reader::date::{arc_date_to_14, iso_to_14};
+use crate::reader::error::{Anomaly, AnomalyKind, Result};
 use crate::reader::header::decode;
 use crate::reader::{ArchiveReader, Record};
 
@@ -275,7 +275,7 @@ fn join_info<R: Read>(rec: &mut Record<'_, R>, url: &str, rtype: &str) -> Result
     std::io::Read::by_ref(rec)
         .take(len.min(MAX_POST_BODY))
         .read_to_end(&mut body)
-        .map_err(crate::error::Error::from)?;
+        .map_err(crate::reader::error::Error::from)?;
     info.request_query = Some(super::post::method_query(
         &method,
         content_type.as_deref(),

@@ -14,8 +14,8 @@ use warcdex_cdx::CdxLine;
 use super::pieces::{self, Piece};
 use super::{index_archive, CdxOptions, CdxReport};
 use crate::progress::Progress;
+use crate::reader::wacz::{archive_parts, filename_column, ArchivePart};
 use crate::reader::{ArchiveReader, Input, ReaderOptions};
-use crate::wacz::{archive_parts, ArchivePart};
 
 /// How to run `cdx` over several files.
 #[derive(Debug, Clone)]
@@ -75,13 +75,6 @@ pub struct RunReport {
     /// Pieces whose reading was not clean, after which the rest of their file was
     /// indexed again by one reader.
     pub pieces_redone: u64,
-}
-
-/// The file-name column: the base name, as pywb writes it when run in the file's folder.
-pub fn filename_column(path: &Path) -> String {
-    path.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| path.to_string_lossy().into_owned())
 }
 
 /// Indexes `files` and writes the CDX (legend first for classic layouts) to `out`.
@@ -348,7 +341,7 @@ fn index_piece(
 /// open (its stored bytes then count as read).
 #[allow(clippy::too_many_arguments)]
 fn index_opened(
-    opened: crate::error::Result<ArchiveReader<Input>>,
+    opened: crate::reader::error::Result<ArchiveReader<Input>>,
     filename: &str,
     display: &str,
     opts: &RunOptions,

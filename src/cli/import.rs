@@ -195,7 +195,8 @@ fn unreadable_source(s: &warcdex::import::SourceReport) -> bool {
 fn damaged_source(s: &warcdex::import::SourceReport) -> bool {
     s.error.is_some()
         || s.anomalies.iter().any(|(k, n)| {
-            *n > 0 && warcdex::error::AnomalyKind::from_name(k).is_some_and(|k| k.is_damage())
+            *n > 0
+                && warcdex::reader::error::AnomalyKind::from_name(k).is_some_and(|k| k.is_damage())
         })
 }
 

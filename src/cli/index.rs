@@ -8,10 +8,10 @@ use anyhow::{Context, Result};
 use super::MemoryFlags;
 use clap::Args;
 
-use warcdex::dumpindex::{dump, DumpMode};
 use warcdex::index::graph::build_graph;
 use warcdex::index::links::LinkOptions;
 use warcdex::index::{build_index, IndexOptions};
+use warcdex::pindex::dump::{dump, DumpMode};
 use warcdex_cdx::sort::SortOptions;
 
 /// Flags of `warcdex index`.

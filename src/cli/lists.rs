@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 
-use warcdex::zipnum::{ZipNumOptions, ZipNumWriter, DEFAULT_LINES_PER_BLOCK};
+use warcdex::cdx_writer::zipnum::{ZipNumOptions, ZipNumWriter, DEFAULT_LINES_PER_BLOCK};
 use warcdex_cdx::dedup::{self, BrokenLine, Input, ListOptions, ListReport};
 use warcdex_cdx::message::MESSAGES_PER_FILE;
 use warcdex_cdx::plumbing::{check_cdx, merge_cdx, sort_cdx, MergeOrderError, SortReport};
@@ -286,7 +286,10 @@ pub fn run_sort(command: SortCommand, args: SortArgs) -> Result<i32> {
             }
         );
         if z.lines == 0 {
-            eprintln!("warcdex: {}", warcdex::zipnum::EMPTY_CLUSTER_WARNING);
+            eprintln!(
+                "warcdex: {}",
+                warcdex::cdx_writer::zipnum::EMPTY_CLUSTER_WARNING
+            );
         }
     }
     Ok(i32::from(failed > 0))

@@ -2,6 +2,7 @@
 
 pub mod cdx;
 pub mod dates;
+pub mod heap;
 pub mod import;
 pub mod index;
 pub mod lists;

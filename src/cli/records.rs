@@ -6,11 +6,11 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 
-use warcdex::error::AnomalyCounts;
 use warcdex::progress::bytes_bar;
+use warcdex::reader::error::AnomalyCounts;
+use warcdex::reader::records::{write_records, RecordsOptions};
+use warcdex::reader::wacz::archive_parts;
 use warcdex::reader::ReaderOptions;
-use warcdex::records::{write_records, RecordsOptions};
-use warcdex::wacz::archive_parts;
 
 /// Flags of `warcdex records`.
 #[derive(Debug, Args)]

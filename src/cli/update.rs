@@ -9,11 +9,11 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use indicatif::ProgressBar;
 
+use warcdex::cdx_writer::zipnum::DEFAULT_LINES_PER_BLOCK;
 use warcdex::collection::manifest::ZipNumSettings;
 use warcdex::collection::{update, ArchiveArg, Stages, UpdateOptions};
 use warcdex::import::manifest::read_manifest;
 use warcdex::progress::{bytes_bar, spinner, Progress};
-use warcdex::zipnum::DEFAULT_LINES_PER_BLOCK;
 
 /// Flags of `warcdex update`.
 #[derive(Debug, Args)]
@@ -192,7 +192,10 @@ pub fn run(args: UpdateArgs) -> Result<i32> {
             z.compressed_bytes
         );
         if z.lines == 0 {
-            eprintln!("warcdex update: {}", warcdex::zipnum::EMPTY_CLUSTER_WARNING);
+            eprintln!(
+                "warcdex update: {}",
+                warcdex::cdx_writer::zipnum::EMPTY_CLUSTER_WARNING
+            );
         }
     }
     if let Some(c) = &r.compaction {

@@ -81,7 +81,7 @@ pub struct BatchOutcome {
     /// Archives with anomalies or damage: name, anomalies by kind, the error.
     pub anomalies: Vec<(String, BTreeMap<String, u64>, Option<String>)>,
     /// The ZipNum cluster this run wrote, if it wrote one.
-    pub zipnum: Option<crate::zipnum::ZipNumReport>,
+    pub zipnum: Option<crate::cdx_writer::zipnum::ZipNumReport>,
 }
 
 /// Counts of stage 5, kept beside the generation for a resumed run.

@@ -60,7 +60,7 @@ pub enum Error {
     Pindex(#[from] crate::pindex::Error),
     /// Writing the ZipNum cluster failed.
     #[error(transparent)]
-    ZipNum(#[from] crate::zipnum::Error),
+    ZipNum(#[from] crate::cdx_writer::zipnum::Error),
 }
 
 /// A result with the collection layer's [`Error`].

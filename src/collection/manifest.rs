@@ -46,8 +46,8 @@ pub struct ZipNumSettings {
 
 impl ZipNumSettings {
     /// The writer's options.
-    pub fn options(self) -> crate::zipnum::ZipNumOptions {
-        crate::zipnum::ZipNumOptions {
+    pub fn options(self) -> crate::cdx_writer::zipnum::ZipNumOptions {
+        crate::cdx_writer::zipnum::ZipNumOptions {
             lines_per_block: self.lines_per_block,
         }
     }

@@ -110,7 +110,7 @@ pub struct UpdateReport {
     /// The compaction, if one ran.
     pub compaction: Option<CompactionEntry>,
     /// The ZipNum cluster, if this run wrote one.
-    pub zipnum: Option<crate::zipnum::ZipNumReport>,
+    pub zipnum: Option<crate::cdx_writer::zipnum::ZipNumReport>,
 }
 
 /// The collection's lock file, held for the whole run.
@@ -167,10 +167,6 @@ pub fn update(
     opts: &UpdateOptions,
     stages: &dyn Stages,
 ) -> Result<UpdateReport> {
-    // A run's peak must not grow with the collection (issue 17: 512 MiB): with glibc's
-    // dynamic threshold the import's freed buffers stayed in heaps through the index,
-    // 534 MiB at a batch of 833,333 versions against 370 with the policy (src/heap.rs).
-    crate::heap::give_back_freed_memory();
     let mut report = UpdateReport::default();
     // Archives that cannot be read are refused before anything is made, so that a run
     // given only such files leaves no collection behind (it made one before failing).

@@ -39,7 +39,7 @@ pub struct Plan {
 
 /// The file name an archive is known by.
 pub fn archive_name(path: &Path) -> String {
-    crate::cdx_writer::run::filename_column(path)
+    crate::reader::wacz::filename_column(path)
 }
 
 /// SHA-1 and size of a file, read in 1 MiB blocks; `progress` advances by the bytes.
@@ -80,7 +80,7 @@ pub fn unreadable(path: &Path) -> Option<String> {
             path.display()
         ));
     }
-    let parts = match crate::wacz::archive_parts(path) {
+    let parts = match crate::reader::wacz::archive_parts(path) {
         Ok(p) => p,
         Err(e) => return Some(e.to_string()),
     };

@@ -1,5 +1,5 @@
 //! `update --zipnum`: the collection keeps a ZipNum cluster of `all.cdx`
-//! ([`crate::zipnum`]) for a replay server, written again with every batch.
+//! ([`crate::cdx_writer::zipnum`]) for a replay server, written again with every batch.
 //!
 //! The cluster a server reads is `zipnum/`, a symbolic link to `.zipnum/<name>`, moved
 //! in one rename as `pindexes` is: a batch stages the cluster of its `all.cdx` under
@@ -14,7 +14,7 @@ use super::error::Result;
 use super::files::{self, move_into_place};
 use super::layout::{Layout, Staging};
 use super::manifest::{write_manifest, CollectionManifest, ZipNumSettings};
-use crate::zipnum::{write_zipnum, ZipNumReport};
+use crate::cdx_writer::zipnum::{write_zipnum, ZipNumReport};
 
 /// Stage: the cluster of the staged `all.cdx`, unless an earlier run staged it.
 pub fn stage(staging: &Staging, settings: ZipNumSettings) -> Result<Option<ZipNumReport>> {

@@ -100,8 +100,6 @@ pub fn add_dates_with_progress(
     opts: &AddDatesOptions,
     progress: &dyn Progress,
 ) -> Result<AddDatesReport> {
-    // The key windows and the writer's flushes free large buffers (src/heap.rs).
-    crate::heap::give_back_freed_memory();
     check_dest(key_index, sources, dest, opts.in_place)?;
     let (_main, main_s) = open_parallel_index_released(key_index)?;
     let main_info = read_main_info(key_index)?;

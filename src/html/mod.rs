@@ -28,8 +28,8 @@ mod tokenizer;
 use encoding_rs::Encoding;
 use url::Url;
 
-use crate::segment::Outlink;
 use handler::State;
+pub use links::Outlink;
 use text_sink::TextSink;
 
 /// Robots directives from `<meta name="robots">` (and X-Robots-Tag passed in by the

@@ -11,9 +11,9 @@ use super::manifest::ManifestEntry;
 use super::parse::{parse_batch, ELEMENT_CAP};
 use super::versions::Versions;
 use super::{ImportOptions, SourceReport};
-use crate::error::AnomalyCounts;
+use crate::reader::error::AnomalyCounts;
 use crate::reader::{ArchiveReader, ReaderOptions};
-use crate::wacz::archive_parts;
+use crate::reader::wacz::archive_parts;
 use warcdex_cdx::message::MESSAGES_PER_FILE;
 
 /// Parse jobs are gathered until this many payload bytes wait, then parsed on the
@@ -101,15 +101,15 @@ pub(super) fn import_one(
                 if more > 0 {
                     log(&format!(
                         "{name}: … and {more} more page list lines longer than {} MiB skipped",
-                        crate::wacz::MAX_PAGE_LINE_BYTES >> 20
+                        crate::reader::wacz::MAX_PAGE_LINE_BYTES >> 20
                     ));
                 }
                 if pt.over > 0 {
                     log(&format!(
                         "{name}: {} page titles past the first {} (or {} MiB) not used",
                         pt.over,
-                        crate::wacz::MAX_PAGE_TITLES,
-                        crate::wacz::MAX_PAGE_TITLE_BYTES >> 20
+                        crate::reader::wacz::MAX_PAGE_TITLES,
+                        crate::reader::wacz::MAX_PAGE_TITLE_BYTES >> 20
                     ));
                 }
                 pt.titles

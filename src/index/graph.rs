@@ -71,7 +71,6 @@ pub fn build_graph(
     shards: u32,
     opts: &IndexOptions,
 ) -> Result<GraphInfo> {
-    crate::heap::give_back_freed_memory();
     let shards = shards.max(1);
     if out.exists() {
         return Err(io::Error::new(

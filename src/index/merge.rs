@@ -23,8 +23,6 @@ use crate::segment::SegmentRow;
 /// version sort (`sort` gives its memory and temporary directory), and one URL's
 /// versions are held at a time.
 pub fn merge_indexes(indexes: &[PathBuf], out: &Path, sort: &SortOptions) -> Result<MainInfo> {
-    // The version sort's buffers are freed before tantivy's are needed (src/heap.rs).
-    crate::heap::give_back_freed_memory();
     let (_, f) = schema();
     let mut writer = MainWriter::create(out)?;
     let mut versions = VersionSorter::new(sort.clone());

@@ -215,8 +215,6 @@ pub(crate) fn canonicalizer_of(segments: &[PathBuf]) -> Result<(String, warcdex_
 /// link graph is streamed from disk at each iteration; what stays in memory is one
 /// version at a time plus a key map and two scores per URL.
 pub fn build_index(segments: &[PathBuf], out: &Path, opts: &IndexOptions) -> Result<MainInfo> {
-    // Each phase frees large buffers the next one does not reuse (src/heap.rs).
-    crate::heap::give_back_freed_memory();
     let (canonicalizer, style) = canonicalizer_of(segments)?;
     if let Some(graph) = &opts.graph {
         return graph::index_with_graph(segments, out, opts, graph, canonicalizer);

@@ -202,8 +202,6 @@ pub fn near_dups(
     opts: &NearOptions,
     out: &mut dyn Write,
 ) -> Result<NearReport, NearError> {
-    // The sorts free their buffers between phases (src/heap.rs).
-    crate::heap::give_back_freed_memory();
     let sets: Vec<&OpenSet> = index.live_sets().collect();
     let mut columns = Vec::with_capacity(sets.len());
     let mut bases = Vec::with_capacity(sets.len());

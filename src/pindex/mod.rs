@@ -1,6 +1,6 @@
 //! Parallel indexes: a main index and the indexes joined to it by position (a dates
 //! index), each a one-segment tantivy index with a `pindex.json` beside its files.
-//! `index`, `dates`, `search` and `dumpindex` all stand on this module:
+//! `index`, `dates`, `search` and `dumpindex` ([`dump`]) all stand on this module:
 //!
 //! - [`info`]: `pindex.json`, typed once for both kinds ([`PindexInfo`]), and its one
 //!   reader and writer.
@@ -14,6 +14,7 @@
 
 pub mod align;
 pub mod directory;
+pub mod dump;
 pub mod error;
 pub mod info;
 pub mod keys;

@@ -6,7 +6,7 @@ use std::io::Read;
 use super::bytes::{decode, trim};
 use super::header::{ARC_V1_FIELDS, ARC_V2_FIELDS};
 use super::{ArchiveReader, Format, RecordType};
-use crate::error::{AnomalyKind, Result};
+use crate::reader::error::{AnomalyKind, Result};
 
 impl<R: Read> ArchiveReader<R> {
     pub(super) fn read_arc_header(&mut self) -> Result<()> {

@@ -4,7 +4,7 @@
 use std::io::Read;
 
 use super::{ArchiveReader, HttpState, RecordType};
-use crate::error::{AnomalyKind, Result};
+use crate::reader::error::{AnomalyKind, Result};
 
 impl<R: Read> ArchiveReader<R> {
     /// End of the block as far as it is known now (decompressed offset).

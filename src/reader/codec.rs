@@ -8,7 +8,7 @@ use std::io::{self, BufRead, Read};
 
 use super::gzip_member::{InflateState, MemberDecoder};
 use super::zstd_frame::{self, FrameDecoder, ZstdState};
-use crate::error::AnomalyKind;
+use crate::reader::error::AnomalyKind;
 
 /// How a compressed archive is compressed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -9,7 +9,7 @@ use sha1::{Digest, Sha1};
 use super::bytes::trim;
 use super::chunked::Dechunker;
 use super::{ArchiveReader, HttpState, RecordType};
-use crate::error::{AnomalyKind, Result};
+use crate::reader::error::{AnomalyKind, Result};
 
 /// A payload digest: where it came from and its value.
 #[derive(Debug, Clone, PartialEq, Eq)]

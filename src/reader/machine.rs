@@ -7,7 +7,7 @@ use std::io::Read;
 
 use super::bytes::{decode, trim_end};
 use super::{ArchiveReader, HttpState, Record, Span};
-use crate::error::{AnomalyKind, Error, ErrorKind, Result};
+use crate::reader::error::{AnomalyKind, Error, ErrorKind, Result};
 
 impl<R: Read> ArchiveReader<R> {
     /// [`ArchiveReader::next_record`]: finishes the record handed out, then finds, reads

@@ -24,7 +24,10 @@
 //! - `block.rs`: the block and its HTTP head; `digest.rs`, `chunked.rs`: payload digests;
 //! - `span.rs`: where a record is stored; `resync.rs`: cutting back an overlong record;
 //! - `header.rs`, `http.rs`, `fields.rs`, `bytes.rs`, `date.rs`: what a header says;
-//! - `stream.rs`, `counting.rs`, `window.rs`, `gzip_member.rs`: bytes in, gzip members.
+//! - `stream.rs`, `counting.rs`, `window.rs`, `gzip_member.rs`: bytes in, gzip members;
+//! - `error.rs`: the reader's [`Error`](error::Error) and the anomalies it counts;
+//! - `wacz.rs`: a WACZ's WARCs, opened in place; `records.rs`: `warcdex records`;
+//!   `inflate.rs`: `warcdex inflate`, the decompression lower bound of the benches.
 
 mod arc;
 mod block;
@@ -34,15 +37,19 @@ mod codec;
 pub(crate) mod counting;
 pub mod date;
 mod digest;
+pub mod error;
 pub mod fields;
 pub mod gzip_member;
 pub mod header;
 pub mod http;
+pub mod inflate;
 mod machine;
+pub mod records;
 mod resync;
 mod seek;
 mod span;
 mod stream;
+pub mod wacz;
 mod warc;
 pub(crate) mod whole_member;
 mod window;
@@ -60,7 +67,7 @@ pub use header::{Format, RecordHeader, RecordType};
 pub use http::HttpHead;
 pub use span::Span;
 
-use crate::error::{Anomaly, AnomalyCounts, AnomalyKind, Error, Result};
+use crate::reader::error::{Anomaly, AnomalyCounts, AnomalyKind, Error, Result};
 use span::{member_probe, MemberProbe};
 use stream::Stream;
 

@@ -6,7 +6,7 @@ use std::io::Read;
 
 use super::bytes::skip_blank_lines;
 use super::{ArchiveReader, Codec, Format};
-use crate::error::{AnomalyKind, Result};
+use crate::reader::error::{AnomalyKind, Result};
 
 impl<R: Read> ArchiveReader<R> {
     /// Plain files: a record whose Content-Length ran past the next record's header.

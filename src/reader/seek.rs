@@ -7,7 +7,7 @@ use super::arc::parse_arc_line;
 use super::bytes::{decode, trim_end};
 use super::Codec;
 use super::{ArchiveReader, Format};
-use crate::error::{escaped_start, AnomalyKind, Error, ErrorKind, Result, START_SHOWN};
+use crate::reader::error::{escaped_start, AnomalyKind, Error, ErrorKind, Result, START_SHOWN};
 
 impl<R: Read> ArchiveReader<R> {
     /// Length of the line at the cursor, reading more as needed. `Ok(None)` at the end

@@ -12,7 +12,7 @@ use super::counting::CountingReader;
 use super::stream::Member;
 use super::zstd_frame;
 use super::ArchiveReader;
-use crate::error::{AnomalyKind, Error, ErrorKind, Result};
+use crate::reader::error::{AnomalyKind, Error, ErrorKind, Result};
 
 /// Where a record is stored: the offset of its first byte (for gzip, of its member)
 /// and its length in the file as stored (for gzip, the compressed member length).

@@ -16,7 +16,7 @@ use super::gzip_member::InflateState;
 use super::whole_member::{Whole, WholeMember};
 use super::window::Window;
 use super::zstd_frame::{self, ZstdState};
-use crate::error::{Anomaly, AnomalyKind, Error, ErrorKind, Result};
+use crate::reader::error::{Anomaly, AnomalyKind, Error, ErrorKind, Result};
 
 /// Bytes kept before the read cursor when the buffer rolls, so that a record
 /// whose Content-Length was too long can be cut back to the real start of the

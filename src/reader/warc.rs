@@ -5,7 +5,7 @@ use std::io::Read;
 
 use super::bytes::{decode, trim, trim_end};
 use super::{ArchiveReader, Format, RecordType};
-use crate::error::{AnomalyKind, Error, ErrorKind, Result};
+use crate::reader::error::{AnomalyKind, Error, ErrorKind, Result};
 
 impl<R: Read> ArchiveReader<R> {
     pub(super) fn read_warc_header(&mut self) -> Result<()> {

@@ -273,7 +273,7 @@ mod tests {
     #[test]
     fn every_document_reads_as_searcher_doc_reads_it() {
         let dir = tempfile::tempdir().unwrap();
-        crate::fuzzing::build_fixture_index(dir.path(), "example", "example").unwrap();
+        crate::testing::build_fixture_index(dir.path(), "example", "example").unwrap();
         let set = super::super::set::open(&dir.path().join("pindexes/example"), false).unwrap();
         let store = HitStore::open(&set.searcher, &set.fields).unwrap().unwrap();
         let mut with_main = 0;

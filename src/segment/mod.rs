@@ -10,32 +10,11 @@ pub mod layout;
 pub mod rows;
 
 pub use error::{Error, Result};
+// Defined by the HTML extraction, which makes the links; a segment row stores them.
+pub use crate::html::Outlink;
 
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
-
-/// A link found in a page: the target resolved against the page's base URL, and the
-/// link's anchor text (white space collapsed).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Outlink {
-    /// Absolute target URL.
-    pub url: String,
-    /// Anchor text (may be empty).
-    pub anchor: String,
-}
-
-impl Outlink {
-    /// The links of `(url, anchor)` pairs, in order.
-    pub fn list(pairs: &[(&str, &str)]) -> Vec<Outlink> {
-        pairs
-            .iter()
-            .map(|(url, anchor)| Outlink {
-                url: url.to_string(),
-                anchor: anchor.to_string(),
-            })
-            .collect()
-    }
-}
 
 /// One document of a segment: a version (URL + payload digest) with every capture date
 /// the import saw for it, and the metadata and parsed content of its earliest capture.

@@ -3,8 +3,8 @@
 use std::path::{Path, PathBuf};
 
 use warcdex::import::manifest::ManifestEntry;
+use warcdex::reader::records::{write_records, FileReport, RecordsOptions};
 use warcdex::reader::{ArchiveReader, ReaderOptions};
-use warcdex::records::{write_records, FileReport, RecordsOptions};
 
 /// `fixtures/corpus`: the real third-party corpus (`real/`, provenance in `real/MANIFEST.md`,
 /// licences in `LICENSES.md`) and the peer tools' outputs for it (`expected/`).
@@ -157,14 +157,14 @@ pub fn check_snapshot(name: &str, got: &str) -> Result<(), String> {
 
 /// The archives of `fixtures/<collection>/manifest.txt`.
 pub fn fixture_manifest(collection: &str) -> Vec<ManifestEntry> {
-    warcdex::fuzzing::fixture_manifest(collection).expect("fixture manifest")
+    warcdex::testing::fixture_manifest(collection).expect("fixture manifest")
 }
 
-pub use warcdex::fuzzing::FixtureLists;
+pub use warcdex::testing::FixtureLists;
 
 /// Runs `cdx` and `dedup-cdx` in-process over `fixtures/<collection>`.
 pub fn fixture_lists(dir: &Path, collection: &str) -> FixtureLists {
-    warcdex::fuzzing::fixture_lists(dir, collection).unwrap()
+    warcdex::testing::fixture_lists(dir, collection).unwrap()
 }
 
 /// Imports the archives `archives` (paths under `fixtures/corpus/real`) as `import`

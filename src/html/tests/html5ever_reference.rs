@@ -39,7 +39,7 @@ use crate::html::{
     charset, strip_bom, ParsedHtml, Robots, MAX_ANCHOR, MAX_HREF, MAX_NOSCRIPT, MAX_OUTLINKS,
     MAX_TITLE,
 };
-use crate::segment::Outlink;
+use crate::html::Outlink;
 
 /// Decodes `body` as [`crate::html::parse_html`] does, builds html5ever's tree (scripting on,
 /// as warcdex's tokenizer reads `<noscript>`) and reads the extraction off it.

@@ -19,7 +19,7 @@ use crate::html::entities::{self, Context};
 use crate::html::{
     charset, strip_bom, ParsedHtml, Robots, MAX_ANCHOR, MAX_NOSCRIPT, MAX_OUTLINKS, MAX_TITLE,
 };
-use crate::segment::Outlink;
+use crate::html::Outlink;
 
 const MAX_HREF: usize = 64 * 1024;
 

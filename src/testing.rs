@@ -17,8 +17,8 @@ use warcdex_cdx::{CdxFormat, CdxLine, KeyStyle};
 
 use crate::cdx_writer::{index_archive, CdxOptions};
 use crate::path_error::ResultAtPath;
+use crate::reader::records::{write_records, RecordsOptions};
 use crate::reader::{ArchiveReader, ReaderOptions};
-use crate::records::{write_records, RecordsOptions};
 
 /// The names of the targets, as `fuzz/fuzz_targets/<name>.rs` and `fixtures/fuzz/<name>/`.
 pub const TARGETS: [&str; 6] = ["reader", "import", "cdx_line", "html", "query", "http"];

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 use warcdex_cdx::message::{echo, MESSAGES_PER_FILE};
 
-use crate::error::{Error, Result};
+use crate::reader::error::{Error, Result};
 use crate::reader::{ArchiveReader, Input, ReaderOptions};
 
 /// The folder of a WACZ that holds its WARCs.
@@ -657,6 +657,13 @@ pub struct ArchivePart {
     pub in_wacz: Option<(std::sync::Arc<Wacz>, WaczEntry)>,
 }
 
+/// The file-name column: the base name, as pywb writes it when run in the file's folder.
+pub fn filename_column(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.to_string_lossy().into_owned())
+}
+
 impl ArchivePart {
     /// How messages name the part: the file, or `WACZ#archive/NAME`.
     pub fn display_path(&self) -> PathBuf {
@@ -670,7 +677,7 @@ impl ArchivePart {
     pub fn filename(&self) -> String {
         match &self.in_wacz {
             Some((_, e)) => e.base_name().to_string(),
-            None => crate::cdx_writer::run::filename_column(&self.file),
+            None => filename_column(&self.file),
         }
     }
 

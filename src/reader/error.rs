@@ -58,7 +58,7 @@ pub enum ErrorKind {
     },
     /// A WACZ that cannot be read (its message names it).
     #[error("{0}")]
-    Wacz(#[from] crate::wacz::WaczError),
+    Wacz(#[from] crate::reader::wacz::WaczError),
     /// The record's bytes were in a damaged gzip member, found only after the record was
     /// handed out: it must not be used. Reading goes on (see [`Error::is_record_lost`]).
     #[error("record lost: its gzip member at offset {member_offset} is damaged")]
@@ -96,7 +96,7 @@ impl Error {
     }
 
     /// A WACZ that cannot be read (the error names the WACZ).
-    pub fn wacz(e: crate::wacz::WaczError) -> Self {
+    pub fn wacz(e: crate::reader::wacz::WaczError) -> Self {
         Error::new(ErrorKind::Wacz(e))
     }
 

@@ -26,8 +26,9 @@ pub const MMAP_THRESHOLD: usize = 1 << 20;
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
 /// Sets the allocator's policy (see the module comment) for the whole process, from then
-/// on: `index`, `merge`, `add-dates` and `update` call it first thing, the commands whose
-/// memory it was measured to bound. `import` does not: there it bought 30 MB of peak RSS (of 260)
+/// on: src/main.rs calls it first thing for `index`, `link-graph`, `merge`, `add-dates`,
+/// `update` and `near-dups`, the commands whose memory it was measured to bound (the
+/// library does not call it). `import` does not: there it bought 30 MB of peak RSS (of 260)
 /// for twice the system time, fresh pages being dear on a virtual machine, and the
 /// import's time is what scales.
 ///
@@ -35,7 +36,8 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// at once instead of a second later. With the delay, `index` of 100,000 versions peaked at
 /// 514 MB against 419 MB with glibc; with none, at 425 MB, in the same time (the import,
 /// where immediate purging tripled the system time, keeps the delay). glibc's threshold is
-/// still set, for a program that links the library with glibc's allocator.
+/// still set, as when the library set this policy: what the C libraries linked in (zstd,
+/// libdeflate) allocate comes from glibc's `malloc`.
 pub fn give_back_freed_memory() {
     // SAFETY: mi_option_set only changes a tunable of mimalloc, read when it next purges;
     // with another global allocator it changes nothing that is in use.

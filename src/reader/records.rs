@@ -4,7 +4,7 @@
 
 use std::io::{Read, Write};
 
-use crate::error::{Anomaly, AnomalyCounts, Error, Result};
+use crate::reader::error::{Anomaly, AnomalyCounts, Error, Result};
 use crate::reader::header::decode;
 use crate::reader::{ArchiveReader, DigestCheck, RecordType};
 

@@ -1,5 +1,5 @@
 //! `warcdex dumpindex`: NutchWAX DumpParallelIndex output over one or several parallel
-//! indexes, main or dates alike: it stands on [`crate::pindex`] only. The indexes are
+//! indexes, main or dates alike: it stands on the rest of [`crate::pindex`] only. The indexes are
 //! read side by side, document i of each
 //! together; a field present in several is taken from the first index naming it. Indexes
 //! that do not belong together (document counts, or a dates index built for another
