@@ -298,21 +298,15 @@ fn index_part(
     log: &mut dyn FnMut(&str),
     progress: &dyn Progress,
 ) -> io::Result<FileResult> {
-    let display = part.display_path().display().to_string();
+    let source = Source {
+        filename: part.filename(),
+        display: part.display_path().display().to_string(),
+        stored: 0..part.stored_len(),
+    };
     let opened = part.open(ReaderOptions::default());
-    let stored = 0..part.stored_len();
-    let result = index_opened(
-        opened,
-        &part.filename(),
-        &display,
-        opts,
-        sink,
-        log,
-        progress,
-        stored,
-    )?;
+    let result = index_opened(opened, &source, opts, sink, log, progress)?;
     if let FileResult::Indexed(r) = &result {
-        summarize(&display, r, log);
+        summarize(&source.display, r, log);
     }
     Ok(result)
 }
@@ -329,61 +323,61 @@ fn index_piece(
 ) -> io::Result<FileResult> {
     let len = piece.end - piece.start;
     let opened = ArchiveReader::open_range(path, piece.start, len, ReaderOptions::default());
-    let display = path.display().to_string();
-    let filename = filename_column(path);
-    let stored = piece.start..piece.end;
-    index_opened(
-        opened, &filename, &display, opts, sink, log, progress, stored,
-    )
+    let source = Source {
+        filename: filename_column(path),
+        display: path.display().to_string(),
+        stored: piece.start..piece.end,
+    };
+    index_opened(opened, &source, opts, sink, log, progress)
+}
+
+/// What an indexed archive is called and where its bytes lie.
+struct Source {
+    /// The CDX filename column.
+    filename: String,
+    /// The path messages name.
+    display: String,
+    /// The file's bytes that hold it (the whole file, or a piece of it).
+    stored: std::ops::Range<u64>,
 }
 
 /// Indexes an opened reader with [`index_reader`], or counts an archive that did not
 /// open (its stored bytes then count as read).
-#[allow(clippy::too_many_arguments)]
 fn index_opened(
     opened: crate::reader::error::Result<ArchiveReader<Input>>,
-    filename: &str,
-    display: &str,
+    source: &Source,
     opts: &RunOptions,
     sink: &mut dyn FnMut(&[u8]) -> io::Result<()>,
     log: &mut dyn FnMut(&str),
     progress: &dyn Progress,
-    stored: std::ops::Range<u64>,
 ) -> io::Result<FileResult> {
     let mut reader = match opened {
         Ok(r) => r,
         Err(e) => {
             log(&format!("{e}"));
-            progress.advance(stored.end - stored.start);
+            progress.advance(source.stored.end - source.stored.start);
             return Ok(FileResult::Unopened);
         }
     };
-    let result = index_reader(
-        &mut reader,
-        filename,
-        display,
-        opts,
-        sink,
-        log,
-        progress,
-        stored,
-    )?;
+    let result = index_reader(&mut reader, source, opts, sink, log, progress)?;
     Ok(FileResult::Indexed(Box::new(result)))
 }
 
 /// Indexes what `reader` reads, which is stored in the file's bytes `stored`, writing
 /// each line to `sink` and (at most `max_messages` of a kind) each problem to `log`.
-#[allow(clippy::too_many_arguments)]
 fn index_reader(
     reader: &mut ArchiveReader<Input>,
-    filename: &str,
-    display: &str,
+    source: &Source,
     opts: &RunOptions,
     sink: &mut dyn FnMut(&[u8]) -> io::Result<()>,
     log: &mut dyn FnMut(&str),
     progress: &dyn Progress,
-    stored: std::ops::Range<u64>,
 ) -> io::Result<CdxReport> {
+    let Source {
+        filename,
+        display,
+        stored,
+    } = source;
     let format = opts.cdx.format;
     // Both callbacks below print through one limiter.
     let limiter = std::cell::RefCell::new((BTreeMap::<&'static str, usize>::new(), log));

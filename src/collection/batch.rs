@@ -28,12 +28,12 @@ use super::files::{self, write_with};
 use super::layout::{Layout, Staging};
 use super::manifest::{ArchiveEntry, BatchEntry, CollectionManifest};
 use super::plan::GivenArchive;
+use super::set_build::{dates_options, index_segments};
 use super::{Stages, UpdateOptions};
 use crate::cdx_writer::run::{run_cdx, RunOptions};
-use crate::dates::add::{add_dates, AddDatesOptions, DatesInput};
+use crate::dates::add::{add_dates, DatesInput};
 use crate::import::manifest::ManifestEntry;
 use crate::import::{import_versions, load_exclusions, segment_dir, ImportOptions};
-use crate::index::{build_index, IndexOptions};
 use crate::path_error::{AtPath, ResultAtPath};
 use crate::segment::layout::ExclusionsInfo;
 
@@ -501,23 +501,10 @@ fn stage_generation(
     std::fs::create_dir_all(&tmp).at(&tmp)?;
     let mut counts = GenerationCounts::default();
     let set = tmp.join(&plan.name);
-    let bar = stages.stage("index", 0);
-    let info = build_index(
-        &[staging.segment()],
-        &set.join("main"),
-        &IndexOptions {
-            sort: sort.clone(),
-            ..IndexOptions::default()
-        },
-    )?;
-    bar.finish();
+    let info = index_segments(&[staging.segment()], &set.join("main"), sort, stages)?;
     super::crash_point("index");
     counts.new_versions = info.documents;
-    let dopts = AddDatesOptions {
-        memory: sort.memory,
-        tmp_dir: sort.tmp_dir.clone(),
-        ..AddDatesOptions::default()
-    };
+    let dopts = dates_options(sort);
     let bar = stages.stage("dates", 0);
     add_dates(
         &set.join("main"),

@@ -10,9 +10,9 @@ use super::error::Result;
 use super::files;
 use super::layout::Layout;
 use super::manifest::{write_manifest, CollectionManifest, CompactionEntry};
+use super::set_build::{dates_options, index_segments};
 use super::{Stages, UpdateOptions};
-use crate::dates::add::{add_dates, AddDatesOptions, DatesInput};
-use crate::index::{build_index, IndexOptions};
+use crate::dates::add::{add_dates, DatesInput};
 
 /// The compacted set's name.
 pub const COMPACTED: &str = "compacted";
@@ -49,22 +49,9 @@ pub fn run(
         files::remove_any(&tmp)?;
         let set = tmp.join(COMPACTED);
         let segments: Vec<PathBuf> = m.batches.iter().map(|b| layout.segment(&b.name)).collect();
-        let bar = stages.stage("index", 0);
-        build_index(
-            &segments,
-            &set.join("main"),
-            &IndexOptions {
-                sort: sort.clone(),
-                ..IndexOptions::default()
-            },
-        )?;
-        bar.finish();
+        index_segments(&segments, &set.join("main"), &sort, stages)?;
         let bar = stages.stage("dates", 0);
-        let dopts = AddDatesOptions {
-            memory: sort.memory,
-            tmp_dir: sort.tmp_dir.clone(),
-            ..AddDatesOptions::default()
-        };
+        let dopts = dates_options(&sort);
         let first = staging.file("dates-dup");
         files::remove_any(&first)?;
         add_dates(

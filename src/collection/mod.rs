@@ -20,6 +20,7 @@ pub mod layout;
 pub mod manifest;
 pub mod plan;
 pub mod publish;
+mod set_build;
 pub mod zipnum;
 
 use std::collections::BTreeMap;

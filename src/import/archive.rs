@@ -12,8 +12,8 @@ use super::parse::{parse_batch, ELEMENT_CAP};
 use super::versions::Versions;
 use super::{ImportOptions, SourceReport};
 use crate::reader::error::AnomalyCounts;
-use crate::reader::{ArchiveReader, ReaderOptions};
 use crate::reader::wacz::archive_parts;
+use crate::reader::{ArchiveReader, ReaderOptions};
 use warcdex_cdx::message::MESSAGES_PER_FILE;
 
 /// Parse jobs are gathered until this many payload bytes wait, then parsed on the

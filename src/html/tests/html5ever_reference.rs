@@ -35,11 +35,11 @@ use url::Url;
 use crate::html::handler::is_block;
 use crate::html::text_sink::TextSink;
 use crate::html::tokenizer::name_hash;
+use crate::html::Outlink;
 use crate::html::{
     charset, strip_bom, ParsedHtml, Robots, MAX_ANCHOR, MAX_HREF, MAX_NOSCRIPT, MAX_OUTLINKS,
     MAX_TITLE,
 };
-use crate::html::Outlink;
 
 /// Decodes `body` as [`crate::html::parse_html`] does, builds html5ever's tree (scripting on,
 /// as warcdex's tokenizer reads `<noscript>`) and reads the extraction off it.

@@ -16,10 +16,10 @@ use lol_html::{
 use url::Url;
 
 use crate::html::entities::{self, Context};
+use crate::html::Outlink;
 use crate::html::{
     charset, strip_bom, ParsedHtml, Robots, MAX_ANCHOR, MAX_NOSCRIPT, MAX_OUTLINKS, MAX_TITLE,
 };
-use crate::html::Outlink;
 
 const MAX_HREF: usize = 64 * 1024;
 
