@@ -15,6 +15,7 @@ mod fuzz_replay;
 mod html_pages;
 mod import;
 mod index;
+mod layering;
 mod lists_cli;
 mod near_dups;
 mod reader_corpus;
