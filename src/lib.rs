@@ -31,10 +31,11 @@ pub mod pindex;
 pub mod progress;
 pub mod reader;
 pub mod records;
+pub mod render;
+pub mod schema;
 pub mod search;
 pub mod segment;
 pub mod serve;
-pub mod simhash;
 #[cfg(test)]
 mod test_rng;
 pub mod wacz;
