@@ -45,10 +45,9 @@ pub mod reader;
 pub mod cdx_writer;
 
 // Content extraction that is not HTML (PDF, body decoding, language), and near-duplicate
-// fingerprints.
+// fingerprints and their clusters.
 pub mod extract;
 pub mod near;
-pub mod simhash;
 
 // HTML extraction: title, text, links.
 pub mod html;
@@ -59,6 +58,9 @@ pub mod segment;
 // Import: archives to segments.
 pub mod import;
 
+// The index's fields and analyzers, shared by index, pindex and search.
+pub mod schema;
+
 // Parallel indexes: main and the indexes joined to it, and `dumpindex`.
 pub mod pindex;
 
@@ -66,8 +68,11 @@ pub mod pindex;
 pub mod dates;
 pub mod index;
 
-// Search over main + dates.
+// Search over main + dates; near-dups and history.
 pub mod search;
+
+// Search results as text, JSON, OpenSearch RSS and the web page.
+pub mod render;
 
 // The HTTP server.
 pub mod serve;

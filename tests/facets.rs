@@ -47,7 +47,7 @@ fn facets_timeline_filters_and_counts() {
     let r = search(&index, "type:text/html", 0);
     assert_eq!(r.total, 16);
     let json: serde_json::Value =
-        serde_json::from_str(&warcdex::search::json::to_json(&r)).unwrap();
+        serde_json::from_str(&warcdex::render::json::to_json(&r)).unwrap();
     let f = &json["facets"];
     // Counted over all 16 matches; the ten most frequent sites, then by name.
     let sites = counts(&f["site"]);

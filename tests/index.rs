@@ -207,7 +207,7 @@ fn anchors_scores_and_an_anchor_only_word() {
     // "marmalade" is only in the hub's link text: the query finds alpha through its anchors.
     let index = tantivy::Index::open_in_dir(&main).unwrap();
     // The text fields are analyzed by warcdex's analyzer, which a reader registers.
-    warcdex::index::analysis::register(&index);
+    warcdex::schema::analysis::register(&index);
     let schema = index.schema();
     let fields: Vec<_> = ["title", "content", "anchor"]
         .iter()

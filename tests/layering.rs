@@ -61,7 +61,11 @@ fn library_files() -> Vec<(String, String)> {
     rust_files(&src(), &mut files);
     let mut out = Vec::new();
     for f in files {
-        let rel = f.strip_prefix(src()).unwrap().to_string_lossy().replace('\\', "/");
+        let rel = f
+            .strip_prefix(src())
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
         if rel == "main.rs" || rel.starts_with("cli/") {
             continue;
         }
@@ -74,7 +78,7 @@ fn library_files() -> Vec<(String, String)> {
         for (rel, text) in &out {
             let dir = match rel.rsplit_once('/') {
                 _ if rel == "lib.rs" => String::new(),
-                Some((dir, file)) if file == "mod.rs" => format!("{dir}/"),
+                Some((dir, "mod.rs")) => format!("{dir}/"),
                 _ => format!("{}/", rel.trim_end_matches(".rs")),
             };
             let all_test = tests.contains(rel);
@@ -162,7 +166,11 @@ fn strip_comment(line: &str) -> String {
 
 /// The module path of a file: `reader/mod.rs` → [reader], `reader/wacz.rs` → [reader, wacz].
 fn module_path(rel: &str) -> Vec<String> {
-    let mut parts: Vec<String> = rel.trim_end_matches(".rs").split('/').map(String::from).collect();
+    let mut parts: Vec<String> = rel
+        .trim_end_matches(".rs")
+        .split('/')
+        .map(String::from)
+        .collect();
     if parts.last().is_some_and(|p| p == "mod") {
         parts.pop();
     }
@@ -229,7 +237,9 @@ fn upward_edges(files: &[(String, String)]) -> Vec<String> {
         let own = module_path(rel);
         let top = own[0].as_str();
         let Some(&mine) = floors.get(top) else {
-            bad.push(format!("src/{rel}: module {top} has no floor in tests/layering.rs"));
+            bad.push(format!(
+                "src/{rel}: module {top} has no floor in tests/layering.rs"
+            ));
             continue;
         };
         for (line, code, in_test) in code_lines(rel, text) {
@@ -256,7 +266,11 @@ fn upward_edges(files: &[(String, String)]) -> Vec<String> {
 #[test]
 fn every_module_uses_only_the_floors_below_it() {
     let bad = upward_edges(&library_files());
-    assert!(bad.is_empty(), "uses against the floor plan:\n{}", bad.join("\n"));
+    assert!(
+        bad.is_empty(),
+        "uses against the floor plan:\n{}",
+        bad.join("\n")
+    );
 }
 
 #[test]
@@ -264,9 +278,16 @@ fn every_library_module_has_a_floor() {
     let floors = floor_of();
     let lib = std::fs::read_to_string(src().join("lib.rs")).unwrap();
     for line in lib.lines() {
-        if let Some(name) = line.trim().strip_prefix("pub mod ").or(line.trim().strip_prefix("mod ")) {
+        if let Some(name) = line
+            .trim()
+            .strip_prefix("pub mod ")
+            .or(line.trim().strip_prefix("mod "))
+        {
             let name = name.trim_end_matches(';');
-            assert!(floors.contains_key(name), "src/lib.rs declares {name}, which has no floor");
+            assert!(
+                floors.contains_key(name),
+                "src/lib.rs declares {name}, which has no floor"
+            );
         }
     }
 }
@@ -323,7 +344,11 @@ fn no_file_has_more_than_700_lines_of_logic() {
             long.push(format!("{}: {n} lines of logic", f.display()));
         }
     }
-    assert!(long.is_empty(), "files over {MAX_LOGIC} lines of logic:\n{}", long.join("\n"));
+    assert!(
+        long.is_empty(),
+        "files over {MAX_LOGIC} lines of logic:\n{}",
+        long.join("\n")
+    );
 }
 
 #[test]

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use warcdex::import::manifest::ManifestEntry;
 use warcdex::import::{import_archives, ImportOptions};
-use warcdex::simhash::{distance, fingerprint};
+use warcdex::near::simhash::{distance, fingerprint};
 
 /// The texts of the corpus's HTML pages with at least `min` words, one per distinct text.
 fn corpus_pages(min: usize) -> Vec<(String, String)> {
@@ -236,7 +236,7 @@ fn daily_front_page_is_one_hit_with_every_date() {
     assert!(h.snippet.text.contains("ferry"), "{:?}", h.snippet);
     // The hit's history: all 21 versions of the URL, the 20 it stands for marked, the
     // rewrite a major change from the version before it.
-    use warcdex::near::history::Change;
+    use warcdex::search::history::Change;
     assert_eq!(h.history.len(), 21);
     assert_eq!(h.history.iter().filter(|v| v.in_hit).count(), 20);
     assert_eq!(h.history[0].change, Change::First);
@@ -316,7 +316,8 @@ fn urls_digest_of_rewrite(r: &warcdex::search::SearchResults) -> String {
 /// and the rewrite a major change.
 #[test]
 fn near_dups_lists_one_cluster_and_history_tells_minor_from_major() {
-    use warcdex::near::{history::history, near_dups, NearOptions};
+    use warcdex::search::history::history;
+    use warcdex::search::near_dups::{near_dups, NearOptions};
     let dir = tempfile::tempdir().unwrap();
     let index = daily_front_page(dir.path());
     let mut out = Vec::new();

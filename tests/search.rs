@@ -9,7 +9,8 @@ use std::path::Path;
 use warcdex::dates::add::{add_dates, AddDatesOptions, DatesInput};
 use warcdex::index::links::{analyse, LinkOptions};
 use warcdex::index::write_index;
-use warcdex::search::{text, SearchIndex, SearchRequest, SearchResults};
+use warcdex::render::text;
+use warcdex::search::{SearchIndex, SearchRequest, SearchResults};
 use warcdex::segment::SegmentRow;
 use warcdex::serve::{router, serve, ConnLimits, ServeOptions};
 use warcdex_cdx::{url_key, KeyStyle};
@@ -124,7 +125,7 @@ fn search_worked_example() {
         .map(|&(a, b)| &d.snippet.text[a..b])
         .collect();
     assert_eq!(hl, ["Lisbon"]);
-    assert!(d.snippet.to_html().contains("<b>Lisbon</b>"));
+    assert!(warcdex::render::escape::snippet_html(&d.snippet).contains("<b>Lisbon</b>"));
 
     // Every date of index(A), with one replay link each (docs/formats.md §5.4).
     let r = search(&index, "\"welcome to\"", 0);
@@ -499,7 +500,7 @@ fn paging_past_the_end_counts_what_matched() {
     let mut out = Vec::new();
     text::write_text(&r, &mut out).unwrap();
     assert_eq!(String::from_utf8(out).unwrap(), "Total hits: 0\n");
-    let v: serde_json::Value = serde_json::from_str(&warcdex::search::json::to_json(&r)).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&warcdex::render::json::to_json(&r)).unwrap();
     assert_eq!(v["total_results"], 0);
     // Five match; past the end the count is five (all on one site, so the per-site
     // limit does not apply).
@@ -510,7 +511,7 @@ fn paging_past_the_end_counts_what_matched() {
     // The last page itself is unchanged.
     assert_eq!(page("organisation", 4, 0).total_results(), 5);
     // RSS says the same.
-    let rss = warcdex::search::opensearch::rss(&page("zzyzxnothing", 9000, 2), &[]);
+    let rss = warcdex::render::opensearch::rss(&page("zzyzxnothing", 9000, 2), &[]);
     assert!(
         rss.contains("<opensearch:totalResults>0</opensearch:totalResults>"),
         "{rss}"

@@ -1,16 +1,19 @@
 //! `warcdex near-dups`, `warcdex history` and the hidden `warcdex fingerprints`: flags,
-//! then the library (`warcdex::near`, `warcdex::simhash`).
+//! then the library (`warcdex::search::near_dups`, `warcdex::search::history`,
+//! `warcdex::near`).
 
 use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 
-use warcdex::near::{self, history::history, NearOptions};
+use warcdex::near;
+use warcdex::near::simhash::{self, Features, Weighting};
+use warcdex::search::history::history;
+use warcdex::search::near_dups::{search_dir_of, NearOptions};
 use warcdex::search::SearchIndex;
 use warcdex::segment::layout::ROWS_FILE;
 use warcdex::segment::rows::read_rows;
-use warcdex::simhash::{self, Features, Weighting};
 
 use super::{with_output, MemoryFlags};
 
@@ -37,7 +40,7 @@ pub struct NearDupsArgs {
 /// Lists the clusters; the counts go to stderr.
 pub fn near_dups(a: NearDupsArgs) -> anyhow::Result<i32> {
     a.memory.check()?;
-    let index = SearchIndex::open_released(&near::search_dir_of(&a.dir))?;
+    let index = SearchIndex::open_released(&search_dir_of(&a.dir))?;
     let opts = NearOptions {
         k: a.k,
         min_words: a.min_size,
@@ -45,7 +48,7 @@ pub fn near_dups(a: NearDupsArgs) -> anyhow::Result<i32> {
         tmp_dir: a.memory.tmp_dir.clone(),
     };
     let report = with_output(a.output.as_deref(), |out| {
-        Ok(near::near_dups(&index, &opts, out)?)
+        Ok(warcdex::search::near_dups::near_dups(&index, &opts, out)?)
     })?;
     eprintln!(
         "near-dups: {} versions, {} with fewer than {} words left out; {} distinct \
@@ -88,7 +91,7 @@ pub struct HistoryArgs {
 /// Prints each version of the URL: `FIRST_DATE14<TAB>sha1:DIGEST<TAB>DISTANCE<TAB>CHANGE
 /// <TAB>CAPTURES<TAB>DATES` (dates joined by commas; `-` for the first version's distance).
 pub fn history_cmd(a: HistoryArgs) -> anyhow::Result<i32> {
-    let index = SearchIndex::open_released(&near::search_dir_of(&a.dir))?;
+    let index = SearchIndex::open_released(&search_dir_of(&a.dir))?;
     let versions = history(&index, &a.url, a.k, a.min_size)?;
     if versions.is_empty() {
         eprintln!("history: no version of {} in {}", a.url, a.dir.display());

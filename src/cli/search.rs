@@ -9,7 +9,8 @@ use std::time::Duration;
 use anyhow::{bail, Context};
 use clap::Args;
 
-use warcdex::search::{json, text, NearDisplay, SearchIndex, SearchRequest, DEFAULT_HITS_PER_SITE};
+use warcdex::render::{json, text};
+use warcdex::search::{NearDisplay, SearchIndex, SearchRequest, DEFAULT_HITS_PER_SITE};
 use warcdex::serve::{front_router, router, serve, ConnLimits, Front, ServeOptions};
 
 /// The Wayback URL form used for replay links unless `--replay-prefix` says otherwise.

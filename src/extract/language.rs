@@ -1,6 +1,6 @@
 //! Each document's language, told from its text by whatlang (trigram profiles of 70
 //! languages, pure Rust, no model files), as the ISO 639-1 code that `lang:` filters on
-//! and that picks the stemmer of the index's stemmed field (src/index/analysis.rs).
+//! and that picks the stemmer of the index's stemmed field (src/schema/analysis.rs).
 
 use std::collections::HashMap;
 use std::sync::{LazyLock, Mutex};

@@ -12,11 +12,12 @@ use warcdex_cdx::sort::SortOptions;
 
 use super::links::LinkOptions;
 use super::versions::{absorb_all, VersionGroup, VersionRecord, VersionSorter};
-use super::{same_canonicalizer, schema, MainWriter, Result};
+use super::{same_canonicalizer, MainWriter, Result};
 use crate::path_error::ResultAtPath;
 use crate::pindex::directory::ReleasingDirectory;
 use crate::pindex::info::read_main_info;
 use crate::pindex::MainInfo;
+use crate::schema::{analysis, schema, Fields};
 use crate::segment::SegmentRow;
 
 /// Merges `indexes` into `out`, in bounded memory: documents go through the external
@@ -34,7 +35,7 @@ pub fn merge_indexes(indexes: &[PathBuf], out: &Path, sort: &SortOptions) -> Res
         same_canonicalizer(&mut canonicalizer, &info.canonicalizer, dir)?;
         // Every stored document is read once: pages need not stay resident.
         let index = Index::open(ReleasingDirectory::open(dir)?).at(dir)?;
-        super::analysis::register(&index);
+        analysis::register(&index);
         let searcher = index.reader().at(dir)?.searcher();
         for (ord, seg) in searcher.segment_readers().iter().enumerate() {
             for d in 0..seg.max_doc() {
@@ -91,7 +92,7 @@ pub fn merge_indexes(indexes: &[PathBuf], out: &Path, sort: &SortOptions) -> Res
 }
 
 /// A stored main-index document back as a version record.
-fn record_of(f: &super::Fields, doc: &TantivyDocument) -> VersionRecord {
+fn record_of(f: &Fields, doc: &TantivyDocument) -> VersionRecord {
     let text = |fld| {
         doc.get_first(fld)
             .and_then(|v| v.as_str().map(String::from))

@@ -6,27 +6,23 @@
 //! sorted by `seq` and merged to one segment, so DocId = position: the dates index of
 //! add-dates joins on it.
 
-pub mod analysis;
 pub mod error;
 pub mod graph;
 pub mod links;
 pub mod merge;
-pub mod stem_cache;
 pub mod versions;
 
 use std::io::{self, BufRead, BufReader, BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use sha1::{Digest, Sha1};
-use tantivy::schema::{
-    Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST, INDEXED, STORED, STRING,
-};
 use tantivy::{Index, IndexSettings, IndexSortByField, Order, TantivyDocument};
 
 use crate::path_error::ResultAtPath;
 use crate::pindex::directory::ReleasingDirectory;
 use crate::pindex::info::write_info;
 use crate::pindex::{MainInfo, PindexInfo};
+use crate::schema::{analysis, schema, Fields};
 use crate::segment::layout::read_manifest;
 use crate::segment::rows::Columns;
 use crate::segment::{Outlink, SegmentRow};
@@ -34,122 +30,6 @@ pub use error::{Error, Result};
 use links::{KeyIds, LinkCollector, LinkOptions};
 use versions::{absorb_all, sort_safe, VersionGroup};
 use warcdex_cdx::sort::SortOptions;
-
-/// The main index's fields (docs/design.md §4).
-#[derive(Debug, Clone, Copy)]
-pub struct Fields {
-    /// `URL sha1:DIGEST` (exact).
-    pub key: Field,
-    /// The original URL (tokenized and stored).
-    pub url: Field,
-    /// Canonical URL key (exact; a fast column, so add-dates reads keys without
-    /// loading stored documents).
-    pub urlkey: Field,
-    /// `sha1:DIGEST` (exact).
-    pub digest: Field,
-    /// Capture dates held by the segments, earliest first (exact, 14 digits).
-    pub date: Field,
-    /// Host without a leading `www.` (exact; the `site:` filter).
-    pub site: Field,
-    /// Host as in the URL (exact).
-    pub host: Field,
-    /// Collection (exact).
-    pub collection: Field,
-    /// MIME type (exact; the `type:` filter).
-    pub mime: Field,
-    /// HTTP status.
-    pub status: Field,
-    /// Stored record length of the earliest capture.
-    pub length: Field,
-    /// Archive file of the earliest capture.
-    pub filename: Field,
-    /// Stored offset of the earliest capture.
-    pub offset: Field,
-    /// Title (tokenized, stored).
-    pub title: Field,
-    /// Visible text (tokenized, stored).
-    pub content: Field,
-    /// Anchor text of inbound links (tokenized, stored; one value per link).
-    pub anchor: Field,
-    /// Link-analysis boost, applied at query time.
-    pub boost: Field,
-    /// Position in the index: the join key of parallel indexes.
-    pub seq: Field,
-    /// Language (ISO 639-1; exact, fast; the `lang:` filter and facet). This field and
-    /// the ones after it are `None` in indexes built before they existed, which still
-    /// open.
-    pub lang: Option<Field>,
-    /// The main content (tokenized, stored): the text without boilerplate, or the whole
-    /// text of a document without markup; a word here counts on top of `content`.
-    pub main: Option<Field>,
-    /// The stemmed text, one field per language of [`analysis::STEMMED_LANGUAGES`] (in
-    /// its order): a document's text is in the field of its language.
-    pub stems: [Option<Field>; STEMS],
-    /// The near-duplicate fingerprint (`crate::simhash`, its 64 bits as i64; fast,
-    /// stored): what `near-dups`, `history` and search's collapsing compare.
-    pub simhash: Option<Field>,
-    /// The words the fingerprint was made from (fast, stored): `near-dups --min-size`.
-    pub simhash_words: Option<Field>,
-    /// The document's cluster of near-duplicates in this index (fast, stored): the `seq`
-    /// of the cluster's first document, its own when it has no near-duplicate here.
-    /// Written by `index` (not by `merge` or `index --graph`, which leave it out).
-    pub near_cluster: Option<Field>,
-}
-
-/// The number of stemmed fields.
-pub const STEMS: usize = analysis::STEMMED_LANGUAGES.len();
-
-/// A tokenized, stored text field analyzed by [`analysis::TEXT_ANALYZER`] (positions
-/// kept, for phrases and CJK words).
-fn analyzed_text() -> TextOptions {
-    TextOptions::default().set_stored().set_indexing_options(
-        TextFieldIndexing::default()
-            .set_tokenizer(analysis::TEXT_ANALYZER)
-            .set_index_option(IndexRecordOption::WithFreqsAndPositions),
-    )
-}
-
-/// The schema of `pindexes/<name>/main`.
-pub fn schema() -> (Schema, Fields) {
-    let mut b = Schema::builder();
-    let f = Fields {
-        key: b.add_text_field("key", STRING | STORED | FAST),
-        url: b.add_text_field("url", analyzed_text()),
-        urlkey: b.add_text_field("urlkey", STRING | STORED | FAST),
-        digest: b.add_text_field("digest", STRING | STORED | FAST),
-        date: b.add_text_field("date", STRING | STORED),
-        site: b.add_text_field("site", STRING | STORED),
-        host: b.add_text_field("host", STRING | STORED),
-        collection: b.add_text_field("collection", STRING | STORED),
-        mime: b.add_text_field("type", STRING | STORED),
-        status: b.add_u64_field("status", INDEXED | STORED),
-        length: b.add_u64_field("length", STORED),
-        filename: b.add_text_field("filename", STORED),
-        offset: b.add_u64_field("offset", STORED),
-        title: b.add_text_field("title", analyzed_text()),
-        content: b.add_text_field("content", analyzed_text()),
-        anchor: b.add_text_field("anchor", analyzed_text()),
-        boost: b.add_f64_field("boost", FAST | STORED),
-        seq: b.add_u64_field("seq", FAST | INDEXED | STORED),
-        lang: Some(b.add_text_field("lang", STRING | STORED | FAST)),
-        main: Some(b.add_text_field("main", analyzed_text())),
-        stems: std::array::from_fn(|i| {
-            let code = analysis::STEMMED_LANGUAGES[i].0;
-            // Not stored (the text is in `main`); with positions, since the query
-            // parser looks for a quoted phrase in every default field.
-            let opts = TextOptions::default().set_indexing_options(
-                TextFieldIndexing::default()
-                    .set_tokenizer(&analysis::stem_analyzer_name(code))
-                    .set_index_option(IndexRecordOption::WithFreqsAndPositions),
-            );
-            Some(b.add_text_field(&analysis::stem_field_name(code), opts))
-        }),
-        simhash: Some(b.add_i64_field("simhash", FAST | STORED)),
-        simhash_words: Some(b.add_u64_field("simhash_words", FAST | STORED)),
-        near_cluster: Some(b.add_u64_field("near_cluster", FAST | STORED)),
-    };
-    (b.build(), f)
-}
 
 /// How to build the index.
 #[derive(Debug, Clone, Default)]

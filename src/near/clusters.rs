@@ -14,8 +14,6 @@ use std::io;
 
 use warcdex_cdx::{ExternalSorter, SortOptions};
 
-use super::NearError;
-
 /// A disjoint-set forest over document numbers, with the size of every set.
 #[derive(Debug)]
 pub struct UnionFind {
@@ -112,7 +110,7 @@ pub fn cluster(
     k: u32,
     opts: &SortOptions,
     uf: &mut UnionFind,
-) -> Result<ClusterCounts, NearError> {
+) -> io::Result<ClusterCounts> {
     let mut exact = PrintSorter::new(opts);
     for (h, doc) in prints {
         exact.push(h, doc)?;
@@ -147,7 +145,7 @@ impl PrintSorter {
     }
 
     /// Joins, in `uf`, the documents whose fingerprints are at most `k` bits apart.
-    pub fn cluster(self, k: u32, uf: &mut UnionFind) -> Result<ClusterCounts, NearError> {
+    pub fn cluster(self, k: u32, uf: &mut UnionFind) -> io::Result<ClusterCounts> {
         cluster_sorted(self.exact, self.half, k, uf)
     }
 }
@@ -157,7 +155,7 @@ fn cluster_sorted(
     half: SortOptions,
     k: u32,
     uf: &mut UnionFind,
-) -> Result<ClusterCounts, NearError> {
+) -> io::Result<ClusterCounts> {
     let mut counts = ClusterCounts::default();
     let table = blocks(k);
     let mut banded = ExternalSorter::new(half);
@@ -183,7 +181,7 @@ fn cluster_sorted(
         Ok(())
     })?;
     if let Some(e) = failed {
-        return Err(e.into());
+        return Err(e);
     }
     // 2. Distinct fingerprints sharing a block: compared pairwise within the group.
     let mut group: Vec<(u64, u32)> = Vec::new();
@@ -192,7 +190,7 @@ fn cluster_sorted(
         for i in 0..group.len() {
             for j in i + 1..group.len() {
                 counts.compared += 1;
-                if crate::simhash::distance(group[i].0, group[j].0) <= k {
+                if crate::near::simhash::distance(group[i].0, group[j].0) <= k {
                     counts.near_pairs += 1;
                     uf.union(group[i].1, group[j].1);
                 }
@@ -299,7 +297,7 @@ mod tests {
             let mut uf = UnionFind::new(prints.len() as u32);
             for i in 0..prints.len() {
                 for j in i + 1..prints.len() {
-                    if crate::simhash::distance(prints[i], prints[j]) <= k {
+                    if crate::near::simhash::distance(prints[i], prints[j]) <= k {
                         uf.union(i as u32, j as u32);
                     }
                 }

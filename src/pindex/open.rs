@@ -26,7 +26,7 @@ pub fn searcher_without_reload(index: &Index, dir: &Path) -> Result<Searcher> {
 /// segment or with deleted documents: its DocIds would not be positions.
 pub fn open_parallel_index(dir: &Path) -> Result<(Index, Searcher)> {
     let index = Index::open_in_dir(dir).at(dir)?;
-    crate::index::analysis::register(&index);
+    crate::schema::analysis::register(&index);
     check_parallel_index(dir, index)
 }
 
@@ -34,7 +34,7 @@ pub fn open_parallel_index(dir: &Path) -> Result<(Index, Searcher)> {
 /// dumpindex): the pages it reads do not stay resident ([`ReleasingDirectory`]).
 pub fn open_parallel_index_released(dir: &Path) -> Result<(Index, Searcher)> {
     let index = Index::open(ReleasingDirectory::open(dir)?).at(dir)?;
-    crate::index::analysis::register(&index);
+    crate::schema::analysis::register(&index);
     check_parallel_index(dir, index)
 }
 
@@ -44,7 +44,7 @@ pub fn open_parallel_index_released(dir: &Path) -> Result<(Index, Searcher)> {
 /// the damage, then failed; or, a damaged file it never reads whole, all of them).
 pub fn open_verified_parallel_index_released(dir: &Path) -> Result<(Index, Searcher)> {
     let index = Index::open(ReleasingDirectory::open(dir)?).at(dir)?;
-    crate::index::analysis::register(&index);
+    crate::schema::analysis::register(&index);
     check_checksums(&index, dir)?;
     check_parallel_index(dir, index)
 }

@@ -8,10 +8,10 @@
 
 use std::ops::Range;
 
-/// Eight copies of a byte (also `escape.rs`'s word test).
-pub(super) const ONES: u64 = 0x0101_0101_0101_0101;
+/// Eight copies of a byte (also `src/render/escape.rs`'s word test).
+pub(crate) const ONES: u64 = 0x0101_0101_0101_0101;
 /// The high bit of every byte.
-pub(super) const HIGH: u64 = 0x8080_8080_8080_8080;
+pub(crate) const HIGH: u64 = 0x8080_8080_8080_8080;
 
 /// The high bit of each byte of `x` set when that byte is an ASCII letter or digit.
 fn alnum_high_bits(x: u64) -> u64 {
@@ -132,12 +132,12 @@ impl Iterator for AsciiWords<'_> {
 }
 
 /// Whether `text` holds a character outside ASCII that the analyzer puts in a token
-/// (`index::analysis::in_a_token`: a letter, digit or CJK character). Without one, the
+/// (`schema::analysis::in_a_token`: a letter, digit or CJK character). Without one, the
 /// analyzers cut `text` into the runs [`AsciiWords`] gives, lower-cased.
 pub(crate) fn token_char_outside_ascii(text: &str) -> bool {
     let at = |i: usize| text[i..].chars().next().expect("a character starts at i");
     !text.is_ascii()
-        && non_ascii_starts(text.as_bytes()).any(|i| crate::index::analysis::in_a_token(at(i)))
+        && non_ascii_starts(text.as_bytes()).any(|i| crate::schema::analysis::in_a_token(at(i)))
 }
 
 /// The first bytes of the characters of `bytes` that are not ASCII (lead bytes,

@@ -13,7 +13,6 @@ use tantivy::query::Query;
 use tantivy::{DocId, Score, SegmentOrdinal, SegmentReader};
 
 use super::capped_top::{CappedTop, Ranked, NO_SITE};
-use super::escape::push_escaped;
 use super::facets::{FacetSources, SetTally};
 use super::near::{NearDisplay, NearTable};
 use super::query_words::QueryWords;
@@ -33,11 +32,6 @@ pub struct Snippet {
 }
 
 impl Snippet {
-    /// The fragment as HTML: escaped, highlights in `<b>`.
-    pub fn to_html(&self) -> String {
-        self.render(push_escaped, "<b>", "</b>")
-    }
-
     /// The fragment with highlights between `open` and `close`, text passed through `esc`.
     pub fn render(&self, esc: impl Fn(&mut String, &str), open: &str, close: &str) -> String {
         let mut out = String::with_capacity(self.text.len() + 16);
@@ -125,7 +119,7 @@ pub struct VersionChange {
     /// Bits its fingerprint differs from the version before; `None` for the first.
     pub distance: Option<u32>,
     /// What that distance means.
-    pub change: crate::near::history::Change,
+    pub change: super::history::Change,
     /// Whether this hit shows it (its dates are among the hit's).
     pub in_hit: bool,
 }
@@ -369,7 +363,7 @@ fn fold_into(
     let (hash, urlkey) = key.as_ref()?;
     keys.iter().enumerate().find_map(|(j, k)| {
         let (h, u) = k.as_ref()?;
-        if crate::simhash::distance(*h, *hash) > crate::near::DEFAULT_K {
+        if crate::near::simhash::distance(*h, *hash) > crate::near::DEFAULT_K {
             return None;
         }
         let same_url = u == urlkey;
@@ -725,16 +719,16 @@ fn url_history(
     for ((date, digest), (s, d)) in rows {
         let print = sets[s].near.as_ref().and_then(|n| n.judged(d));
         let (distance, change) = match before {
-            None => (None, crate::near::history::Change::First),
+            None => (None, super::history::Change::First),
             Some(prev) => match (prev, print) {
                 (Some(a), Some(b)) => {
-                    let dist = crate::simhash::distance(a, b);
+                    let dist = crate::near::simhash::distance(a, b);
                     (
                         Some(dist),
-                        crate::near::history::Change::of(dist, crate::near::DEFAULT_K, true),
+                        super::history::Change::of(dist, crate::near::DEFAULT_K, true),
                     )
                 }
-                _ => (None, crate::near::history::Change::Unknown),
+                _ => (None, super::history::Change::Unknown),
             },
         };
         before = Some(print);
@@ -847,16 +841,6 @@ pub(crate) fn build_hit(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_snippet_with_impossible_ranges_renders_without_them() {
-        let s = Snippet {
-            text: "café au lait".into(),
-            // Reversed, inside the é, past the end; then a good one.
-            highlighted: vec![(5, 2), (4, 5), (9, 99), (9, 13)],
-        };
-        assert_eq!(s.to_html(), "café au <b>lait</b>");
-    }
 
     #[test]
     fn the_lead_of_a_texts_start_is_the_lead_of_the_text() {

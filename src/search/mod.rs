@@ -12,14 +12,13 @@
 //! tantivy `Searcher` for the life of the process; a set that fails to open or whose
 //! main and dates do not align is reported and left out, and the others are searched.
 
-mod ascii_words;
+pub(crate) mod ascii_words;
 mod capped_top;
-pub mod escape;
 pub mod facets;
+pub mod history;
 pub mod hits;
-pub mod json;
 pub(crate) mod near;
-pub mod opensearch;
+pub mod near_dups;
 pub mod query;
 mod query_words;
 mod set;
@@ -27,7 +26,6 @@ pub mod shards;
 mod snippet;
 pub mod stats;
 mod stored;
-pub mod text;
 
 use std::fmt;
 use std::io;

@@ -3,7 +3,7 @@
 //!
 //! Within a set, the versions of one URL are consecutive DocIds (the index is in (URL key,
 //! digest) order, src/index/versions.rs), so each set's [`NearTable`], built when the set
-//! is opened, joins the versions of each URL whose fingerprints (`crate::simhash`) are at
+//! is opened, joins the versions of each URL whose fingerprints (`crate::near::simhash`) are at
 //! most [`crate::near::DEFAULT_K`] bits apart, transitively, and names each group by its
 //! first DocId. The collector (`hits.rs`) keeps one candidate per group: the group's best
 //! score, shown as its newest matching version. Across sets (batches of a collection) and,
@@ -88,7 +88,7 @@ impl NearTable {
                 j.saturating_sub(WINDOW)
             };
             for (i, a) in prints.iter().enumerate().take(j).skip(lo) {
-                if a.is_some_and(|a| crate::simhash::distance(a, b) <= DEFAULT_K) {
+                if a.is_some_and(|a| crate::near::simhash::distance(a, b) <= DEFAULT_K) {
                     uf.union(i as u32, j as u32);
                 }
             }

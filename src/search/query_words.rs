@@ -8,7 +8,7 @@
 //! bounds where the next forms are looked for), places the window at the same byte; and
 //! a page part that holds no word in any case and no letter outside ASCII cannot give a
 //! highlighted snippet (the analyzers cut such text into lower-cased runs of ASCII
-//! letters and digits, `src/index/analysis.rs`), so it is not scanned for one.
+//! letters and digits, `src/schema/analysis.rs`), so it is not scanned for one.
 
 use memchr::memmem::Finder;
 

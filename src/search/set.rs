@@ -17,9 +17,9 @@ use tantivy::{DocAddress, DocId, DocSet, Index, Score, Searcher, TantivyDocument
 
 use super::query::TEXT_FIELDS;
 use super::stored::{HitStore, ShownFields};
-use crate::index::Fields;
 use crate::path_error::ResultAtPath;
 use crate::pindex;
+use crate::schema::Fields;
 
 /// How words weigh by field: text people wrote about a page (anchors) and its title say
 /// more about it than a word somewhere in its body (Nutch: anchor 2.0, title 1.5).
@@ -321,8 +321,8 @@ fn fields_of(index: &Index, dir: &Path) -> pindex::Result<Fields> {
         lang: optional("lang"),
         main: optional("main"),
         stems: std::array::from_fn(|i| {
-            optional(&crate::index::analysis::stem_field_name(
-                crate::index::analysis::STEMMED_LANGUAGES[i].0,
+            optional(&crate::schema::analysis::stem_field_name(
+                crate::schema::analysis::STEMMED_LANGUAGES[i].0,
             ))
         }),
         simhash: optional("simhash"),

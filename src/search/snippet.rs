@@ -5,7 +5,7 @@
 //! (issue 22), most of it the analyzer's token stream (a `String` per token through the
 //! word cutter, lower-caser and folder) and, per token, a lower-cased copy looked up in a
 //! `BTreeMap`. For a part of a page in which every letter and digit is ASCII, the
-//! `warcdex` analyzer (`src/index/analysis.rs`) and tantivy's `default` one both give
+//! `warcdex` analyzer (`src/schema/analysis.rs`) and tantivy's `default` one both give
 //! the maximal runs of ASCII letters and digits shorter than 40 bytes, lower-cased; the
 //! fragments are then found here, with the generator's rules (`search_fragments` and
 //! `select_best_fragment_combination` in tantivy's `src/snippet/mod.rs`), over the runs
@@ -21,10 +21,10 @@ use tantivy::snippet::SnippetGenerator;
 use tantivy::Score;
 
 use super::ascii_words::{token_char_outside_ascii, AsciiWords};
-use crate::index::analysis::TEXT_ANALYZER;
+use crate::schema::analysis::TEXT_ANALYZER;
 
 /// Tokens this long or longer are dropped by both analyzers.
-const LONG_TOKEN: usize = crate::index::analysis::MAX_TOKEN_BYTES;
+const LONG_TOKEN: usize = crate::schema::analysis::MAX_TOKEN_BYTES;
 
 /// A fragment of a text with the byte ranges of the query's words in it, relative to
 /// the fragment; no fragment when no word is in the text.
@@ -197,7 +197,7 @@ fn keep_better(best: &mut Option<Candidate>, done: Candidate) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::analysis::{register, text_analyzer};
+    use crate::schema::analysis::{register, text_analyzer};
     use crate::search::query_words::QueryWords;
     use tantivy::schema::{TextFieldIndexing, TextOptions};
     use tantivy::Index;

@@ -19,7 +19,7 @@ use tantivy::schema::{Field, Value};
 use tantivy::store::StoreReader;
 use tantivy::{DocId, Searcher, TantivyDocument};
 
-use crate::index::Fields;
+use crate::schema::Fields;
 
 /// Decompressed store blocks kept per set, as `Searcher::doc`'s own store reader keeps
 /// (tantivy's `DOCSTORE_CACHE_CAPACITY`).

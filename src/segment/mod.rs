@@ -65,7 +65,7 @@ pub struct SegmentRow {
     /// is content (plain text, PDF).
     #[serde(default)]
     pub main_text: Option<String>,
-    /// The near-duplicate fingerprint of the text (`crate::simhash`, its 64 bits as a
+    /// The near-duplicate fingerprint of the text (`crate::near::simhash`, its 64 bits as a
     /// signed integer), set by import for parsed documents; `None` in rows of older
     /// segments, whose fingerprint is computed from the text when it is needed
     /// ([`SegmentRow::fingerprint`]).
@@ -80,7 +80,7 @@ pub struct SegmentRow {
 
 impl SegmentRow {
     /// Computes and stores the row's near-duplicate fingerprint from its text and main
-    /// content ([`crate::simhash::fingerprint`]).
+    /// content ([`crate::near::simhash::fingerprint`]).
     pub fn set_fingerprint(&mut self) {
         let f = self.computed_fingerprint();
         self.simhash = Some(f.hash as i64);
@@ -89,9 +89,9 @@ impl SegmentRow {
 
     /// The row's fingerprint: the stored one, or for a row of an older segment, one
     /// computed from its text.
-    pub fn fingerprint(&self) -> crate::simhash::Fingerprint {
+    pub fn fingerprint(&self) -> crate::near::simhash::Fingerprint {
         match (self.simhash, self.simhash_words) {
-            (Some(hash), Some(words)) => crate::simhash::Fingerprint {
+            (Some(hash), Some(words)) => crate::near::simhash::Fingerprint {
                 hash: hash as u64,
                 words,
             },
@@ -99,8 +99,8 @@ impl SegmentRow {
         }
     }
 
-    fn computed_fingerprint(&self) -> crate::simhash::Fingerprint {
-        crate::simhash::fingerprint(&self.text, self.main_text.as_deref())
+    fn computed_fingerprint(&self) -> crate::near::simhash::Fingerprint {
+        crate::near::simhash::fingerprint(&self.text, self.main_text.as_deref())
     }
 
     /// Folds another row of the same version into this one: dates unioned (sorted,

@@ -97,7 +97,7 @@ const LIST_ELEMENT: &str = "element";
 /// signed)`), the times are `INT64` (`TIMESTAMP(MICROS, true)`), and the lists use the
 /// standard three-level layout (`dates.list.element`, `outlinks.list.element.url`).
 ///
-/// `simhash` is the near-duplicate fingerprint (`crate::simhash`: 64 bits read as a signed
+/// `simhash` is the near-duplicate fingerprint (`crate::near::simhash`: 64 bits read as a signed
 /// integer, as Spark and DuckDB have no unsigned 64-bit type) and `simhash_words` the words
 /// it was made from; both null for documents import did not parse (images, failed parses).
 ///

@@ -1,6 +1,6 @@
 //! `warcdex serve`: the search over HTTP (axum on a tokio runtime).
 //!
-//! Routes: `/` the search page ([`page`]), `/opensearch` RSS 2.0 with the OpenSearch and
+//! Routes: `/` the search page ([`crate::render::page`]), `/opensearch` RSS 2.0 with the OpenSearch and
 //! NutchWAX elements, `/search.json` the same as JSON, `/healthz` the sets being served
 //! and those refused (names and document counts, no paths). Parameters follow NutchWAX's
 //! servlet: `query` (or `q`), `start`, `hitsPerPage` (capped at [`MAX_HITS_PER_PAGE`]),
@@ -15,7 +15,6 @@
 //! timeout, an idle timeout and a cap (`conn.rs`).
 
 mod conn;
-pub mod page;
 pub mod remote;
 
 use std::io;
@@ -30,12 +29,13 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 
+use crate::render::page::{self, PageRequest};
+use crate::render::{json, opensearch};
 use crate::search::{
-    json, opensearch, NearDisplay, SearchError, SearchIndex, SearchRequest, SearchResults,
-    TermStats, DEFAULT_HITS_PER_SITE, MAX_HITS_PER_PAGE,
+    NearDisplay, SearchError, SearchIndex, SearchRequest, SearchResults, TermStats,
+    DEFAULT_HITS_PER_SITE, MAX_HITS_PER_PAGE,
 };
 pub use conn::ConnLimits;
-use page::PageRequest;
 pub use remote::Front;
 
 /// Settings of the server.

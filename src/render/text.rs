@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use super::SearchResults;
+use crate::search::SearchResults;
 
 /// Writes `r` to `out`. Highlighted words are wrapped in `*` in the snippet.
 pub fn write_text(r: &SearchResults, out: &mut dyn Write) -> io::Result<()> {

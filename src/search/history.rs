@@ -7,8 +7,8 @@ use tantivy::schema::IndexRecordOption;
 use tantivy::{DocSet, Term, TERMINATED};
 use warcdex_cdx::KeyStyle;
 
-use super::{split_key, NearError, PrintColumns};
-use crate::search::SearchIndex;
+use super::near_dups::{split_key, NearError, PrintColumns};
+use super::SearchIndex;
 
 /// How a version's text differs from the version before it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -124,7 +124,7 @@ pub fn history(
                     Version {
                         url: u.to_string(),
                         digest: digest.to_string(),
-                        dates: dates.iter().map(|&d| crate::search::date14(d)).collect(),
+                        dates: dates.iter().map(|&d| super::date14(d)).collect(),
                         simhash,
                         words,
                         distance: None,
@@ -144,7 +144,7 @@ pub fn history(
     let mut out: Vec<Version> = found.into_iter().map(|(v, _)| v).collect();
     for i in 1..out.len() {
         let (prev, cur) = (&out[i - 1], &out[i]);
-        let d = crate::simhash::distance(prev.simhash, cur.simhash);
+        let d = crate::near::simhash::distance(prev.simhash, cur.simhash);
         let judged = prev.words >= min_words && cur.words >= min_words;
         out[i].distance = Some(d);
         out[i].change = Change::of(d, k, judged);

@@ -5,8 +5,9 @@
 
 use serde::Serialize;
 
-use super::facets::{Facets, MonthCount};
-use super::{Hit, SearchResults};
+use super::escape::snippet_html;
+use crate::search::facets::{Facets, MonthCount};
+use crate::search::{Hit, SearchResults};
 
 #[derive(Serialize)]
 struct JsonHit<'a> {
@@ -57,7 +58,7 @@ pub fn to_json(r: &SearchResults) -> String {
             .map(|h| JsonHit {
                 hit: h,
                 title_or_url: h.display_title(),
-                snippet_html: h.snippet.to_html(),
+                snippet_html: snippet_html(&h.snippet),
             })
             .collect(),
         facets: &r.facets,

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use super::escape::{is_web_url, push_escaped};
-use super::SearchResults;
+use crate::search::SearchResults;
 
 /// The OpenSearch 1.0 RSS namespace, as NutchWAX declared it.
 pub const OPENSEARCH_NS: &str = "http://a9.com/-/spec/opensearchrss/1.0/";

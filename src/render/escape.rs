@@ -1,7 +1,8 @@
 //! Escaping for HTML and XML output. Archived pages carry any bytes at all in their
 //! titles and text, so every value goes through here on its way out.
 
-use super::ascii_words::{HIGH, ONES};
+use crate::search::ascii_words::{HIGH, ONES};
+use crate::search::Snippet;
 
 /// Whether `c` may appear in an XML 1.0 document (the `Char` production): no control
 /// characters but tab, newline and carriage return, no U+FFFE/U+FFFF. NutchWAX's
@@ -93,6 +94,11 @@ pub fn escape(s: &str) -> String {
     out
 }
 
+/// A snippet's fragment as HTML: escaped, highlights in `<b>`.
+pub fn snippet_html(s: &Snippet) -> String {
+    s.render(push_escaped, "<b>", "</b>")
+}
+
 /// Whether `url` may be the target of a link: only `http://` and `https://` URLs (any
 /// case). An archive holds captures of `javascript:`, `data:` and `vbscript:` URLs too;
 /// as links they would run in the search page's origin when clicked.
@@ -167,6 +173,16 @@ mod tests {
             let stops = x < 0x20 || b"&<>\"'\xEF".contains(&x);
             assert_eq!(stops_a_run(word), stops, "{x:#x}");
         }
+    }
+
+    #[test]
+    fn a_snippet_with_impossible_ranges_renders_without_them() {
+        let s = Snippet {
+            text: "café au lait".into(),
+            // Reversed, inside the é, past the end; then a good one.
+            highlighted: vec![(5, 2), (4, 5), (9, 99), (9, 13)],
+        };
+        assert_eq!(snippet_html(&s), "café au <b>lait</b>");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use crate::search::escape::{escape, is_web_url, push_escaped, url_encode};
+use super::escape::{escape, is_web_url, push_escaped, snippet_html, url_encode};
 use crate::search::{Hit, SearchResults};
 
 /// What the page was asked for (echoed in the form and the links).
@@ -117,7 +117,7 @@ fn hit_html(out: &mut String, h: &Hit, req: &PageRequest, query: &str) {
     }
     let _ = writeln!(out, "<div class=\"url\">{}</div>", escape(&h.url));
     if !h.snippet.text.is_empty() {
-        let _ = writeln!(out, "<p class=\"snippet\">{}</p>", h.snippet.to_html());
+        let _ = writeln!(out, "<p class=\"snippet\">{}</p>", snippet_html(&h.snippet));
     }
     let _ = write!(
         out,
