@@ -19,21 +19,11 @@ fn inflate(file: &std::path::Path) -> anyhow::Result<i32> {
     Ok(0)
 }
 
-/// The error and its causes, `a: b: c` as `{:#}` shows them, down to the first cause
-/// that already shows its own source in its text (`warcdex::path_error`): the rest of
-/// the chain would only repeat it.
+/// The error and its causes, `a: b: c` as `{:#}` shows them, each text once
+/// ([`warcdex::path_error::Chain`]): a cause whose text already shows the rest of the
+/// chain ends it.
 fn message(e: &anyhow::Error) -> String {
-    let mut out = String::new();
-    for cause in e.chain() {
-        if !out.is_empty() {
-            out.push_str(": ");
-        }
-        out.push_str(&cause.to_string());
-        if warcdex::path_error::shows_its_source(cause) {
-            break;
-        }
-    }
-    out
+    warcdex::path_error::Chain(e.as_ref()).to_string()
 }
 
 fn main() -> ExitCode {

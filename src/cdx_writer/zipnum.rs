@@ -98,71 +98,8 @@ pub struct ZipNumReport {
     pub legends: u64,
 }
 
-/// An error writing a ZipNum cluster.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum Error {
-    /// A message of our own, or a system error that needs no path.
-    #[error(transparent)]
-    Io(#[from] io::Error),
-    /// The system refused to read the input or write a file of the cluster.
-    #[error(transparent)]
-    File(#[from] AtPath<io::Error>),
-    /// A line sorts before the line above it.
-    #[error(
-        "{}line {line} sorts before the line above it; a ZipNum cluster is searched by \
-         binary search and needs CDX in C byte order (sort-cdx sorts it)",
-        input.as_ref().map(|p| format!("{}: ", p.display())).unwrap_or_default()
-    )]
-    Unsorted {
-        /// The input, when the writer was given its name.
-        input: Option<PathBuf>,
-        /// The line (from 1, legend and empty lines counted).
-        line: u64,
-    },
-    /// The destination holds something other than a cluster, which replacing it would
-    /// delete.
-    #[error(
-        "{}: not a ZipNum cluster (it holds {entry:?}); give a new or empty directory, or \
-         one holding only a cluster to replace",
-        dir.display()
-    )]
-    NotACluster {
-        /// The destination.
-        dir: PathBuf,
-        /// The first entry that is not a cluster file.
-        entry: String,
-    },
-    /// `lines_per_block` is 0.
-    #[error("lines per block must be at least 1")]
-    NoLinesPerBlock,
-}
-
-/// A result with this module's [`Error`].
-pub type Result<T, E = Error> = std::result::Result<T, E>;
-
-impl Error {
-    /// The error's kind as a system error would have it.
-    pub fn kind(&self) -> io::ErrorKind {
-        match self {
-            Error::Io(e) => e.kind(),
-            Error::File(e) => e.source.kind(),
-            Error::Unsorted { .. } => io::ErrorKind::InvalidData,
-            Error::NotACluster { .. } => io::ErrorKind::AlreadyExists,
-            Error::NoLinesPerBlock => io::ErrorKind::InvalidInput,
-        }
-    }
-
-    /// True when the text already shows the source (see [`crate::path_error`]).
-    pub fn shows_its_source(&self) -> bool {
-        match self {
-            Error::Io(e) => crate::path_error::shows_its_source(e),
-            _ => true,
-        }
-    }
-}
-
-crate::path_error::into_io_error!(Error);
+/// An error writing a ZipNum cluster: the storage layers' one error.
+pub use crate::path_error::{Error, Result};
 
 /// Writes a ZipNum cluster from sorted CDX lines, pushed one at a time
 /// ([`push_line`](Self::push_line)) or written as bytes (it is an [`io::Write`] that

@@ -233,7 +233,7 @@ pub fn dump_cmd(args: DumpArgs) -> Result<i32> {
         }
         Err(e) if e.kind() == io::ErrorKind::NotFound && matches!(mode, DumpMode::Field(_)) => {
             out.flush()?;
-            println!("{e}");
+            println!("{}", warcdex::path_error::Chain(&e));
             Ok(2)
         }
         // As an `io::Error`, so that a closed pipe is seen as one.

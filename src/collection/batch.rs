@@ -222,10 +222,7 @@ fn stage_cdx(
                 let r = run_cdx(&[PathBuf::from(&a.path)], &run_opts, out, &*bar, &mut log)
                     .at(Path::new(&a.path))?;
                 if r.unopened > 0 {
-                    return Err(Error::Io(std::io::Error::other(format!(
-                        "{}: cannot be read as an archive",
-                        a.path
-                    ))));
+                    return Err(Error::NotAnArchive(a.path.clone()));
                 }
                 Ok(())
             })?;

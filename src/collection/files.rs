@@ -5,7 +5,7 @@
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use super::error::Result;
+use super::error::{Error, Result};
 use crate::output;
 use crate::path_error::{AtPath, ResultAtPath};
 
@@ -26,12 +26,10 @@ pub fn move_into_place(from: &Path, to: &Path) -> Result<()> {
     if let Some(parent) = to.parent() {
         std::fs::create_dir_all(parent).at(parent)?;
     }
-    std::fs::rename(from, to).map_err(|source| AtPath {
-        path: from.to_path_buf(),
-        source: io::Error::new(
-            source.kind(),
-            format!("cannot rename to {}: {source}", to.display()),
-        ),
+    std::fs::rename(from, to).map_err(|source| Error::Rename {
+        from: from.to_path_buf(),
+        to: to.to_path_buf(),
+        source,
     })?;
     output::sync_dir(&output::parent_of(to))?;
     Ok(())

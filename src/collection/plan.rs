@@ -119,10 +119,7 @@ pub fn plan(
         .par_iter()
         .map(|p| {
             if p.is_dir() {
-                return Err(Error::Io(io::Error::new(
-                    io::ErrorKind::InvalidInput,
-                    format!("{}: is a directory, not an archive", p.display()),
-                )));
+                return Err(Error::IsADirectory(p.clone()));
             }
             let (size, sha1) = sha1_of(p, progress)?;
             Ok(GivenArchive {

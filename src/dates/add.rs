@@ -192,37 +192,17 @@ fn check_dest(key_index: &Path, sources: &[PathBuf], dest: &Path, in_place: bool
         _ => false,
     };
     if same(key_index, dest) {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!(
-                "{}: DEST is the key index; a dates index goes in its own directory",
-                dest.display()
-            ),
-        )
-        .into());
+        return Err(Error::DestIsKeyIndex(dest.to_path_buf()));
     }
     let is_source = sources.iter().any(|s| same(s, dest));
     if in_place && !is_source {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!(
-                "--in-place: DEST {} is not one of the sources",
-                dest.display()
-            ),
-        )
-        .into());
+        return Err(Error::InPlaceNotSource(dest.to_path_buf()));
     }
     if !in_place && dest.exists() {
-        let hint = if is_source {
-            " (it is a source: use --in-place to replace it)"
-        } else {
-            ""
-        };
-        return Err(io::Error::new(
-            io::ErrorKind::AlreadyExists,
-            format!("{} already exists{hint}", dest.display()),
-        )
-        .into());
+        return Err(Error::DestExists {
+            dest: dest.to_path_buf(),
+            is_source,
+        });
     }
     Ok(())
 }
@@ -246,7 +226,6 @@ macro_rules! join_error_from {
 }
 join_error_from!(
     Error,
-    crate::pindex::Error,
     io::Error,
     crate::path_error::AtPath<io::Error>,
     crate::path_error::AtPath<tantivy::TantivyError>
@@ -256,7 +235,7 @@ impl JoinError {
     fn into_error(self) -> Error {
         match self {
             JoinError::Failed(e) => e,
-            JoinError::Unsorted => io::Error::other("the sorted dates list went backwards").into(),
+            JoinError::Unsorted => Error::DatesBackwards,
         }
     }
 }
@@ -338,10 +317,10 @@ fn failed(dir: &ReleasingDirectory, path: &Path, e: tantivy::TantivyError) -> Er
     }
 }
 
-/// [`failed`] for a document the writer refused (`Error::Writing` when no write failed).
+/// [`failed`] for a document the writer refused (`Error::WritingDates` when no write failed).
 fn refused(dir: &ReleasingDirectory, e: tantivy::TantivyError) -> Error {
     dir.take_write_error()
-        .map_or(Error::Writing(e), Error::File)
+        .map_or(Error::WritingDates(e), Error::File)
 }
 
 /// tantivy's indexing budget: an eighth of the memory (a segment flush briefly needs
@@ -400,11 +379,7 @@ impl Built {
             if searcher.segment_readers().len() != 1
                 || (0..seg.max_doc()).any(|d| seq.first(d) != Some(u64::from(d)))
             {
-                return Err(io::Error::other(format!(
-                    "{}: the merged dates index is not in document order",
-                    dir.display()
-                ))
-                .into());
+                return Err(Error::MergedOutOfOrder(dir.clone()));
             }
         }
         Ok((tmp, joined))
@@ -498,17 +473,12 @@ impl<'a> Joiner<'a> {
                 (self.cur.0.as_bytes(), self.cur.1.as_bytes()),
             ) != Ordering::Less
         {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!(
-                    "{}: document {doc} ({} {}) is not after the one before it in (URL key, \
-                     digest) order",
-                    self.ctx.main_dir.display(),
-                    self.cur.0,
-                    self.cur.1
-                ),
-            )
-            .into());
+            return Err(Error::MainOutOfOrder {
+                dir: self.ctx.main_dir.to_path_buf(),
+                doc,
+                urlkey: self.cur.0.clone(),
+                digest: self.cur.1.clone(),
+            });
         }
         Ok(())
     }
@@ -517,7 +487,7 @@ impl<'a> Joiner<'a> {
     fn malformed(&mut self, m: MalformedLine) -> Result<()> {
         self.counts.malformed_lines += 1;
         if self.ctx.opts.strict {
-            return Err(io::Error::new(io::ErrorKind::InvalidData, m.to_string()).into());
+            return Err(Error::MalformedLine(m.to_string()));
         }
         if self.malformed.len() < MALFORMED_SHOWN {
             self.malformed.push(m);
@@ -760,7 +730,7 @@ fn external(input: &DatesInput, j: &mut Joiner<'_>) -> Result<(), JoinError> {
         let (Some(urlkey), Some(digest), Some(_), Some(date)) =
             (parts.next(), parts.next(), parts.next(), parts.next())
         else {
-            return Err(io::Error::other("external sort returned a broken line"));
+            return Err(Error::BrokenSortLine.into());
         };
         let date = std::str::from_utf8(date).map_err(io::Error::other)?;
         j.feed(DateRecord {

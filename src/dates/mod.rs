@@ -17,7 +17,6 @@ pub mod error;
 pub mod records;
 mod source;
 
-use std::io;
 use std::path::{Path, PathBuf};
 
 use tantivy::schema::{Field, Schema, Value, FAST, INDEXED, STORED, STRING};
@@ -147,15 +146,11 @@ impl ParallelSet {
             _ => (&self.main_searcher, self.main_dir.as_path()),
         };
         if doc >= doc_count(searcher) {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!(
-                    "{}: no document {doc} ({} documents)",
-                    dir.display(),
-                    doc_count(searcher)
-                ),
-            )
-            .into());
+            return Err(Error::NoDocument {
+                dir: dir.to_path_buf(),
+                doc,
+                docs: Some(doc_count(searcher)),
+            });
         }
         let field = searcher.schema().get_field(DATE_FIELD).at(dir)?;
         let d: TantivyDocument = searcher.doc(DocAddress::new(0, doc)).at(dir)?;

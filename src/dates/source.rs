@@ -1,7 +1,6 @@
 //! Reading the stored dates of source indexes, one document at a time in DocId order,
 //! without loading whole documents into memory.
 
-use std::io;
 use std::path::{Path, PathBuf};
 
 use tantivy::columnar::Column;
@@ -9,7 +8,7 @@ use tantivy::schema::{Field, Value};
 use tantivy::store::StoreReader;
 use tantivy::{DocId, Searcher, TantivyDocument};
 
-use super::{Result, DATE_FIELD};
+use super::{Error, Result, DATE_FIELD};
 use crate::path_error::ResultAtPath;
 use crate::pindex::keys::KEYHASH_FIELD;
 
@@ -28,15 +27,13 @@ pub(crate) struct Source {
 impl Source {
     /// Opens the only segment of a source index.
     pub(crate) fn open(dir: &Path, s: &Searcher) -> Result<Source> {
-        let date = s.schema().get_field(DATE_FIELD).map_err(|_| {
-            io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!(
-                    "{}: no {DATE_FIELD:?} field: not a main or dates index",
-                    dir.display()
-                ),
-            )
-        })?;
+        let date = s
+            .schema()
+            .get_field(DATE_FIELD)
+            .map_err(|_| Error::NotMainOrDates {
+                dir: dir.to_path_buf(),
+                field: DATE_FIELD,
+            })?;
         let Some(seg) = s.segment_readers().first() else {
             return Ok(Source {
                 dir: dir.to_path_buf(),
@@ -62,11 +59,11 @@ impl Source {
     /// Appends the stored dates of `doc`, in stored order, to `out`.
     pub(crate) fn dates(&self, doc: DocId, out: &mut Vec<String>) -> Result<()> {
         let Some(store) = &self.store else {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!("{}: no document {doc}", self.dir.display()),
-            )
-            .into());
+            return Err(Error::NoDocument {
+                dir: self.dir.clone(),
+                doc,
+                docs: None,
+            });
         };
         let d: TantivyDocument = store.get(doc).at(&self.dir)?;
         out.extend(

@@ -20,7 +20,9 @@ use fst::Streamer;
 use serde::{Deserialize, Serialize};
 
 use super::versions::{absorb_all, sort_safe};
-use super::{canonicalizer_of, first_pass, versions_in_order, IndexOptions, MainWriter, Result};
+use super::{
+    canonicalizer_of, first_pass, versions_in_order, Error, IndexOptions, MainWriter, Result,
+};
 use crate::path_error::ResultAtPath;
 use crate::pindex::{LinkOptions, MainInfo};
 use crate::segment::rows::Columns;
@@ -73,11 +75,7 @@ pub fn build_graph(
 ) -> Result<GraphInfo> {
     let shards = shards.max(1);
     if out.exists() {
-        return Err(io::Error::new(
-            io::ErrorKind::AlreadyExists,
-            format!("{} already exists", out.display()),
-        )
-        .into());
+        return Err(Error::Exists(out.to_path_buf()));
     }
     let (canonicalizer, style) = canonicalizer_of(segments)?;
     // The shard of each node id (ids are given in key order, once per URL key).
@@ -146,13 +144,7 @@ pub fn build_graph(
 pub fn read_graph_info(dir: &Path) -> Result<GraphInfo> {
     let p = dir.join(GRAPH_INFO_FILE);
     let text = std::fs::read_to_string(&p).at(&p)?;
-    serde_json::from_str(&text).map_err(|e| {
-        io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("{}: not a link graph: {e}", p.display()),
-        )
-        .into()
-    })
+    serde_json::from_str(&text).map_err(|source| Error::NotALinkGraph { path: p, source })
 }
 
 /// Reads a shard's file forward, URL key by URL key.
@@ -174,13 +166,6 @@ impl GraphReader {
         })
     }
 
-    fn error(&self, msg: String) -> io::Error {
-        io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("{}: {msg}", self.path.display()),
-        )
-    }
-
     /// The boost and anchors of `key` (sort-safe); keys must be asked in increasing
     /// order, the same key any number of times. A key the file does not have is an
     /// error: the graph was made from other segments.
@@ -190,21 +175,29 @@ impl GraphReader {
                 match c.key.as_str().cmp(key) {
                     std::cmp::Ordering::Equal => break,
                     std::cmp::Ordering::Greater => {
-                        return Err(self.error(format!(
-                        "no entry for the URL key {key:?}: the graph was made from other segments"
-                    )))
+                        return Err(Error::GraphNoEntry {
+                            path: self.path.clone(),
+                            key: key.to_string(),
+                        }
+                        .into())
                     }
                     std::cmp::Ordering::Less => {}
                 }
             }
             let Some(text) = self.lines.next().transpose()? else {
-                return Err(self.error(format!(
-                    "ends before the URL key {key:?}: the graph was made from other segments"
-                )));
+                return Err(Error::GraphEnds {
+                    path: self.path.clone(),
+                    key: key.to_string(),
+                }
+                .into());
             };
             self.line += 1;
-            let parsed: GraphLine = serde_json::from_str(&text)
-                .map_err(|e| self.error(format!("line {}: {e}", self.line)))?;
+            let parsed: GraphLine =
+                serde_json::from_str(&text).map_err(|source| Error::GraphLine {
+                    path: self.path.clone(),
+                    line: self.line,
+                    source,
+                })?;
             self.current = Some(parsed);
         }
         let c = self.current.as_ref().expect("just matched");
@@ -221,25 +214,16 @@ pub(crate) fn index_with_graph(
     graph: &Path,
     canonicalizer: String,
 ) -> Result<MainInfo> {
-    let shard = opts.shard.ok_or_else(|| {
-        io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "an index from a link graph is one shard's: give --shard K/N",
-        )
-    })?;
+    let shard = opts.shard.ok_or(Error::GraphNeedsShard)?;
     let info = read_graph_info(graph)?;
     if info.shards != shard.count || info.canonicalizer != canonicalizer {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!(
-                "{} is a graph of {} shards of {} keys; this index is shard {shard} of {} keys",
-                graph.display(),
-                info.shards,
-                info.canonicalizer,
-                canonicalizer
-            ),
-        )
-        .into());
+        return Err(Error::GraphMismatch {
+            graph: graph.to_path_buf(),
+            shards: info.shards,
+            keys: info.canonicalizer,
+            shard: shard.to_string(),
+            these_keys: canonicalizer,
+        });
     }
     let file = graph.join(shard_file(shard.index));
     let writer = versions_in_order(segments, &opts.sort, Columns::All, &mut |source| {

@@ -25,6 +25,7 @@ use warcdex_cdx::sort::{ExternalSorter, SortOptions};
 use warcdex_cdx::{url_key, KeyStyle};
 
 use super::versions::sort_safe;
+use super::Error;
 use crate::segment::{Outlink, SegmentRow};
 
 /// Link analysis settings (kept in main's `pindex.json`).
@@ -105,7 +106,7 @@ impl LinkCollector {
         let mut edge: Vec<u8> = Vec::with_capacity(16);
         self.sorter.finish_with(|line| {
             let mut parts = line.splitn(5, |&b| b == 1);
-            let bad = || io::Error::new(io::ErrorKind::InvalidData, "corrupt link sort line");
+            let bad = || io::Error::from(Error::Corrupt("link sort line"));
             let target = parts.next().ok_or_else(bad)?;
             let _seq = parts.next().ok_or_else(bad)?;
             let src: u32 = std::str::from_utf8(parts.next().ok_or_else(bad)?)
@@ -149,7 +150,7 @@ impl LinkCollector {
         let mut graph = BufWriter::new(tempfile_in(sort)?);
         let mut outdegree = vec![0u32; keys.len()];
         edges.finish_with(|line| {
-            let bad = || io::Error::new(io::ErrorKind::InvalidData, "corrupt edge sort line");
+            let bad = || io::Error::from(Error::Corrupt("edge sort line"));
             let hex = std::str::from_utf8(line).map_err(|_| bad())?;
             let src = u32::from_str_radix(&hex[..8], 16).map_err(|_| bad())?;
             let dst = u32::from_str_radix(&hex[8..], 16).map_err(|_| bad())?;
@@ -303,9 +304,8 @@ impl AnchorReader {
                 let Some(line) = self.lines.next().transpose()? else {
                     return Ok(out);
                 };
-                let at = memchr::memchr(1, &line).ok_or_else(|| {
-                    io::Error::new(io::ErrorKind::InvalidData, "corrupt anchor line")
-                })?;
+                let at = memchr::memchr(1, &line)
+                    .ok_or_else(|| io::Error::from(Error::Corrupt("anchor line")))?;
                 let anchor = String::from_utf8_lossy(&line[at + 1..]).into_owned();
                 self.pending = Some((line[..at].to_vec(), anchor));
             }

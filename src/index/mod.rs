@@ -59,13 +59,12 @@ pub(crate) fn same_canonicalizer(
     match seen {
         None => *seen = Some(got.to_string()),
         Some(c) if c != got => {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!(
-                    "{} uses {got} keys but an earlier input uses {c}: they cannot be combined",
-                    input.display()
-                ),
-            ))
+            return Err(Error::MixedKeys {
+                input: input.to_path_buf(),
+                got: got.to_string(),
+                earlier: c.clone(),
+            }
+            .into())
         }
         Some(_) => {}
     }
@@ -177,7 +176,7 @@ pub fn build_index(segments: &[PathBuf], out: &Path, opts: &IndexOptions) -> Res
         let mut uf = crate::near::UnionFind::new(docs);
         sorter
             .cluster(crate::near::DEFAULT_K, &mut uf)
-            .map_err(|e| io::Error::other(e.to_string()))?;
+            .map_err(io::Error::other)?;
         writer.set_near_clusters(uf);
     }
 
@@ -206,16 +205,9 @@ pub fn build_index(segments: &[PathBuf], out: &Path, opts: &IndexOptions) -> Res
         None => {
             versions::merge_sorted_segments(segments, Columns::WithoutOutlinks, &mut |group| {
                 let row = absorb_all(group);
-                let node = keys.get(sort_safe(&row.urlkey).as_bytes()).ok_or_else(|| {
-                    io::Error::new(
-                        io::ErrorKind::InvalidData,
-                        format!(
-                            "{}: a URL key pass 1 did not see \
-                             (a segment changed during the build?)",
-                            row.urlkey
-                        ),
-                    )
-                })?;
+                let node = keys
+                    .get(sort_safe(&row.urlkey).as_bytes())
+                    .ok_or_else(|| io::Error::from(Error::UnseenKey(row.urlkey.clone())))?;
                 add(node as usize, row)
             })?
         }
@@ -226,9 +218,7 @@ pub fn build_index(segments: &[PathBuf], out: &Path, opts: &IndexOptions) -> Res
                 let (node, json) = line
                     .split_once('\x01')
                     .and_then(|(n, j)| Some((n.parse::<usize>().ok()?, j)))
-                    .ok_or_else(|| {
-                        io::Error::new(io::ErrorKind::InvalidData, "corrupt spool line")
-                    })?;
+                    .ok_or_else(|| io::Error::from(Error::Corrupt("spool line")))?;
                 // The spool is ours, written just before: an error here is a system's.
                 let row: SegmentRow = serde_json::from_str(json).map_err(io::Error::other)?;
                 add(node, row)?;
@@ -394,11 +384,7 @@ impl MainWriter {
     /// Starts an index at `out`, which must not exist.
     pub fn create(out: &Path) -> Result<Self> {
         if out.exists() {
-            return Err(io::Error::new(
-                io::ErrorKind::AlreadyExists,
-                format!("{} already exists", out.display()),
-            )
-            .into());
+            return Err(Error::Exists(out.to_path_buf()));
         }
         let tmp = crate::output::temp_dir_beside(out)?;
         let (schema, fields) = schema();
@@ -628,7 +614,7 @@ mod tests {
             &LinkOptions::default(),
         )
         .unwrap_err();
-        let msg = e.to_string();
+        let msg = crate::path_error::Chain(&e).to_string();
         assert!(msg.contains("No space left on device"), "{msg}");
         // The file written, in the temporary directory beside `out`.
         let file = format!("{}/{}", dir.path().display(), crate::output::TEMP_PREFIX);

@@ -15,6 +15,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use warcdex_cdx::sort::{ExternalSorter, SortOptions};
 
+use super::Error;
 use crate::segment::layout::ROWS_FILE;
 use crate::segment::rows::{read_rows_with, Columns, RowReader};
 use crate::segment::SegmentRow;
@@ -106,7 +107,7 @@ impl VersionSorter {
 /// Splits a sort line into the version key (URL key and digest), the input number and
 /// the JSON record.
 fn split_line(line: &[u8]) -> io::Result<(&[u8], u32, &[u8])> {
-    let bad = || io::Error::new(io::ErrorKind::InvalidData, "corrupt version sort line");
+    let bad = || io::Error::from(Error::Corrupt("version sort line"));
     let mut seps = memchr::memchr_iter(1, line);
     let _urlkey_end = seps.next().ok_or_else(bad)?;
     let digest_end = seps.next().ok_or_else(bad)?;

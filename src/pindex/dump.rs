@@ -6,7 +6,7 @@
 //! main) are refused, and so is an index whose files fail their checksums, before
 //! anything is printed.
 
-use std::io::{self, Write};
+use std::io::Write;
 use std::path::Path;
 
 use tantivy::schema::{Field, FieldType, Value};
@@ -15,7 +15,7 @@ use tantivy::{DocAddress, TantivyDocument};
 use crate::path_error::ResultAtPath;
 use crate::pindex::align::check_parallel;
 use crate::pindex::open::{doc_count, open_verified_parallel_index_released};
-use crate::pindex::Result;
+use crate::pindex::{Error, Result};
 
 /// One opened index: its fields and stored documents.
 struct Opened {
@@ -64,16 +64,12 @@ pub fn dump(dirs: &[&Path], mode: &DumpMode, out: &mut dyn Write) -> Result<()> 
     let opened: Vec<Opened> = dirs.iter().map(|d| open(d)).collect::<Result<_>>()?;
     let docs = opened.first().map_or(0, |o| o.docs);
     if let Some((i, o)) = opened.iter().enumerate().find(|(_, o)| o.docs != docs) {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!(
-                "{} has {} documents but {} has {docs}: not parallel indexes",
-                dirs[i].display(),
-                o.docs,
-                dirs[0].display()
-            ),
-        )
-        .into());
+        return Err(Error::DocumentCounts {
+            index: dirs[i].to_path_buf(),
+            docs: o.docs,
+            first: dirs[0].to_path_buf(),
+            first_docs: docs,
+        });
     }
     // Same counts are not enough: a dates index built for another main must not be
     // shown beside it (its dates would belong to other documents).
@@ -102,11 +98,7 @@ pub fn dump(dirs: &[&Path], mode: &DumpMode, out: &mut dyn Write) -> Result<()> 
         }
         DumpMode::Field(name) => {
             let Some((_, i, f)) = names.iter().find(|(n, _, _)| n == name) else {
-                return Err(io::Error::new(
-                    io::ErrorKind::NotFound,
-                    format!("Field not in index: {name}"),
-                )
-                .into());
+                return Err(Error::NoSuchField(name.clone()));
             };
             for d in 0..docs {
                 let o = &opened[*i];

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::Result;
+use super::{Error, Result};
 use crate::path_error::ResultAtPath;
 
 /// The file beside the index that describes it.
@@ -142,15 +142,10 @@ pub fn read_info(dir: &Path) -> Result<PindexInfo> {
 pub fn read_main_info(dir: &Path) -> Result<MainInfo> {
     match read_info(dir)? {
         PindexInfo::Main(m) => Ok(m),
-        other => Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!(
-                "{}: a {} index, not a main index",
-                dir.join(PINDEX_FILE).display(),
-                other.kind()
-            ),
-        )
-        .into()),
+        other => Err(Error::NotAMainIndex {
+            path: dir.join(PINDEX_FILE),
+            kind: other.kind(),
+        }),
     }
 }
 

@@ -2,14 +2,13 @@
 //! `keyhash` of a key: what a dates index stores at each position so that a dates index
 //! built for another main is refused instead of giving wrong dates.
 
-use std::io;
 use std::path::{Path, PathBuf};
 
 use sha1::{Digest, Sha1};
 use tantivy::columnar::StrColumn;
 use tantivy::{DocId, Searcher};
 
-use super::Result;
+use super::{Error, Result};
 use crate::path_error::ResultAtPath;
 
 /// Unstored u64 fast field of the dates index: [`keyhash`] of main's key at that position.
@@ -105,16 +104,10 @@ impl MainKeys {
         };
         let ff = seg.fast_fields();
         let col = |name: &str| -> Result<StrColumn> {
-            Ok(ff.str(name).at(dir)?.ok_or_else(|| {
-                io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    format!(
-                        "{}: no fast field {name:?}: not a main index, or one built by an \
-                         older warcdex (rebuild it with `warcdex index`)",
-                        dir.display()
-                    ),
-                )
-            })?)
+            ff.str(name).at(dir)?.ok_or_else(|| Error::NoFastField {
+                dir: dir.to_path_buf(),
+                field: name.to_string(),
+            })
         };
         Ok(MainKeys {
             dir: dir.to_path_buf(),
@@ -130,11 +123,11 @@ impl MainKeys {
             None => false,
         };
         if !found {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!("{}: document {doc} has no {name}", self.dir.display()),
-            )
-            .into());
+            return Err(Error::NoKey {
+                dir: self.dir.clone(),
+                doc,
+                column: name.to_string(),
+            });
         }
         Ok(())
     }
@@ -158,11 +151,10 @@ impl MainKeys {
             scratch.clear();
             for i in 0..len {
                 let doc = start + i as u32;
-                let ord = col.term_ords(doc).next().ok_or_else(|| {
-                    io::Error::new(
-                        io::ErrorKind::InvalidData,
-                        format!("{}: document {doc} has no {name}", self.dir.display()),
-                    )
+                let ord = col.term_ords(doc).next().ok_or_else(|| Error::NoKey {
+                    dir: self.dir.clone(),
+                    doc,
+                    column: name.to_string(),
                 })?;
                 scratch.push((ord, i as u32));
             }
@@ -201,11 +193,10 @@ impl MainKeys {
                 }
             };
             if !found || bad || next != len {
-                return Err(io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    format!("{}: damaged {name} column", self.dir.display()),
-                )
-                .into());
+                return Err(Error::DamagedColumn {
+                    dir: self.dir.clone(),
+                    column: name.to_string(),
+                });
             }
         }
         Ok(())

@@ -2,13 +2,12 @@
 //! DocId = position, the join key of parallel indexes. Indexes never change once
 //! written, so searchers have no reload thread.
 
-use std::io;
 use std::path::Path;
 
 use tantivy::{Index, ReloadPolicy, Searcher};
 
 use super::directory::ReleasingDirectory;
-use super::Result;
+use super::{Error, Result};
 use crate::path_error::ResultAtPath;
 
 /// A searcher over `index` as it is now, with no reload thread (`dir` names it in
@@ -54,25 +53,14 @@ fn check_parallel_index(dir: &Path, index: Index) -> Result<(Index, Searcher)> {
     let searcher = searcher_without_reload(&index, dir)?;
     let segments = searcher.segment_readers().len();
     if segments > 1 {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!(
-                "{}: {segments} segments; a parallel index has one",
-                dir.display()
-            ),
-        )
-        .into());
+        return Err(Error::NotOneSegment {
+            dir: dir.to_path_buf(),
+            segments,
+        });
     }
     if let Some(s) = searcher.segment_readers().first() {
         if s.num_docs() != s.max_doc() {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!(
-                    "{}: has deleted documents; a parallel index has none",
-                    dir.display()
-                ),
-            )
-            .into());
+            return Err(Error::DeletedDocuments(dir.to_path_buf()));
         }
     }
     Ok((index, searcher))
@@ -105,15 +93,10 @@ pub fn check_checksums(index: &Index, dir: &Path) -> Result<()> {
     if damaged.is_empty() {
         return Ok(());
     }
-    Err(io::Error::new(
-        io::ErrorKind::InvalidData,
-        format!(
-            "{}: damaged index: checksum mismatch in {}",
-            dir.display(),
-            damaged.join(", ")
-        ),
-    )
-    .into())
+    Err(Error::ChecksumMismatch {
+        dir: dir.to_path_buf(),
+        files: damaged,
+    })
 }
 
 /// The document count of a one-segment searcher.

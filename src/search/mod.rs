@@ -162,8 +162,8 @@ impl SearchResults {
 pub enum SearchError {
     /// The query is malformed or over a limit: the user's to fix (HTTP 400).
     Query(QueryError),
-    /// Reading an index failed (HTTP 500).
-    Index(String),
+    /// Reading an index failed (HTTP 500): tantivy's error, or what was found damaged.
+    Index(Box<dyn std::error::Error + Send + Sync>),
     /// A shard server was sent term statistics no collection can have (HTTP 400: the
     /// asker's error, as a malformed query is).
     Statistics(ImpossibleStats),
@@ -183,7 +183,8 @@ impl std::error::Error for SearchError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             SearchError::Statistics(e) => Some(e),
-            _ => None,
+            SearchError::Index(e) => Some(&**e),
+            SearchError::Query(_) => None,
         }
     }
 }
@@ -207,7 +208,7 @@ impl From<tantivy::TantivyError> for SearchError {
             | tantivy::TantivyError::FieldNotFound(m) => SearchError::Query(QueryError(format!(
                 "this query cannot be answered: {m} (ranges and `field:*` work only on date:)"
             ))),
-            e => SearchError::Index(e.to_string()),
+            e => SearchError::Index(Box::new(e)),
         }
     }
 }
@@ -381,11 +382,9 @@ impl SearchIndex {
             match open_set_guarded(&d, released) {
                 Ok(s) => sets.push(s),
                 Err(e) => {
-                    eprintln!("warcdex: parallel set {name} is not searched: {e}");
-                    broken.push(BrokenSet {
-                        name,
-                        error: e.to_string(),
-                    });
+                    let error = crate::path_error::Chain(&e).to_string();
+                    eprintln!("warcdex: parallel set {name} is not searched: {error}");
+                    broken.push(BrokenSet { name, error });
                 }
             }
         }
@@ -420,7 +419,7 @@ impl SearchIndex {
             )));
         }
         self.disable(i, what, p);
-        SearchError::Index(format!("set {} is damaged", self.sets[i].name))
+        SearchError::Index(format!("set {} is damaged", self.sets[i].name).into())
     }
 
     /// Stops searching set `i` after a panic in it, and lists it as broken.

@@ -6,13 +6,12 @@
 //! reads a segment without depending on the import that wrote it.
 
 use std::collections::BTreeMap;
-use std::io;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
 use super::rows::RowWriter;
-use super::{Result, SegmentRow};
+use super::{Error, Result, SegmentRow};
 use crate::path_error::ResultAtPath;
 
 /// The rows file inside a segment.
@@ -171,14 +170,7 @@ pub fn write_segment(
 /// overwritten.
 fn refuse_existing(dest: &Path) -> Result<()> {
     if dest.exists() {
-        return Err(io::Error::new(
-            io::ErrorKind::AlreadyExists,
-            format!(
-                "{} already exists; choose another segment name",
-                dest.display()
-            ),
-        )
-        .into());
+        return Err(Error::SegmentExists(dest.to_path_buf()));
     }
     Ok(())
 }

@@ -7,7 +7,6 @@
 //! Parquet, Arrow or system error as the source.
 
 use std::fs::File;
-use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
@@ -29,7 +28,7 @@ use parquet::file::metadata::ParquetMetaDataReader;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::schema::types::ColumnPath;
 
-use super::{Outlink, Result, SegmentRow};
+use super::{Error, Outlink, Result, SegmentRow};
 use crate::path_error::{AtPath, ResultAtPath};
 
 /// Rows buffered by a [`RowWriter`] (and decoded per batch by [`read_rows`]) by default.
@@ -448,18 +447,14 @@ impl RowWriter {
 
     /// Creates (or truncates) the file at exactly `path`.
     ///
-    /// Fails with [`io::ErrorKind::InvalidInput`] when an option is 0.
+    /// Fails with [`Error::RowOptions`] (`InvalidInput`) when an option is 0.
     pub fn create_with(path: &Path, opts: RowWriterOptions) -> Result<Self> {
         if opts.batch_rows == 0 || opts.row_group_bytes == 0 || opts.row_group_rows == 0 {
             // The parquet crate panics on zero limits; refuse them politely instead.
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!(
-                    "{}: row writer options must be at least 1: {opts:?}",
-                    path.display()
-                ),
-            )
-            .into());
+            return Err(Error::RowOptions {
+                path: path.to_path_buf(),
+                options: format!("{opts:?}"),
+            });
         }
         let file = File::create(path).at(path)?;
         let writer =
@@ -477,20 +472,17 @@ impl RowWriter {
 
     /// Adds a row. It reaches the file when its batch is full or at [`RowWriter::finish`].
     ///
-    /// Fails with [`io::ErrorKind::InvalidInput`] for a row whose strings add up to more
-    /// than 1 GiB (Arrow's 32-bit string offsets could not hold a batch of them).
+    /// Fails with [`Error::RowTooLarge`] (`InvalidInput`) for a row whose strings add up
+    /// to more than 1 GiB (Arrow's 32-bit string offsets could not hold a batch of them).
     pub fn write(&mut self, row: &SegmentRow) -> Result<()> {
         let bytes = row_bytes(row);
         if bytes > MAX_ROW_BYTES {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!(
-                    "{}: row {:?} holds {bytes} bytes of strings, more than {MAX_ROW_BYTES}",
-                    self.path.display(),
-                    row.key
-                ),
-            )
-            .into());
+            return Err(Error::RowTooLarge {
+                path: self.path.clone(),
+                key: row.key.clone(),
+                bytes,
+                max: MAX_ROW_BYTES,
+            });
         }
         // Flush before appending so that a batch never exceeds the byte bound by more
         // than the row that crossed it.
@@ -535,13 +527,8 @@ pub fn row_count(path: &Path) -> Result<u64> {
     let meta = ParquetMetaDataReader::new()
         .parse_and_finish(&file)
         .at(path)?;
-    u64::try_from(meta.file_metadata().num_rows()).map_err(|_| {
-        io::Error::other(format!(
-            "{}: negative row count in the footer",
-            path.display()
-        ))
-        .into()
-    })
+    u64::try_from(meta.file_metadata().num_rows())
+        .map_err(|_| Error::NegativeRowCount(path.to_path_buf()))
 }
 
 /// Reads the rows of a segment file back, one batch of [`DEFAULT_BATCH_ROWS`] rows in
@@ -638,15 +625,10 @@ fn check_schema(path: &Path, found: &Schema) -> Result<()> {
     if problems.is_empty() {
         Ok(())
     } else {
-        Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!(
-                "{}: not a segment rows file: {}",
-                path.display(),
-                problems.join("; ")
-            ),
-        )
-        .into())
+        Err(Error::NotARowsFile {
+            path: path.to_path_buf(),
+            problems: problems.join("; "),
+        })
     }
 }
 
@@ -883,11 +865,7 @@ impl Iterator for RowReader {
                     Some(b) => self.current = Some(b),
                     None => {
                         self.done = true;
-                        return Some(Err(io::Error::other(format!(
-                            "{}: a decoded batch does not have the segment rows schema",
-                            self.path.display()
-                        ))
-                        .into()));
+                        return Some(Err(Error::BatchSchema(self.path.clone())));
                     }
                 },
             }
