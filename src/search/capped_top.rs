@@ -1,5 +1,5 @@
 //! The best candidates of one set's search under a per-site limit, kept in one pass
-//! over every matching document (`hits.rs`'s collector offers them here).
+//! over every matching document (`collect.rs`'s collector offers them here).
 //!
 //! Without a per-site limit the best `limit` are a heap's. With one, the hits of a page
 //! are the best `limit` of the union of every site's best `per_site` (and the best
@@ -17,7 +17,7 @@
 //! that is among the best `limit` has fewer than `per_site` better ones in its site, so
 //! it stays among its site's kept. Only the best `limit` of the result are the same: the
 //! caller must look no further, which is why a search that folds hits together or merges
-//! sets does not prune (`mod.rs`, `rank`).
+//! sets does not prune (`rank.rs`, `rank`).
 
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BTreeSet, BinaryHeap, HashMap};

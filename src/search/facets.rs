@@ -2,7 +2,7 @@
 //! document that matches (not only the page shown), counts by site, year of capture,
 //! MIME type and language, and the captures per month.
 //!
-//! The counting happens in the search's own collector (src/search/hits.rs), one pass for
+//! The counting happens in the search's own collector (src/search/collect.rs), one pass for
 //! ranking and counting: each set's [`SetTally`] counts by ordinals (the set's sites,
 //! types and languages are numbered once when it is opened, src/search/set.rs), and the
 //! sets' tallies are summed by name into a [`Tally`], which a shard server also sends its

@@ -5,9 +5,9 @@
 //! digest) order, src/index/versions.rs), so each set's [`NearTable`], built when the set
 //! is opened, joins the versions of each URL whose fingerprints (`crate::near::simhash`) are at
 //! most [`crate::near::DEFAULT_K`] bits apart, transitively, and names each group by its
-//! first DocId. The collector (`hits.rs`) keeps one candidate per group: the group's best
+//! first DocId. The collector (`collect.rs`) keeps one candidate per group: the group's best
 //! score, shown as its newest matching version. Across sets (batches of a collection) and,
-//! with `collapse=near`, across URLs (mirrors), `hits.rs::select` folds candidates into a
+//! with `collapse=near`, across URLs (mirrors), `select.rs::select` folds candidates into a
 //! kept hit whose fingerprint is as near.
 
 use std::sync::Arc;

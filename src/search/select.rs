@@ -1,0 +1,157 @@
+//! The selection across sets: the sets' candidates merged by score, under the per-site
+//! limit, with versions of a URL from other sets and (with `collapse=near`) near-identical
+//! pages of other URLs folded into the candidate they resemble.
+
+use std::collections::{HashMap, HashSet};
+
+use tantivy::{DocId, Score};
+
+use super::collect::Fruit;
+use super::near::NearDisplay;
+use super::set::OpenSet;
+
+/// A candidate: set number, DocId, score.
+pub(crate) type Candidate = (usize, DocId, Score);
+
+/// What the per-site walk kept.
+pub(crate) struct Selection {
+    /// Candidates kept, best first.
+    pub kept: Vec<Candidate>,
+    /// Sites (by name) some of whose hits were left out.
+    pub hidden_sites: HashSet<String>,
+    /// What was folded into each kept candidate (same order as `kept`).
+    pub folded: Vec<Folded>,
+    /// How near-duplicates are shown.
+    pub near: NearDisplay,
+}
+
+/// Candidates folded into a kept one (issue 20): versions of its URL from other sets,
+/// and near-identical pages of other URLs (`collapse=near`).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Folded {
+    /// (set, DocId) of versions of the same URL.
+    pub versions: Vec<(usize, DocId)>,
+    /// (set, DocId) of pages of other URLs.
+    pub mirrors: Vec<(usize, DocId)>,
+}
+
+/// The fingerprint and URL key of a candidate, when its set has fingerprints and it has
+/// enough words to be judged.
+fn near_key(sets: &[OpenSet], c: Candidate) -> Option<(u64, Vec<u8>)> {
+    let s = &sets[c.0];
+    let hash = s.near.as_ref()?.judged(c.1)?;
+    Some((hash, s.order_urlkey(c.1)))
+}
+
+/// The kept candidate `c` folds into, if any: a version of the same URL in another set
+/// (unless versions are shown), or with `collapse_urls` a page of another URL, whose
+/// fingerprint is at most [`crate::near::DEFAULT_K`] bits from `c`'s.
+fn fold_into(
+    near: NearDisplay,
+    keys: &[Option<(u64, Vec<u8>)>],
+    kept: &[Candidate],
+    c: Candidate,
+    key: &Option<(u64, Vec<u8>)>,
+) -> Option<(usize, bool)> {
+    let (hash, urlkey) = key.as_ref()?;
+    keys.iter().enumerate().find_map(|(j, k)| {
+        let (h, u) = k.as_ref()?;
+        if crate::near::simhash::distance(*h, *hash) > crate::near::DEFAULT_K {
+            return None;
+        }
+        let same_url = u == urlkey;
+        if same_url && !near.show_versions && kept[j].0 != c.0 {
+            Some((j, true))
+        } else if !same_url && near.collapse_urls {
+            Some((j, false))
+        } else {
+            None
+        }
+    })
+}
+
+/// The site of a document, or `None` when it has none (never folded).
+pub(super) fn site(sets: &[OpenSet], set: usize, doc: DocId) -> Option<&str> {
+    let s = &sets[set];
+    match s.site_of.get(doc as usize) {
+        Some(&ord) if ord != u32::MAX => Some(s.site_names[ord as usize].as_str()),
+        _ => None,
+    }
+}
+
+/// Merges the sets' candidates by score and keeps at most `per_site` per site (0: no
+/// limit; sites compared by name, as a site may be in several sets), stopping once
+/// `need` are kept.
+pub(crate) fn select(
+    sets: &[OpenSet],
+    per_set: &[Fruit],
+    per_site: usize,
+    need: usize,
+    near: NearDisplay,
+) -> Selection {
+    let mut hidden_sites = HashSet::new();
+    for (i, (_, _, hidden, _)) in per_set.iter().enumerate() {
+        for &ord in hidden {
+            hidden_sites.insert(sets[i].site_names[ord as usize].clone());
+        }
+    }
+    let mut all: Vec<Candidate> = per_set
+        .iter()
+        .enumerate()
+        .flat_map(|(i, (_, v, _, _))| v.iter().map(move |&(s, d)| (i, d, s)))
+        .collect();
+    all.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.0.cmp(&b.0)).then(a.1.cmp(&b.1)));
+    let mut kept = Vec::with_capacity(need.min(all.len()));
+    let mut folded: Vec<Folded> = Vec::new();
+    let mut keys: Vec<Option<(u64, Vec<u8>)>> = Vec::new();
+    let folding = near.collapse_urls || (!near.show_versions && sets.len() > 1);
+    let mut per: HashMap<&str, usize> = HashMap::new();
+    let mut i = 0;
+    while i < all.len() && kept.len() < need {
+        // A run of equal scores from several sets is put in the order one index of the
+        // collection would give it (within a set, DocIds already are in that order).
+        let mut j = i + 1;
+        while j < all.len() && all[j].2.total_cmp(&all[i].2).is_eq() {
+            j += 1;
+        }
+        if all[j - 1].0 != all[i].0 {
+            all[i..j].sort_by_cached_key(|c| sets[c.0].order_key(c.1));
+        }
+        for &c in &all[i..j] {
+            if kept.len() >= need {
+                break;
+            }
+            let key = if folding { near_key(sets, c) } else { None };
+            if let Some((j, same_url)) = fold_into(near, &keys, &kept, c, &key) {
+                let f = &mut folded[j];
+                if same_url {
+                    &mut f.versions
+                } else {
+                    &mut f.mirrors
+                }
+                .push((c.0, c.1));
+                continue;
+            }
+            if per_site > 0 {
+                if let Some(s) = site(sets, c.0, c.1) {
+                    let n = per.entry(s).or_insert(0);
+                    if *n >= per_site {
+                        hidden_sites.insert(s.to_string());
+                        continue;
+                    }
+                    *n += 1;
+                }
+            }
+            kept.push(c);
+            keys.push(key);
+            folded.push(Folded::default());
+        }
+        i = j;
+    }
+    Selection {
+        kept,
+        hidden_sites,
+        folded,
+        near,
+    }
+}

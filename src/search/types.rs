@@ -1,0 +1,137 @@
+//! The search's public types: the request, the results and their limits, and what is
+//! reported of the sets (opened, or left out and why).
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use super::facets::{Facets, MonthCount, Tally};
+use super::hits::Hit;
+use super::near::NearDisplay;
+
+/// Most hits on one page; more are cut to this (as Nutch's `searcher.max.hits.per.page`).
+pub const MAX_HITS_PER_PAGE: usize = 100;
+
+/// The furthest first hit a request may ask for: deeper pages cost a ranking of that
+/// many documents for every request.
+pub const MAX_START: usize = 10_000;
+
+/// NutchWAX's default number of hits shown per site.
+pub const DEFAULT_HITS_PER_SITE: usize = 2;
+
+/// A search.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchRequest {
+    /// The user's query ([`query::parse`](super::query::parse)).
+    pub query: String,
+    /// The first hit to return (0-based).
+    pub start: usize,
+    /// Hits per page (capped at [`MAX_HITS_PER_PAGE`]).
+    pub hits: usize,
+    /// At most this many hits per site, 0 for no limit. A query with `site:` is never
+    /// limited: it is the "more from this site" view.
+    pub hits_per_site: usize,
+    /// Replay links are `PREFIX/DATE14/URL` (Wayback form); none without a prefix.
+    pub replay_prefix: Option<String>,
+    /// How near-duplicates are shown: by default the near-identical versions of a URL
+    /// are one hit.
+    pub near: NearDisplay,
+    /// Whether each hit carries the versions of its URL ([`Hit::history`]); the
+    /// OpenSearch feed shows none, and reading every version's digest for it was 5 % of
+    /// a loaded server's cycles (issue 22). A front server's shards read them anyway.
+    pub history: bool,
+}
+
+impl Default for SearchRequest {
+    fn default() -> Self {
+        SearchRequest {
+            query: String::new(),
+            start: 0,
+            hits: 10,
+            hits_per_site: DEFAULT_HITS_PER_SITE,
+            replay_prefix: None,
+            near: NearDisplay::default(),
+            history: true,
+        }
+    }
+}
+
+/// The results of a search.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SearchResults {
+    /// The query as given.
+    pub query: String,
+    /// The first hit's position.
+    pub start: usize,
+    /// Hits per page asked for (after the cap).
+    pub hits_per_page: usize,
+    /// The per-site limit applied (0: none).
+    pub hits_per_site: usize,
+    /// Documents matching, before the per-site limit.
+    pub total: u64,
+    /// Whether a next page exists (after the per-site limit).
+    pub has_more: bool,
+    /// Whether the per-site limit left some hits out up to this page.
+    pub site_limited: bool,
+    /// Hits in the per-site-limited list up to this page; when `has_more` is false that
+    /// is the whole list, whose length is then known.
+    pub listed: u64,
+    /// Seconds the search took.
+    pub response_time: f64,
+    /// This page's hits.
+    pub hits: Vec<Hit>,
+    /// Shard servers that did not answer (a front server's search, src/serve/remote.rs):
+    /// each `URL: reason`. When not empty the results are partial.
+    pub unavailable: Vec<String>,
+    /// Sites some of whose matches the per-site limit left out up to this page.
+    pub sites_limited: u64,
+    /// Counts of all matching documents by site, year, type and language ([`facets`](super::facets)).
+    pub facets: Facets,
+    /// Captures of all matching documents per month, first to last month.
+    pub timeline: Vec<MonthCount>,
+    /// Every matching document is on one site (then the per-site limit is not applied;
+    /// a front server asks its shard servers again without it).
+    #[serde(skip)]
+    pub one_site: bool,
+}
+
+/// Whether every matching document is on one site: then the per-site limit is not
+/// applied (it would hide all but a few hits and leave nothing else to show).
+pub(crate) fn all_on_one_site(tally: &Tally, total: u64) -> bool {
+    tally.sites.len() == 1 && tally.sites.values().sum::<u64>() == total
+}
+
+impl SearchResults {
+    /// The total to announce: the documents matching, unless this page reached the end
+    /// of the per-site-limited list, whose length is then known (NutchWAX's rule). A page
+    /// past the end announces that length too, never the offset asked for.
+    pub fn total_results(&self) -> u64 {
+        if self.has_more {
+            self.total
+        } else {
+            self.listed
+        }
+    }
+}
+
+/// A parallel set that could not be opened, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BrokenSet {
+    /// Its name under `pindexes/`.
+    pub name: String,
+    /// The error.
+    pub error: String,
+}
+
+/// An opened parallel set, as reported by `/healthz`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SetSummary {
+    /// Its name under `pindexes/`.
+    pub name: String,
+    /// Documents in main.
+    pub documents: u32,
+    /// Where main is.
+    pub main: PathBuf,
+    /// Where the dates index is, when there is one (else dates come from main).
+    pub dates: Option<PathBuf>,
+}
