@@ -397,7 +397,7 @@ fn stage_import(
 ) -> Result<crate::segment::layout::SegmentManifest> {
     let dest = staging.segment();
     if dest.exists() {
-        return Ok(crate::segment::layout::read_manifest(&dest)?);
+        return crate::segment::layout::read_manifest(&dest);
     }
     let iopts = ImportOptions {
         memory: opts.memory / 4 * 3,
@@ -467,13 +467,7 @@ fn stage_import(
         entries: exclusions.len() as u64,
         malformed: exclusions.malformed,
     };
-    Ok(segment_dir::write_imported(
-        &dest,
-        versions,
-        sources,
-        &iopts,
-        Some(info),
-    )?)
+    segment_dir::write_imported(&dest, versions, sources, &iopts, Some(info))
 }
 
 /// Stage 5: the next generation, built in `generation.tmp/` and renamed to

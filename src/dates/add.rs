@@ -116,16 +116,14 @@ pub fn add_dates_with_progress(
                         key_index,
                         s,
                         format!("{} documents against {n}", doc_count(&ss)),
-                    )
-                    .into());
+                    ));
                 }
                 if info.key_checksum != main_info.key_checksum {
                     return Err(misaligned(
                         key_index,
                         s,
                         "a main index with other keys (key_checksum differs)",
-                    )
-                    .into());
+                    ));
                 }
             }
         }
@@ -560,8 +558,7 @@ impl<'a> Joiner<'a> {
                         self.ctx.main_dir,
                         &s.dir,
                         format!("document {doc} was built for another key than {key:?}"),
-                    )
-                    .into());
+                    ));
                 }
             }
             s.dates(doc, &mut self.held)?;
