@@ -2,7 +2,9 @@
 //! replay test (`tests/fuzz_replay.rs`): one function per target, taking the raw fuzz
 //! input. Keeping them here means a reproducer under `fixtures/fuzz/<target>/` is
 //! replayed by plain `cargo test` through exactly the code the fuzzer ran, on the stable
-//! toolchain, without `cargo fuzz`.
+//! toolchain, without `cargo fuzz`. Built for the unit tests and with the feature
+//! `testing`, which tests/ (through Cargo.toml's dev-dependency on this crate) and fuzz/
+//! turn on; the library proper does without it.
 //!
 //! Every function must not panic on any input; that is the whole contract. Results are
 //! computed and dropped. `http` additionally panics itself when a handler answers with a
