@@ -109,7 +109,7 @@ done
 
 # Documents without their position: the field list's `seq` column is dropped, and
 # `near_cluster` (the position of a cluster's first document, which `index --graph` does
-# not write; ARCHITECTURE.md, "Which versions are near-duplicates?").
+# not write; ARCHITECTURE.md, "Floor 9: `index/` and `dates/`").
 docs() {
     local cols
     cols=$("$bin" dumpindex -l "$1/main" "$1/dates" | tr '\t' '\n' \

@@ -7,8 +7,8 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-/// mimalloc: an import in glibc's malloc took a fifth longer (ARCHITECTURE.md, "What
-/// is the library, and what is the binary?"); src/cli/heap.rs sets its policy per command.
+/// mimalloc: an import in glibc's malloc took a fifth longer (docs/performance.md,
+/// "Allocator and heap policy"); src/cli/heap.rs sets its policy per command.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -103,7 +103,7 @@ pub enum Command {
 }
 
 /// The exit status of every command that reads archives (`records`, `cdx`, `import`,
-/// `update`), as README.md states it.
+/// `update`), as docs/guide.md, "Exit status", states it.
 pub const EXIT_STATUS: &str = "\
 Exit status (every command that reads archives):
   0  every archive was read; damage inside one (a gzip member or zstd frame that does

@@ -1,4 +1,4 @@
-//! Where things are in a collection directory (README.md, "On-disk layout"):
+//! Where things are in a collection directory (docs/guide.md, "On-disk layout"):
 //!
 //! ```text
 //! collection.json                 every archive and batch (collection/manifest.rs)

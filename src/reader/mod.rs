@@ -156,7 +156,7 @@ pub type Input = Box<dyn Read + Send>;
 
 impl ArchiveReader<Input> {
     /// Opens `path`, or reads standard input when `path` is `-` (every command reads
-    /// `-`, README.md). From standard input, a record inside a whole-file gzip member
+    /// `-`, docs/guide.md). From standard input, a record inside a whole-file gzip member
     /// cannot get the member's length by a second pass: its length is written as 0.
     pub fn open_input(path: &Path, opts: ReaderOptions) -> Result<Self> {
         if path == Path::new("-") {

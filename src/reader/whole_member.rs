@@ -4,7 +4,7 @@
 //! Why: inflate is most of `cdx`'s time (issue 22's profile: zlib-rs's
 //! `inflate_fast_help` alone was 64 %), and libdeflate, which decodes a whole buffer
 //! instead of a stream, inflated the bench's members 1.5× faster than zlib-rs
-//! (`ARCHITECTURE.md`, "Why libdeflate for whole members"). Anything else — a member
+//! (docs/performance.md, "Reading and decompression"). Anything else — a member
 //! longer than the buffer, one that does not decode, a CRC-32 or length mismatch, header
 //! bits libdeflate refuses — is left to the streaming decoder (`gzip_member.rs`), which
 //! decodes it from the same start and reports damage exactly as before. So libdeflate

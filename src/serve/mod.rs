@@ -65,7 +65,7 @@ impl Default for ServeOptions {
             // As many searches as cores, and half as many threads for the connections:
             // with twice the cores of each, the searches shared the cores with each other
             // and made the slow ones slower still (issue 22: the bench at 32 connections,
-            // p99 26.8-27.4 -> 22.7-24.5 ms, three runs each; ARCHITECTURE.md).
+            // p99 26.8-27.4 -> 22.7-24.5 ms, three runs each; docs/performance.md).
             search_threads: cores(),
             io_threads: (cores() / 2).max(1),
             limits: ConnLimits::default(),
