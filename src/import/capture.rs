@@ -106,7 +106,7 @@ pub(super) fn capture_of<R: Read>(
     };
     if crate::reader::date::capture_micros(&date, ctx.now).is_none() {
         // Imported (a capture is never dropped), but counted: the index keeps the date
-        // out of search dates and replay links (src/dates/add.rs).
+        // out of search dates and replay links (src/dates/add/join.rs).
         *report
             .anomalies
             .entry(IMPOSSIBLE_DATE.to_string())

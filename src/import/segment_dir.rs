@@ -124,7 +124,7 @@ fn manifest(
 ) -> SegmentManifest {
     SegmentManifest {
         // 2: signed integers, capture times, `archive`, `lang`, `main_text`
-        // (src/segment/rows.rs).
+        // (src/segment/rows/schema.rs).
         version: 2,
         canonicalizer: match opts.key {
             warcdex_cdx::KeyStyle::Surt => "surt".into(),

@@ -48,7 +48,7 @@ impl UnionFind {
         }
         // The smaller document is the root, so a set's representative is its first
         // document whatever the order of the unions (the index stores it as the cluster
-        // id, src/index/mod.rs); path halving keeps the trees shallow.
+        // id, src/index/writer.rs); path halving keeps the trees shallow.
         if b < a {
             std::mem::swap(&mut a, &mut b);
         }

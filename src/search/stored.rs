@@ -7,7 +7,7 @@
 //! (issue 22). Here the block the store decompressed (and caches) is parsed in place:
 //! the values a hit shows are borrowed from it, each checked once, and the others are
 //! stepped over. A document this parser does not understand — a value type our schema
-//! (`src/index/mod.rs`, `schema`) never writes, or bytes cut short — is read through
+//! (`src/index/writer.rs`, `schema`) never writes, or bytes cut short — is read through
 //! `Searcher::doc` instead, so the hit is the same either way (a test reads every
 //! document of a fixture index both ways).
 

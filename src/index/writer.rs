@@ -1,0 +1,309 @@
+//! Writing a main index: [`MainWriter`] takes the documents in order and installs the
+//! index, merged to one segment, with its `pindex.json`.
+
+use std::path::{Path, PathBuf};
+
+use sha1::{Digest, Sha1};
+use tantivy::{Index, IndexSettings, IndexSortByField, Order, TantivyDocument};
+
+use super::links::{self, LinkOptions};
+use super::{Error, Result};
+use crate::path_error::ResultAtPath;
+use crate::pindex::directory::ReleasingDirectory;
+use crate::pindex::info::write_info;
+use crate::pindex::{MainInfo, PindexInfo};
+use crate::schema::{analysis, schema, Fields};
+use crate::segment::SegmentRow;
+
+/// Writes rows held in memory (already in (URL key, digest) order) with anchors and
+/// boosts from an in-memory [`links::LinkAnalysis`]: for tests and small tools; `index`
+/// streams instead.
+pub fn write_index(
+    out: &Path,
+    rows: &[SegmentRow],
+    graph: &links::LinkAnalysis,
+    canonicalizer: String,
+    sources: Vec<String>,
+    link_opts: &LinkOptions,
+) -> Result<MainInfo> {
+    let mut w = MainWriter::create(out)?;
+    for row in rows {
+        w.add(
+            row,
+            graph.anchors_of(&row.urlkey),
+            graph.boost_of(&row.urlkey),
+        )?;
+    }
+    w.finish(canonicalizer, sources, link_opts, None)
+}
+
+/// Writes a main index document by document (in order) into a temporary directory
+/// beside `out`, renamed to `out` by [`MainWriter::finish`]; dropped unfinished, it
+/// leaves nothing behind.
+pub struct MainWriter {
+    out: PathBuf,
+    tmp: tempfile::TempDir,
+    /// The index's directory, which keeps the first write that failed.
+    dir: ReleasingDirectory,
+    index: Index,
+    writer: tantivy::IndexWriter<TantivyDocument>,
+    fields: Fields,
+    checksum: Sha1,
+    docs: u64,
+    /// Text bytes handed to the writer since its last commit.
+    pending_bytes: usize,
+    /// The clusters of near-duplicates of the documents to come, by position.
+    near_clusters: Option<crate::near::UnionFind>,
+}
+
+impl MainWriter {
+    /// Stores each document's cluster of near-duplicates (`near_cluster`): `uf` joins
+    /// the positions of the documents to be added.
+    pub fn set_near_clusters(&mut self, uf: crate::near::UnionFind) {
+        self.near_clusters = Some(uf);
+    }
+
+    /// Starts an index at `out`, which must not exist.
+    pub fn create(out: &Path) -> Result<Self> {
+        if out.exists() {
+            return Err(Error::Exists(out.to_path_buf()));
+        }
+        let tmp = crate::output::temp_dir_beside(out)?;
+        let (schema, fields) = schema();
+        let settings = IndexSettings {
+            sort_by_field: Some(IndexSortByField {
+                field: "seq".into(),
+                order: Order::Asc,
+            }),
+            ..IndexSettings::default()
+        };
+        // The final merge reads every segment through: its mapped pages must not stay
+        // resident (pindex/directory.rs).
+        let dir = ReleasingDirectory::open(tmp.path())?;
+        let index = Index::create(dir.clone(), schema, settings).at(out)?;
+        analysis::register(&index);
+        let writer = index
+            .writer_with_num_threads::<TantivyDocument>(writer_threads(), WRITER_MEMORY)
+            .at(out)?;
+        writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
+        Ok(MainWriter {
+            out: out.to_path_buf(),
+            tmp,
+            dir,
+            index,
+            writer,
+            fields,
+            checksum: Sha1::new(),
+            docs: 0,
+            pending_bytes: 0,
+            near_clusters: None,
+        })
+    }
+
+    /// Adds the next document: a version with the anchors of its URL and its boost.
+    pub fn add(&mut self, row: &SegmentRow, anchors: &[String], boost: f64) -> Result<()> {
+        self.checksum.update(row.key.as_bytes());
+        self.checksum.update(b"\n");
+        let mut doc = document(&self.fields, row, self.docs, anchors, boost);
+        if let (Some(uf), Some(f)) = (self.near_clusters.as_mut(), self.fields.near_cluster) {
+            // The clusters were made for exactly the documents added (build_index).
+            if let Some(seq) = u32::try_from(self.docs).ok().filter(|s| *s < uf.len()) {
+                doc.add_u64(f, u64::from(uf.find(seq)));
+            }
+        }
+        self.writer.add_document(doc).map_err(|e| self.failed(e))?;
+        self.docs += 1;
+        // tantivy queues up to 10,000 documents for its indexing threads whatever
+        // their size; a commit past a byte budget waits for the queue to drain, so
+        // large pages cannot pile up in memory.
+        self.pending_bytes += row.text.len() + row.title.as_ref().map_or(0, String::len);
+        if self.pending_bytes > WRITER_MEMORY / 2 {
+            self.writer.commit().map_err(|e| self.failed(e))?;
+            self.pending_bytes = 0;
+        }
+        Ok(())
+    }
+
+    /// Commits, merges to one segment, writes `pindex.json` and renames the directory
+    /// into place.
+    pub fn finish(
+        mut self,
+        canonicalizer: String,
+        sources: Vec<String>,
+        links: &LinkOptions,
+        shard: Option<warcdex_cdx::shard::Shard>,
+    ) -> Result<MainInfo> {
+        self.writer.commit().map_err(|e| self.failed(e))?;
+        let ids = self.index.searchable_segment_ids().at(&self.out)?;
+        if ids.len() > 1 {
+            // The index is sorted by `seq`, so the merge keeps document order whatever
+            // the order of the segment ids (`searchable_segment_ids` comes from a HashMap in
+            // tantivy's src/indexer/segment_register.rs).
+            self.writer.merge(&ids).wait().map_err(|e| self.failed(e))?;
+        }
+        let dir = self.dir.clone();
+        let out = self.out.clone();
+        self.writer
+            .wait_merging_threads()
+            .map_err(|e| failed(&dir, &out, e))?;
+        let info = MainInfo {
+            documents: self.docs,
+            key_checksum: hex(&self.checksum.finalize()),
+            canonicalizer,
+            sources,
+            links: links.clone(),
+            shard: shard.map(|s| s.to_string()),
+        };
+        let info = PindexInfo::Main(info);
+        write_info(self.tmp.path(), &info)?;
+        let PindexInfo::Main(info) = info else {
+            unreachable!("written as main")
+        };
+        // The index's files are closed before the directory is synced and renamed (the
+        // writer went with `wait_merging_threads`).
+        drop(self.index);
+        crate::output::install_dir(self.tmp, &self.out)?;
+        Ok(info)
+    }
+}
+
+impl MainWriter {
+    /// The error to report for tantivy's `e`: the write that failed, naming its file
+    /// (see [`failed`]).
+    fn failed(&self, e: tantivy::TantivyError) -> Error {
+        failed(&self.dir, &self.out, e)
+    }
+}
+
+/// The error to report when tantivy failed writing the index at `out` in `dir`: the
+/// first write that failed (a full disk: "PATH: No space left on device"), where one
+/// did, since tantivy's own error then only says a writer thread was killed; else `e`.
+pub(crate) fn failed(dir: &ReleasingDirectory, out: &Path, e: tantivy::TantivyError) -> Error {
+    match dir.take_write_error() {
+        Some(w) => Error::File(w),
+        None => Error::Tantivy(crate::path_error::AtPath {
+            path: out.to_path_buf(),
+            source: e,
+        }),
+    }
+}
+
+/// Indexing threads: two where there are two cores (the documents are sorted by `seq`
+/// when the segments are merged, so their order does not depend on the threads).
+fn writer_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(2))
+}
+
+/// The tantivy writer's memory budget: past it, a segment is flushed (and all are
+/// merged into one at the end), so it bounds the writer's share of the memory.
+const WRITER_MEMORY: usize = 128 << 20;
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+fn document(
+    f: &Fields,
+    row: &SegmentRow,
+    seq: u64,
+    anchors: &[String],
+    boost: f64,
+) -> TantivyDocument {
+    let mut d = TantivyDocument::default();
+    d.add_text(f.key, &row.key);
+    d.add_text(f.url, &row.url);
+    d.add_text(f.urlkey, &row.urlkey);
+    d.add_text(f.digest, &row.digest);
+    for date in &row.dates {
+        d.add_text(f.date, date);
+    }
+    let host = links::host_of(&row.url).unwrap_or_default();
+    d.add_text(f.site, host.strip_prefix("www.").unwrap_or(&host));
+    d.add_text(f.host, &host);
+    d.add_text(f.collection, &row.collection);
+    d.add_text(f.mime, &row.mime);
+    if let Some(s) = row.status {
+        d.add_u64(f.status, u64::from(s));
+    }
+    d.add_u64(f.length, row.length);
+    d.add_text(f.filename, &row.filename);
+    d.add_u64(f.offset, row.offset);
+    if let Some(t) = &row.title {
+        d.add_text(f.title, t);
+    }
+    d.add_text(f.content, &row.text);
+    for a in anchors {
+        d.add_text(f.anchor, a);
+    }
+    d.add_f64(f.boost, boost);
+    d.add_u64(f.seq, seq);
+    if let (Some(l), Some(lang)) = (f.lang, &row.lang) {
+        d.add_text(l, lang);
+    }
+    let main = row.main_text.as_deref().unwrap_or(&row.text);
+    if let Some(m) = f.main {
+        d.add_text(m, main);
+    }
+    if let Some(i) = row.lang.as_deref().and_then(analysis::stem_index) {
+        if let Some(field) = f.stems[i] {
+            d.add_text(field, main);
+        }
+    }
+    if let (Some(h), Some(w)) = (f.simhash, f.simhash_words) {
+        let print = row.fingerprint();
+        d.add_i64(h, print.hash as i64);
+        d.add_u64(w, u64::from(print.words));
+    }
+    d
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io;
+
+    /// Issue 39 item 6: a disk that fills while tantivy writes the index (on its own
+    /// threads) is reported as the system's error naming the file, not as tantivy's
+    /// "An index writer was killed … or panicked".
+    #[test]
+    fn a_full_disk_is_reported_with_its_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("main");
+        let rows: Vec<SegmentRow> = (0..200)
+            .map(|i| SegmentRow {
+                key: format!("http://h{i:03}.example/ sha1:X"),
+                url: format!("http://h{i:03}.example/"),
+                urlkey: format!("example,h{i:03})/"),
+                digest: "sha1:X".into(),
+                dates: vec!["20240101000000".into()],
+                first_date: "20240101000000".into(),
+                text: format!(
+                    "page {i} about lighthouses and keepers {}",
+                    "word ".repeat(50)
+                ),
+                mime: "text/html".into(),
+                ..SegmentRow::default()
+            })
+            .collect();
+        let graph =
+            links::analyse(&rows, &LinkOptions::default(), warcdex_cdx::KeyStyle::Surt).unwrap();
+        crate::pindex::directory::space::limit(dir.path(), 4096);
+        let e = write_index(
+            &out,
+            &rows,
+            &graph,
+            "surt".into(),
+            vec![],
+            &LinkOptions::default(),
+        )
+        .unwrap_err();
+        let msg = crate::path_error::Chain(&e).to_string();
+        assert!(msg.contains("No space left on device"), "{msg}");
+        // The file written, in the temporary directory beside `out`.
+        let file = format!("{}/{}", dir.path().display(), crate::output::TEMP_PREFIX);
+        assert!(msg.starts_with(&file), "{msg}");
+        assert!(!msg.contains("killed"), "{msg}");
+        assert_eq!(e.kind(), io::ErrorKind::StorageFull, "{msg}");
+        assert!(!out.exists());
+    }
+}
