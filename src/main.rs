@@ -29,6 +29,9 @@ fn message(e: &anyhow::Error) -> String {
 fn main() -> ExitCode {
     let args = cli::Cli::parse();
     cli::set_no_wait(args.no_wait);
+    if cli::heap::frees_large_buffers(&args.command) {
+        cli::heap::give_back_freed_memory();
+    }
     let result = match args.command {
         cli::Command::Records(a) => cli::records::run(a),
         cli::Command::Cdx(a) => cli::cdx::run(a),
@@ -38,40 +41,15 @@ fn main() -> ExitCode {
         cli::Command::MergeCdx(a) => cli::lists::run_sort(cli::lists::SortCommand::Merge, a),
         cli::Command::Import(a) => cli::import::run(a),
         cli::Command::SegmentInfo(a) => cli::import::info(a),
-        cli::Command::Index(a) => {
-            // Each phase frees large buffers the next one does not reuse.
-            cli::heap::give_back_freed_memory();
-            cli::index::run(a)
-        }
-        cli::Command::LinkGraph(a) => {
-            cli::heap::give_back_freed_memory();
-            cli::index::link_graph(a)
-        }
+        cli::Command::Index(a) => cli::index::run(a),
+        cli::Command::LinkGraph(a) => cli::index::link_graph(a),
         cli::Command::Dumpindex(a) => cli::index::dump_cmd(a),
-        cli::Command::Merge(a) => {
-            // The version sort's buffers are freed before tantivy's are needed.
-            cli::heap::give_back_freed_memory();
-            cli::index::merge(a)
-        }
-        cli::Command::AddDates(a) => {
-            // The key windows and the writer's flushes free large buffers.
-            cli::heap::give_back_freed_memory();
-            cli::dates::run(a)
-        }
+        cli::Command::Merge(a) => cli::index::merge(a),
+        cli::Command::AddDates(a) => cli::dates::run(a),
         cli::Command::Search(a) => cli::search::run(a),
         cli::Command::Serve(a) => cli::search::serve_cmd(a),
-        cli::Command::Update(a) => {
-            // A run's peak must not grow with the collection (issue 17: 512 MiB): with
-            // glibc's dynamic threshold the import's freed buffers stayed in heaps through
-            // the index, 534 MiB at a batch of 833,333 versions against 370 with the policy.
-            cli::heap::give_back_freed_memory();
-            cli::update::run(a)
-        }
-        cli::Command::NearDups(a) => {
-            // The sorts free their buffers between phases.
-            cli::heap::give_back_freed_memory();
-            cli::near::near_dups(a)
-        }
+        cli::Command::Update(a) => cli::update::run(a),
+        cli::Command::NearDups(a) => cli::near::near_dups(a),
         cli::Command::History(a) => cli::near::history_cmd(a),
         cli::Command::Fingerprints(a) => cli::near::fingerprints(a),
         cli::Command::Inflate { file } => inflate(&file),

@@ -25,12 +25,34 @@ pub const MMAP_THRESHOLD: usize = 1 << 20;
 /// memory stays committed before it is given back.
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
+/// The commands that free large buffers phase after phase, so that the policy bounds
+/// their peak:
+/// - `index`: each phase frees large buffers the next one does not reuse;
+/// - `link-graph`: `index`'s link analysis, over a whole sharded collection;
+/// - `merge`: the version sort's buffers are freed before tantivy's are needed;
+/// - `add-dates`: the key windows and the writer's flushes free large buffers;
+/// - `update`: a run's peak must not grow with the collection (issue 17: 512 MiB); with
+///   glibc's dynamic threshold the import's freed buffers stayed in heaps through the
+///   index, 534 MiB at a batch of 833,333 versions against 370 with the policy;
+/// - `near-dups`: the sorts free their buffers between phases.
+pub fn frees_large_buffers(command: &super::Command) -> bool {
+    use super::Command as C;
+    matches!(
+        command,
+        C::Index(_)
+            | C::LinkGraph(_)
+            | C::Merge(_)
+            | C::AddDates(_)
+            | C::Update(_)
+            | C::NearDups(_)
+    )
+}
+
 /// Sets the allocator's policy (see the module comment) for the whole process, from then
-/// on: src/main.rs calls it first thing for `index`, `link-graph`, `merge`, `add-dates`,
-/// `update` and `near-dups`, the commands whose memory it was measured to bound (the
-/// library does not call it). `import` does not: there it bought 30 MB of peak RSS (of 260)
-/// for twice the system time, fresh pages being dear on a virtual machine, and the
-/// import's time is what scales.
+/// on: src/main.rs calls it first thing for the commands [`frees_large_buffers`] names,
+/// whose memory it was measured to bound (the library does not call it). `import` does
+/// not: there it bought 30 MB of peak RSS (of 260) for twice the system time, fresh pages
+/// being dear on a virtual machine, and the import's time is what scales.
 ///
 /// The binary's allocator is mimalloc (src/main.rs): for it, freed memory is given back
 /// at once instead of a second later. With the delay, `index` of 100,000 versions peaked at
