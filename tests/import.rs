@@ -11,7 +11,7 @@ use warcdex::reader::records::RecordsOptions;
 use warcdex::segment::SegmentRow;
 use warcdex_cdx::{url_key, KeyStyle};
 
-use crate::util::{corpus, fixture_lists, fixture_manifest, fixtures, records_of};
+use crate::util::{corpus, fixture_lists, fixture_manifest, fixtures, ok_in, records_of};
 
 fn example_entries() -> Vec<ManifestEntry> {
     fixture_manifest("example")
@@ -400,24 +400,8 @@ fn rows_name_an_archive_outside_the_manifests_folder_by_its_absolute_path() {
     std::fs::copy(example.join("crawl3-20071003.arc"), lists.join("b.arc")).unwrap();
     // `crawls/a.arc` exists from the working directory (root), `b.arc` from the list's.
     std::fs::write(lists.join("manifest.txt"), "crawls/a.arc\nb.arc\n").unwrap();
-    let seg = root.join("seg");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_warcdex"))
-        .current_dir(&root)
-        .args(["import", "lists/manifest.txt", "seg"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_warcdex"))
-        .args(["segment-info".as_ref(), "--rows".as_ref(), seg.as_os_str()])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let archives: BTreeSet<String> = String::from_utf8(out.stdout)
-        .unwrap()
+    ok_in(&root, &["import", "lists/manifest.txt", "seg"]);
+    let archives: BTreeSet<String> = ok_in(&root, &["segment-info", "--rows", "seg"])
         .lines()
         .map(|l| {
             serde_json::from_str::<Value>(l).unwrap()["archive"]

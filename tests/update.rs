@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use crate::util::ok_in;
 use warcdex::collection::CRASH_POINTS;
 
 fn warcdex(args: &[&str]) -> Output {
@@ -659,22 +660,6 @@ fn a_wacz_of_warcs_already_held_makes_no_second_version_in_either_order() {
             "{name}: new versions over the batches"
         );
     }
-}
-
-/// `warcdex ARGS` run in the working directory `cwd`.
-fn ok_in(cwd: &Path, args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_warcdex"))
-        .current_dir(cwd)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "warcdex {args:?} in {}: {}",
-        cwd.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
 }
 
 /// Every archive path the collection at `dir` records (collection.json's archives, each

@@ -219,3 +219,19 @@ pub fn run_warcdex<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> (i32, String, Strin
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// `warcdex ARGS` run in the working directory `cwd`, which must succeed: its stdout.
+pub fn ok_in(cwd: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_warcdex"))
+        .current_dir(cwd)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "warcdex {args:?} in {}: {}",
+        cwd.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
