@@ -1,5 +1,5 @@
 //! The collector of a set's search: among the documents passing the date filter, each
-//! scored by its text score times its link score, the best candidates under the per-site
+//! scored by its text score times its factor (the link prior, the link-list demotion), the best candidates under the per-site
 //! limit, near-identical versions of a URL as one (`near.rs`), and the facet counts.
 
 use std::sync::Arc;
@@ -13,7 +13,7 @@ use super::near::NearTable;
 use super::set::DateTable;
 
 /// Collects, among the documents passing the date filter (a bit per DocId), scored by
-/// text score × boost: the best `limit` overall when there is no per-site limit, else
+/// text score × factor (`weights.rs`): the best `limit` overall when there is no per-site limit, else
 /// the best `per_site` of each site (and the best `limit` of documents without a site).
 /// Keeping each site's best is what makes one pass enough: the hits of a page under a
 /// per-site limit are always among them. Counts every document passing the filter.
@@ -28,8 +28,8 @@ pub(crate) struct TopFiltered {
     pub dates: Arc<DateTable>,
     /// Counted for the facets and the timeline, when asked for.
     pub facets: Option<Arc<FacetSources>>,
-    /// Each document's boost (`OpenSet::boost`).
-    pub boost: Option<Arc<Vec<Score>>>,
+    /// Each document's factor (`OpenSet::factor`).
+    pub factor: Option<Arc<Vec<Score>>>,
     /// Whether only the best `limit` candidates are asked for, so that the others need
     /// not be kept (`capped_top.rs`): not when hits are folded together or sets merged.
     pub prune: bool,
@@ -44,7 +44,7 @@ pub(crate) struct TopFilteredSegment {
     site_of: Arc<Vec<u32>>,
     facets: Option<Arc<FacetSources>>,
     tally: SetTally,
-    boost: Option<Arc<Vec<Score>>>,
+    factor: Option<Arc<Vec<Score>>>,
     count: u64,
     top: CappedTop,
     near: Option<Arc<NearTable>>,
@@ -71,14 +71,14 @@ impl Collector for TopFiltered {
         _ord: SegmentOrdinal,
         _segment: &SegmentReader,
     ) -> tantivy::Result<TopFilteredSegment> {
-        // Sets are single-segment (checked on open): the set's boosts are the segment's.
-        let boost = self.boost.clone();
+        // Sets are single-segment (checked on open): the set's factors are the segment's.
+        let factor = self.factor.clone();
         Ok(TopFilteredSegment {
             filter: self.filter.clone(),
             site_of: self.site_of.clone(),
             facets: self.facets.clone(),
             tally: SetTally::default(),
-            boost,
+            factor,
             count: 0,
             top: CappedTop::new(self.limit, self.per_site, self.prune),
             near: self.near.clone(),
@@ -117,9 +117,9 @@ impl SegmentCollector for TopFilteredSegment {
         if let Some(src) = &self.facets {
             self.tally.count(src, doc);
         }
-        let boost =
-            (self.boost.as_ref()).map_or(1.0, |b| b.get(doc as usize).copied().unwrap_or(1.0));
-        let r = Ranked(score * boost, doc);
+        let factor =
+            (self.factor.as_ref()).map_or(1.0, |b| b.get(doc as usize).copied().unwrap_or(1.0));
+        let r = Ranked(score * factor, doc);
         if self.near.is_some() {
             self.collect_version(r);
         } else {

@@ -32,6 +32,7 @@ mod snippet;
 pub mod stats;
 mod stored;
 mod types;
+mod weights;
 mod windows;
 
 use std::fmt;

@@ -229,6 +229,25 @@ fn check_no_wildcard(tok: &str) -> Result<(), QueryError> {
     Ok(())
 }
 
+/// A token of words as the query parser is to read it: a word, a `"phrase"`, or a word
+/// with punctuation in it (`os.path.join()`, `getpolicy()`, `vacuum!`) as a phrase of its
+/// words, since a reader who pastes a name means its words in that order, not the
+/// parser's grouping, boost or fuzzy syntax (which made `os.path.join()` a syntax
+/// error). A token without a letter or digit (`-`, `~`) is no word and is dropped. `-`
+/// before it still excludes.
+fn plain_text(tok: &str, negated: bool, body: &str) -> Option<String> {
+    if !body.chars().any(char::is_alphanumeric) {
+        return None;
+    }
+    let quoted = body.len() >= 2 && body.starts_with('"') && body.ends_with('"');
+    if quoted || body.chars().all(|c| c.is_alphanumeric() || c == '*') {
+        return Some(tok.to_string());
+    }
+    let words = body.replace('"', " ");
+    let sign = if negated { "-" } else { "" };
+    Some(format!("{sign}\"{}\"", words.trim()))
+}
+
 fn filter_field(name: &str) -> Option<Option<FilterField>> {
     match name {
         "site" => Some(Some(FilterField::Site)),
@@ -265,7 +284,7 @@ pub fn parse(q: &str) -> Result<ParsedQuery, QueryError> {
         };
         let Some((name, value)) = body.split_once(':') else {
             check_no_wildcard(&tok)?;
-            text.push(tok);
+            text.extend(plain_text(&tok, negated, body));
             continue;
         };
         let Some(kind) = filter_field(&name.to_ascii_lowercase()) else {
@@ -351,6 +370,17 @@ mod tests {
         let p = parse("http://example.org/about.html").unwrap();
         assert_eq!(p.text, "\"http://example.org/about.html\"");
         assert_eq!(parse("title:example").unwrap().text, "title:example");
+    }
+
+    #[test]
+    fn words_with_punctuation_are_phrases_and_lone_signs_are_dropped() {
+        let text = |q: &str| parse(q).unwrap().text;
+        assert_eq!(text("os.path.join()"), "\"os.path.join()\"");
+        assert_eq!(text("getpolicy() -x(y)"), "\"getpolicy()\" -\"x(y)\"");
+        assert_eq!(text("a - b ~ c"), "a b c");
+        assert_eq!(text("vacuum! author^2"), "\"vacuum!\" \"author^2\"");
+        assert_eq!(text("café \"a phrase\" -word"), "café \"a phrase\" -word");
+        assert!(parse("- ~").is_err());
     }
 
     #[test]

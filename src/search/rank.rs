@@ -5,7 +5,9 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
-use tantivy::query::{AllQuery, BooleanQuery, ConstScoreQuery, Occur, Query, TermQuery};
+use tantivy::query::{
+    AllQuery, BooleanQuery, BoostQuery, ConstScoreQuery, Occur, Query, TermQuery,
+};
 use tantivy::schema::IndexRecordOption;
 use tantivy::Term;
 
@@ -16,6 +18,7 @@ use super::query::{self, ParsedQuery, QueryError};
 use super::select::{select, Selection};
 use super::set::OpenSet;
 use super::stats::{Statistics, TermStats};
+use super::weights::RankWeights;
 use super::{SearchError, SearchIndex};
 
 impl SearchIndex {
@@ -31,11 +34,24 @@ impl SearchIndex {
         for s in &self.sets {
             let text = match parsed.text.is_empty() {
                 true => None,
-                false => Some(s.parser.parse_query(&parsed.text).map_err(|e| {
-                    QueryError(format!("cannot read the query {:?}: {e}", parsed.text))
-                })?),
+                false => Some(relaxed(
+                    s.parser.parse_query(&parsed.text).map_err(|e| {
+                        QueryError(format!("cannot read the query {:?}: {e}", parsed.text))
+                    })?,
+                    &s.weights,
+                )),
             };
-            queries.push(full_query(s, parsed, text.as_ref().map(|q| q.box_clone())));
+            let scored = match (&text, title_phrase(&parsed.text, s.weights.title_phrase)) {
+                (Some(t), Some(phrase)) => match s.parser.parse_query(&phrase) {
+                    Ok(p) => Some(Box::new(BooleanQuery::new(vec![
+                        (Occur::Must, t.box_clone()),
+                        (Occur::Should, p),
+                    ])) as Box<dyn Query>),
+                    Err(_) => Some(t.box_clone()),
+                },
+                (t, _) => t.as_ref().map(|q| q.box_clone()),
+            };
+            queries.push(full_query(s, parsed, scored));
             text_queries.push(text);
         }
         Ok((text_queries, queries))
@@ -97,7 +113,7 @@ impl SearchIndex {
                 site_of: s.site_of.clone(),
                 near: (!near.show_versions).then(|| s.near.clone()).flatten(),
                 dates: s.dates.clone(),
-                boost: s.boost.clone(),
+                factor: s.factor.clone(),
                 // One set, hits not folded: `select` takes the best `need` and no more.
                 prune: self.sets.len() == 1 && !near.collapse_urls,
                 facets: Some(Arc::new(FacetSources {
@@ -148,6 +164,62 @@ pub(super) struct Ranking {
     pub(super) text_queries: Vec<Option<Box<dyn Query>>>,
     /// The statistics the documents were scored with.
     pub(super) stats: TermStats,
+}
+
+/// The parsed words with all but [`RankWeights::required_of`] of them required: a long
+/// query (`how to vacuum a table`) matches a page that lacks a word or two of it, which
+/// a reader's own words often do. Only a query of words (each clause required or
+/// excluded) is relaxed; each word a page has still adds to its score, so pages with
+/// every word rank first among equals.
+fn relaxed(q: Box<dyn Query>, weights: &RankWeights) -> Box<dyn Query> {
+    let Some(b) = q.downcast_ref::<BooleanQuery>() else {
+        return q;
+    };
+    let clauses = b.clauses();
+    let required = clauses.iter().filter(|(o, _)| *o == Occur::Must).count();
+    let need = weights.required_of(required);
+    if need == required || clauses.iter().any(|(o, _)| *o == Occur::Should) {
+        return q;
+    }
+    let relaxed = clauses
+        .iter()
+        .map(|(o, c)| match o {
+            Occur::Must => (Occur::Should, c.box_clone()),
+            o => (*o, c.box_clone()),
+        })
+        .collect();
+    let relaxed = Box::new(BooleanQuery::with_minimum_required_clauses(relaxed, need));
+    if weights.all_words <= 0.0 {
+        return relaxed;
+    }
+    // The words all required, scored again: a page with every word adds its score once
+    // more (times `all_words`), so it ranks above pages that lack one.
+    let all = Box::new(BoostQuery::new(q, weights.all_words));
+    Box::new(BooleanQuery::new(vec![
+        (Occur::Must, relaxed),
+        (Occur::Should, all),
+    ]))
+}
+
+/// The query's words as a phrase on the title, weighted `weight`, when the query is
+/// plain words (no operator, field or phrase of its own) and has at least two: the page
+/// whose title holds the words in the reader's order is most often the one named.
+fn title_phrase(text: &str, weight: f32) -> Option<String> {
+    if weight <= 0.0 || text.contains(|c: char| "\"():^*[]{}~\\'`".contains(c)) {
+        return None;
+    }
+    let tokens: Vec<&str> = text.split_whitespace().collect();
+    let plain = |t: &&str| !t.starts_with(['-', '+']) && !matches!(*t, "AND" | "OR" | "NOT" | "IN");
+    if !tokens.iter().all(plain) {
+        return None;
+    }
+    let words = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty());
+    if words.count() < 2 {
+        return None;
+    }
+    Some(format!("title:\"{}\"^{weight}", tokens.join(" ")))
 }
 
 /// The tantivy query for a set: the words (or every document) with the filters as

@@ -17,27 +17,10 @@ use tantivy::{DocAddress, DocId, DocSet, Index, Score, Searcher, TantivyDocument
 
 use super::query::TEXT_FIELDS;
 use super::stored::{HitStore, ShownFields};
+use super::weights::RankWeights;
 use crate::path_error::ResultAtPath;
 use crate::pindex;
 use crate::schema::Fields;
-
-/// How words weigh by field: text people wrote about a page (anchors) and its title say
-/// more about it than a word somewhere in its body (Nutch: anchor 2.0, title 1.5).
-pub(crate) const FIELD_BOOSTS: [(&str, f32); 4] = [
-    ("anchor", 2.0),
-    ("title", 1.5),
-    ("content", 1.0),
-    ("url", 1.0),
-];
-
-/// How a word in the main content weighs, on top of its weight in `content` (which
-/// holds boilerplate too): a word in the main text counts twice what a word only in
-/// navigation, headers or footers counts.
-pub(crate) const MAIN_BOOST: f32 = 1.0;
-
-/// How a match of a word's stem weighs (the word itself also matches `content` and
-/// `main`, so an exact match always scores more than a stemmed one alone).
-pub(crate) const STEM_BOOST: f32 = 0.5;
 
 /// Whether `field` has any term in the set.
 fn has_terms(searcher: &Searcher, field: Field) -> bool {
@@ -162,6 +145,8 @@ pub(crate) struct OpenSet {
     pub searcher: Searcher,
     pub fields: Fields,
     pub parser: QueryParser,
+    /// The ranking's weights (`weights.rs`), for the clauses the query adds.
+    pub weights: RankWeights,
     pub docs: u32,
     pub dates: Arc<DateTable>,
     /// Each document's site as an index into `site_names` (`u32::MAX`: none).
@@ -173,11 +158,11 @@ pub(crate) struct OpenSet {
     /// Each document's language as an index into `lang_names` (`u32::MAX`: none).
     pub lang_of: Arc<Vec<u32>>,
     pub lang_names: Vec<String>,
-    /// Each document's link-analysis boost, as ranking multiplies its score by it
-    /// (`None`: an index without the `boost` column ranks by text alone). Read once
-    /// here: through the column, with its optional-value index, it was 17 % of the
-    /// server's cycles on the 1,000,000-document scale collection (issue 22).
-    pub boost: Option<Arc<Vec<Score>>>,
+    /// Each document's factor, its text score multiplied by it (`weights.rs`: the
+    /// link-analysis prior and the link-list demotion; `None`: every factor is 1). Read
+    /// once here: the boost read through its column, with its optional-value index, was
+    /// 17 % of the server's cycles on the 1,000,000-document scale collection (issue 22).
+    pub factor: Option<Arc<Vec<Score>>>,
     /// The `urlkey` and `digest` columns, which order documents of equal score.
     order: Option<(StrColumn, StrColumn)>,
     /// Near-identical versions of each URL (`near.rs`); `None` for an index built
@@ -438,18 +423,28 @@ pub(crate) fn open(dir: &Path, released: bool) -> io::Result<OpenSet> {
         Some(f) => read_ordinals(&searcher, f, docs, &main_dir)?,
         None => (vec![u32::MAX; docs as usize], Vec::new()),
     };
-    let (order, near, boost) = match searcher.segment_readers().first() {
+    let weights = RankWeights::from_env();
+    let (order, near, factor) = match searcher.segment_readers().first() {
         Some(seg) => {
             let ff = seg.fast_fields();
             // As the collector read it per document before: absent values are 1.0.
             let boost = ff.f64("boost").ok().map(|c| {
                 let col = c.first_or_default_col(1.0);
-                Arc::new(
-                    (0..docs)
-                        .map(|d| col.get_val(d) as Score)
-                        .collect::<Vec<_>>(),
-                )
+                (0..docs)
+                    .map(|d| col.get_val(d) as Score)
+                    .collect::<Vec<_>>()
             });
+            let html: Vec<bool> = (type_names.iter())
+                .map(|t| t == "text/html" || t == "application/xhtml+xml")
+                .collect();
+            let is_html = |d: DocId| {
+                let t = type_of.get(d as usize).copied().unwrap_or(u32::MAX);
+                html.get(t as usize).copied().unwrap_or(false)
+            };
+            let factor = (weights.factors(seg, &fields, boost.as_deref(), is_html, docs))
+                .at(&main_dir)
+                .map_err(pindex::Error::from)?
+                .map(Arc::new);
             let col = |n| ff.str(n).at(&main_dir).map_err(pindex::Error::from);
             let order = col("urlkey")?.zip(col("digest")?);
             let near = match (&order, fields.simhash, fields.simhash_words) {
@@ -464,7 +459,7 @@ pub(crate) fn open(dir: &Path, released: bool) -> io::Result<OpenSet> {
                 }
                 _ => None,
             };
-            (order, near, boost)
+            (order, near, factor)
         }
         None => (None, None, None),
     };
@@ -472,23 +467,24 @@ pub(crate) fn open(dir: &Path, released: bool) -> io::Result<OpenSet> {
         .iter()
         .map(|n| field(&set.main, n, &main_dir))
         .collect::<pindex::Result<_>>()?;
-    defaults.extend(fields.main);
-    // Only the stemmed fields of languages the set has: each costs a lookup per word.
+    // A field of weight 0 is not searched at all: each costs a lookup per word.
+    defaults.extend(fields.main.filter(|_| weights.main != 0.0));
+    // Only the stemmed fields of languages the set has.
     let stems: Vec<Field> = (fields.stems.iter().flatten().copied())
-        .filter(|&f| has_terms(&searcher, f))
+        .filter(|&f| weights.stem != 0.0 && has_terms(&searcher, f))
         .collect();
     defaults.extend(&stems);
     let mut parser = QueryParser::for_index(&set.main, defaults);
     // Every word must match (Nutch's default), each in any of the fields.
     parser.set_conjunction_by_default();
-    for (n, boost) in FIELD_BOOSTS {
-        parser.set_field_boost(field(&set.main, n, &main_dir)?, boost);
+    for n in TEXT_FIELDS {
+        parser.set_field_boost(field(&set.main, n, &main_dir)?, weights.field(n));
     }
-    if let Some(main) = fields.main {
-        parser.set_field_boost(main, MAIN_BOOST);
+    if let Some(main) = fields.main.filter(|_| weights.main != 0.0) {
+        parser.set_field_boost(main, weights.main);
     }
     for f in stems {
-        parser.set_field_boost(f, STEM_BOOST);
+        parser.set_field_boost(f, weights.stem);
     }
     let store = (HitStore::open(&searcher, &fields).at(&main_dir)).map_err(pindex::Error::from)?;
     Ok(OpenSet {
@@ -499,6 +495,7 @@ pub(crate) fn open(dir: &Path, released: bool) -> io::Result<OpenSet> {
         searcher,
         fields,
         parser,
+        weights,
         docs,
         dates: Arc::new(dates),
         site_of: Arc::new(site_of),
@@ -508,7 +505,7 @@ pub(crate) fn open(dir: &Path, released: bool) -> io::Result<OpenSet> {
         lang_of: Arc::new(lang_of),
         lang_names,
         store,
-        boost,
+        factor,
         order,
         near,
     })
