@@ -227,6 +227,33 @@ impl OpenSet {
         from..to
     }
 
+    /// Every version of the URL whose key is `urlkey` in this set (none when it has
+    /// none): one lookup in the URL key column's dictionary, then a binary search of the
+    /// DocIds, which are in URL key order.
+    pub(crate) fn url_docs(&self, urlkey: &[u8]) -> std::ops::Range<DocId> {
+        let Some((urlkeys, _)) = &self.order else {
+            return 0..0;
+        };
+        let Ok(Some(ord)) = urlkeys.dictionary().term_ord(urlkey) else {
+            return 0..0;
+        };
+        let ord_of = |d: DocId| urlkeys.term_ords(d).next().unwrap_or(u64::MAX);
+        // The first DocId in `lo..hi` whose ordinal is not `below` the one looked up.
+        let first = |mut lo: DocId, mut hi: DocId, below: &dyn Fn(u64) -> bool| {
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                if below(ord_of(mid)) {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            lo
+        };
+        let from = first(0, self.docs, &|o| o < ord);
+        from..first(from, self.docs, &|o| o <= ord)
+    }
+
     /// Where document `doc` stands in one index of the whole collection: versions are
     /// written in (URL key, digest) order (src/index/versions.rs), which is the DocId
     /// order within a set, so comparing this across sets breaks ties in score as one
