@@ -540,3 +540,26 @@ pub(crate) fn open(dir: &Path, released: bool) -> io::Result<OpenSet> {
         near,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    /// Looked up by its key, a URL's versions are its run of DocIds, as `url_run` finds
+    /// it from one of them; a key the set lacks, before or after all of its own, has none.
+    #[test]
+    fn url_docs_are_the_run_of_the_url() {
+        let dir = tempfile::tempdir().unwrap();
+        crate::testing::build_fixture_index(dir.path(), "example", "example").unwrap();
+        let set = super::open(&dir.path().join("pindexes/example"), false).unwrap();
+        let mut runs = 0;
+        for doc in 0..set.docs {
+            let key = set.order_urlkey(doc);
+            let run = set.url_docs(&key);
+            assert_eq!(run, set.url_run(doc, 1000), "document {doc}");
+            runs += usize::from(run.start == doc && run.len() > 1);
+        }
+        assert!(runs > 0, "a URL of several versions");
+        for missing in [&b""[..], b"a", b"org,example)/nosuch", b"zzz"] {
+            assert!(set.url_docs(missing).is_empty(), "{missing:?}");
+        }
+    }
+}
