@@ -103,28 +103,6 @@ fn unrelated_pages_are_10_bits_apart_or_more_on_average() {
     assert!(mean >= 10.0, "mean {mean}");
 }
 
-/// A plain WARC of `response` records (URL, date, HTML), as a crawler writes them.
-fn write_warc(path: &Path, captures: &[(String, String, String)]) {
-    let mut out = Vec::new();
-    for (url, date, html) in captures {
-        let http = format!(
-            "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\n\r\n{html}",
-            html.len()
-        );
-        out.extend_from_slice(
-            format!(
-                "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {url}\r\nWARC-Date: {date}\r\n\
-                 WARC-Record-ID: <urn:uuid:{:032x}>\r\nContent-Type: application/http; msgtype=response\r\n\
-                 Content-Length: {}\r\n\r\n{http}\r\n\r\n",
-                out.len(),
-                http.len()
-            )
-            .as_bytes(),
-        );
-    }
-    std::fs::write(path, out).unwrap();
-}
-
 const DAYS: [&str; 7] = [
     "Monday",
     "Tuesday",
@@ -180,7 +158,7 @@ fn daily_front_page(dir: &Path) -> warcdex::search::SearchIndex {
         front_page(21, &format!("{OTHER}. {}", &STORY[..120])),
     ));
     let warc = dir.join("courier.warc");
-    write_warc(&warc, &captures);
+    crate::util::write_warc(&warc, &captures);
     let entries = [ManifestEntry {
         path: warc,
         collection: None,

@@ -18,6 +18,7 @@ mod index;
 mod layering;
 mod lists_cli;
 mod near_dups;
+mod paging;
 mod reader_corpus;
 mod reader_damage;
 mod reader_fixtures;

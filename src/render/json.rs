@@ -23,8 +23,13 @@ struct JsonResults<'a> {
     start: usize,
     hits_per_page: usize,
     hits_per_site: usize,
+    /// Versions matched (documents), as NutchWAX's `total`: not hits.
     total: u64,
     total_results: u64,
+    /// The same as `total`, named for what it counts.
+    versions_matched: u64,
+    /// Hits one can page through, once known (`null` until a page reaches the end).
+    hits_total: Option<u64>,
     has_more: bool,
     site_limited: bool,
     sites_limited: u64,
@@ -38,7 +43,9 @@ struct JsonResults<'a> {
 }
 
 /// `r` as pretty JSON; `total_results` is the count to announce
-/// ([`SearchResults::total_results`]).
+/// ([`SearchResults::total_results`]), `versions_matched` and `hits_total` the two
+/// counts it is one of ([`SearchResults::versions_matched`],
+/// [`SearchResults::hits_total`]).
 pub fn to_json(r: &SearchResults) -> String {
     let doc = JsonResults {
         query: &r.query,
@@ -47,6 +54,8 @@ pub fn to_json(r: &SearchResults) -> String {
         hits_per_site: r.hits_per_site,
         total: r.total,
         total_results: r.total_results(),
+        versions_matched: r.versions_matched(),
+        hits_total: r.hits_total(),
         has_more: r.has_more,
         site_limited: r.site_limited,
         sites_limited: r.sites_limited,

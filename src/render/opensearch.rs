@@ -42,6 +42,8 @@ pub fn rss(r: &SearchResults, params: &[(&str, String)]) -> String {
     }
     element(&mut out, "description", &description);
     out.push_str("<link/>\n");
+    // NutchWAX's count, as its clients read it: the versions matched until the page
+    // reaches the end of the hits, then the number of hits (docs/api.md).
     element(
         &mut out,
         "opensearch:totalResults",

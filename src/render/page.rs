@@ -19,6 +19,9 @@ pub struct PageRequest {
     pub hits_per_site: usize,
     /// Near-identical pages of other URLs folded into one hit (`collapse=near`).
     pub collapse_near: bool,
+    /// Every version its own hit (`nearDups=show`): kept in the links, so that the next
+    /// page continues the same list.
+    pub show_versions: bool,
 }
 
 const STYLE: &str = r#"
@@ -90,6 +93,9 @@ fn link(query: &str, start: usize, req: &PageRequest, per_site: usize) -> String
     let _ = write!(s, "&hitsPerPage={}&hitsPerSite={per_site}", req.hits);
     if req.collapse_near {
         s.push_str("&collapse=near");
+    }
+    if req.show_versions {
+        s.push_str("&nearDups=show");
     }
     s
 }
@@ -385,6 +391,9 @@ pub fn render(
             req.hits
         );
     }
+    if req.show_versions {
+        out.push_str("<input type=\"hidden\" name=\"nearDups\" value=\"show\">");
+    }
     let _ = write!(
         out,
         "<label class=\"help\"><input type=\"checkbox\" name=\"collapse\" value=\"near\"{}> collapse mirrors</label>",
@@ -412,17 +421,27 @@ pub fn render(
                 escape(query)
             );
         } else {
+            // Two counts, each named: the hits one can page through (known once a page
+            // reaches their end; until then the next link says there are more), and
+            // the versions matched, which folding and the per-site limit make fewer
+            // hits ("Hits 1–9 of 117" named the versions as if they were hits).
             let _ = write!(
                 out,
-                "<p class=\"summary\">Hits <b>{}–{}</b> of <b>{}</b> for <b>{}</b> ({:.3} s)",
+                "<p class=\"summary\">Hits <b>{}–{}</b>",
                 r.start + 1,
-                r.start + r.hits.len(),
-                r.total,
+                r.start + r.hits.len()
+            );
+            if let Some(n) = r.hits_total() {
+                let _ = write!(out, " of <b>{n}</b>");
+            }
+            let versions = r.versions_matched();
+            let _ = write!(
+                out,
+                " for <b>{}</b> · {versions} matching version{}",
                 escape(query),
-                r.response_time
+                if versions == 1 { "" } else { "s" }
             );
             if r.site_limited {
-                // The true number of matches is above; say what the per-site limit hid.
                 let _ = write!(
                     out,
                     " · {} site{} limited to {} hit{} each",
@@ -431,11 +450,8 @@ pub fn render(
                     r.hits_per_site,
                     if r.hits_per_site == 1 { "" } else { "s" },
                 );
-                if !r.has_more {
-                    let _ = write!(out, ", {} listed", r.listed);
-                }
             }
-            out.push_str("</p>\n");
+            let _ = writeln!(out, " ({:.3} s)</p>", r.response_time);
             facets_html(&mut out, r, req, query);
             timeline_svg(&mut out, r, req, query);
             let _ = writeln!(out, "<ol class=\"hits\" start=\"{}\">", r.start + 1);

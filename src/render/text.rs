@@ -7,6 +7,9 @@ use crate::search::SearchResults;
 
 /// Writes `r` to `out`. Highlighted words are wrapped in `*` in the snippet.
 pub fn write_text(r: &SearchResults, out: &mut dyn Write) -> io::Result<()> {
+    // NutchWaxBean's line and count (`total_results`: versions matched until the page
+    // reaches the end of the hits, then hits), kept for what reads it; `--json` names
+    // both counts.
     writeln!(out, "Total hits: {}", r.total_results())?;
     for h in &r.hits {
         writeln!(

@@ -71,8 +71,12 @@ pub(crate) const NO_SITE: u32 = u32::MAX;
 /// One set's best candidates under a per-site limit, and its sites' match counts.
 pub(crate) struct CappedTop {
     limit: usize,
-    /// 0: no per-site limit.
+    /// Each site's best this many are kept (0: no per-site keeping, every candidate
+    /// competes in `heap`). Above the per-site limit when the selection folds hits
+    /// together (`rank.rs`): a site's kept candidates may fold away there.
     per_site: usize,
+    /// The per-site limit itself, which a site is reported over (0: none).
+    report_over: usize,
     /// The best `limit` candidates without a site (all of them, with no per-site limit).
     heap: BinaryHeap<Reverse<Ranked>>,
     /// Each site's best `per_site`.
@@ -81,41 +85,65 @@ pub(crate) struct CappedTop {
     seen: Vec<u32>,
     /// When pruning: the best `limit` of the candidates kept (in `heap` and `sites`).
     best: Option<BTreeSet<Ranked>>,
+    /// Whether `heap` left out a candidate offered to it.
+    heap_cut: bool,
+}
+
+/// What one set's search keeps ([`CappedTop::harvest`]).
+pub(crate) struct Harvest {
+    /// The candidates kept, best first.
+    pub candidates: Vec<(Score, DocId)>,
+    /// The sites (ordinals, ascending) that matched more documents than the per-site
+    /// limit.
+    pub over_limit: Vec<u32>,
+    /// Where the list was cut: each a kept candidate below which candidates were left
+    /// out, with the site they were left out of (`None`: of the heap, any site).
+    pub floors: Vec<(DocId, Option<u32>)>,
 }
 
 impl CappedTop {
-    /// Keeps the best `limit`, at most `per_site` of a site (0: no limit); with `prune`,
-    /// only the best `limit` of [`CappedTop::harvest`]'s list are right.
-    pub(crate) fn new(limit: usize, per_site: usize, prune: bool) -> Self {
+    /// Keeps the best `limit`, at most `per_site` of a site (0: no limit), and counts the
+    /// sites over `report_over` (0: none); with `prune`, only the best `limit` of
+    /// [`CappedTop::harvest`]'s list are right.
+    pub(crate) fn new(limit: usize, per_site: usize, report_over: usize, prune: bool) -> Self {
         CappedTop {
             limit,
             per_site,
+            report_over,
             heap: BinaryHeap::with_capacity(limit.min(1 << 16) + 1),
             sites: OrdMap::default(),
             seen: Vec::new(),
             // Without a per-site limit the heap prunes by itself.
             best: (prune && per_site > 0).then(BTreeSet::new),
+            heap_cut: false,
         }
     }
 
     /// Offers a candidate of site ordinal `site` ([`NO_SITE`]: none).
     pub(crate) fn offer(&mut self, r: Ranked, site: u32) {
+        // Counted whatever is kept, so that the sites reported over the limit do not
+        // depend on how many candidates were asked for.
+        if site != NO_SITE && (self.per_site > 0 || self.report_over > 0) {
+            let i = site as usize;
+            if i >= self.seen.len() {
+                self.seen.resize(i + 1, 0);
+            }
+            self.seen[i] += 1;
+        }
         if self.per_site == 0 || site == NO_SITE {
             if self.heap.len() < self.limit {
                 self.heap.push(Reverse(r));
                 self.kept(None, r);
-            } else if self.heap.peek().is_some_and(|Reverse(worst)| r > *worst) {
+                return;
+            }
+            self.heap_cut = true;
+            if self.heap.peek().is_some_and(|Reverse(worst)| r > *worst) {
                 let out = self.heap.pop().map(|Reverse(w)| w);
                 self.heap.push(Reverse(r));
                 self.kept(out, r);
             }
             return;
         }
-        let i = site as usize;
-        if i >= self.seen.len() {
-            self.seen.resize(i + 1, 0);
-        }
-        self.seen[i] += 1;
         if let Some(best) = &self.best {
             if best.len() >= self.limit && best.first().is_some_and(|floor| r < *floor) {
                 return;
@@ -155,19 +183,37 @@ impl CappedTop {
         }
     }
 
-    /// The candidates kept, best first, and the sites (ordinals, ascending) that matched
-    /// more documents than `per_site`.
-    pub(crate) fn harvest(self) -> (Vec<(Score, DocId)>, Vec<u32>) {
+    /// The candidates kept, best first, the sites over the per-site limit and where the
+    /// list was cut. A floor is exact only without pruning.
+    pub(crate) fn harvest(self) -> Harvest {
+        let mut floors = Vec::new();
+        if self.heap_cut {
+            floors.extend(self.heap.peek().map(|Reverse(worst)| (worst.1, None)));
+        }
         let mut v: Vec<Ranked> = self.heap.into_iter().map(|Reverse(r)| r).collect();
-        for top in self.sites.into_values() {
+        for (site, top) in self.sites {
+            if self
+                .seen
+                .get(site as usize)
+                .is_some_and(|&n| n as usize > top.len())
+            {
+                floors.extend(top.iter().min().map(|worst| (worst.1, Some(site))));
+            }
             v.extend(top);
         }
         v.sort_by(|a, b| b.cmp(a));
-        let hidden = (self.seen.iter().enumerate())
-            .filter(|(_, &n)| n as usize > self.per_site)
-            .map(|(site, _)| site as u32)
-            .collect();
-        (v.into_iter().map(|r| (r.0, r.1)).collect(), hidden)
+        let over_limit = match self.report_over {
+            0 => Vec::new(),
+            limit => (self.seen.iter().enumerate())
+                .filter(|(_, &n)| n as usize > limit)
+                .map(|(site, _)| site as u32)
+                .collect(),
+        };
+        Harvest {
+            candidates: v.into_iter().map(|r| (r.0, r.1)).collect(),
+            over_limit,
+            floors,
+        }
     }
 }
 
@@ -183,13 +229,17 @@ mod tests {
         prune: bool,
         offers: &[(Ranked, u32)],
     ) -> (Vec<(Score, DocId)>, Vec<u32>) {
-        let mut t = CappedTop::new(limit, per_site, prune);
+        let mut t = CappedTop::new(limit, per_site, per_site, prune);
         for &(r, site) in offers {
             t.offer(r, site);
         }
-        let (mut v, hidden) = t.harvest();
+        let Harvest {
+            candidates: mut v,
+            over_limit,
+            ..
+        } = t.harvest();
         v.truncate(limit);
-        (v, hidden)
+        (v, over_limit)
     }
 
     /// What the page shows, by the rule itself: all candidates best first, skipping one
@@ -240,6 +290,47 @@ mod tests {
             let pruned = run(limit, per_site, true, &offers);
             assert_eq!(pruned, whole, "case {case}");
             assert_eq!(whole.0, by_rule(limit, per_site, &offers), "case {case}");
+        }
+    }
+
+    /// Every candidate left out ranks below a floor of its kind: its site's when it has
+    /// one and sites keep their best, else the heap's.
+    #[test]
+    fn floors_bound_every_candidate_left_out() {
+        let mut rng = XorShift::new(41);
+        for case in 0..2000 {
+            let n = rng.below(200);
+            let sites = 1 + rng.below(12) as u32;
+            let limit = 1 + rng.below(20);
+            let per_site = rng.below(4);
+            let offers: Vec<(Ranked, u32)> = (0..n as u32)
+                .map(|doc| {
+                    let score = rng.below(8) as f32 / 4.0;
+                    let site = match rng.below(6) {
+                        0 => NO_SITE,
+                        _ => rng.below(sites as usize) as u32,
+                    };
+                    (Ranked(score, doc), site)
+                })
+                .collect();
+            let mut t = CappedTop::new(limit, per_site, per_site, false);
+            for &(r, site) in &offers {
+                t.offer(r, site);
+            }
+            let h = t.harvest();
+            let score_of = |d: DocId| offers[d as usize].0;
+            for &(r, site) in &offers {
+                if h.candidates.contains(&(r.0, r.1)) {
+                    continue;
+                }
+                let kind = (per_site > 0 && site != NO_SITE).then_some(site);
+                let floor = h.floors.iter().find(|f| f.1 == kind);
+                assert!(
+                    floor.is_some_and(|f| r < score_of(f.0)),
+                    "case {case}: {r:?} of site {site} left out, floors {:?}",
+                    h.floors
+                );
+            }
         }
     }
 

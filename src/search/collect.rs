@@ -7,7 +7,7 @@ use std::sync::Arc;
 use tantivy::collector::{Collector, SegmentCollector};
 use tantivy::{DocId, Score, SegmentOrdinal, SegmentReader};
 
-use super::capped_top::{CappedTop, Ranked, NO_SITE};
+use super::capped_top::{CappedTop, Harvest, Ranked, NO_SITE};
 use super::facets::{FacetSources, SetTally};
 use super::near::NearTable;
 use super::set::DateTable;
@@ -19,7 +19,10 @@ use super::set::DateTable;
 /// per-site limit are always among them. Counts every document passing the filter.
 pub(crate) struct TopFiltered {
     pub limit: usize,
+    /// How many of each site's best are kept (0: none apart).
     pub per_site: usize,
+    /// The per-site limit, which sites are reported over (0: none).
+    pub report_over: usize,
     pub filter: Option<Arc<Vec<u64>>>,
     pub site_of: Arc<Vec<u32>>,
     /// Near-identical versions of a URL are one candidate (`near.rs`), unless `None`.
@@ -35,9 +38,20 @@ pub(crate) struct TopFiltered {
     pub prune: bool,
 }
 
-/// What a set's search gives: documents matching, candidates best first, the sites
-/// (ordinals) with more matches than `per_site`, and the facet counts.
-pub(crate) type Fruit = (u64, Vec<(Score, DocId)>, Vec<u32>, SetTally);
+/// What a set's search gives.
+#[derive(Default)]
+pub(crate) struct Fruit {
+    /// Documents matching.
+    pub count: u64,
+    /// Candidates best first.
+    pub candidates: Vec<(Score, DocId)>,
+    /// The sites (ordinals) with more candidates than the per-site limit.
+    pub over_limit: Vec<u32>,
+    /// Where the candidates were cut ([`Harvest::floors`]).
+    pub floors: Vec<(DocId, Option<u32>)>,
+    /// The facet counts.
+    pub tally: SetTally,
+}
 
 pub(crate) struct TopFilteredSegment {
     filter: Option<Arc<Vec<u64>>>,
@@ -80,7 +94,7 @@ impl Collector for TopFiltered {
             tally: SetTally::default(),
             factor,
             count: 0,
-            top: CappedTop::new(self.limit, self.per_site, self.prune),
+            top: CappedTop::new(self.limit, self.per_site, self.report_over, self.prune),
             near: self.near.clone(),
             dates: self.dates.clone(),
             pending: Vec::new(),
@@ -93,12 +107,13 @@ impl Collector for TopFiltered {
 
     fn merge_fruits(&self, fruits: Vec<Fruit>) -> tantivy::Result<Fruit> {
         // Sets are single-segment (checked on open), so DocIds need no segment number.
-        let mut out: Fruit = (0, Vec::new(), Vec::new(), SetTally::default());
-        for (c, v, h, t) in fruits {
-            out.0 += c;
-            out.1.extend(v);
-            out.2.extend(h);
-            out.3.absorb(t);
+        let mut out = Fruit::default();
+        for f in fruits {
+            out.count += f.count;
+            out.candidates.extend(f.candidates);
+            out.over_limit.extend(f.over_limit);
+            out.floors.extend(f.floors);
+            out.tally.absorb(f.tally);
         }
         Ok(out)
     }
@@ -189,7 +204,17 @@ impl TopFilteredSegment {
     }
 
     fn harvest_offered(self) -> Fruit {
-        let (v, hidden) = self.top.harvest();
-        (self.count, v, hidden, self.tally)
+        let Harvest {
+            candidates,
+            over_limit,
+            floors,
+        } = self.top.harvest();
+        Fruit {
+            count: self.count,
+            candidates,
+            over_limit,
+            floors,
+            tally: self.tally,
+        }
     }
 }

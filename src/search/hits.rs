@@ -82,7 +82,8 @@ pub struct Hit {
     /// dates all in `dates`; 1 when it stands alone. The hit shows the newest of them.
     #[serde(default)]
     pub near_versions: usize,
-    /// Other hosts holding a near-identical page (`collapse=near`), folded into this hit.
+    /// Other hosts holding a near-identical page (`collapse=near`), folded into this hit,
+    /// in name order: those met ranking the hits up to this page (`unwalked.rs`).
     #[serde(default)]
     pub also_at: Vec<String>,
     /// Every version of this URL (up to [`HISTORY_CAP`]), earliest first, each with how
@@ -280,6 +281,8 @@ pub(crate) fn build_hit(
             }
         }
     }
+    // In name order: the walk meets mirrors by score, `unwalked.rs` finds them after.
+    also_at.sort_unstable();
     let replay = replay_links(replay_prefix, &dates, &url);
     // The main content, stored whole (an index built before it existed has none).
     let main = stored.main.as_ref();

@@ -32,6 +32,7 @@ mod snippet;
 pub mod stats;
 mod stored;
 mod types;
+mod unwalked;
 mod weights;
 mod windows;
 
@@ -256,14 +257,11 @@ impl SearchIndex {
             r = self.rank(&req.query, 0, need, None, req.near)?;
         }
         let has_more = r.selection.kept.len() > req.start + hits;
-        let page: Vec<_> = r
-            .selection
-            .kept
-            .iter()
-            .enumerate()
-            .skip(req.start)
-            .take(hits)
-            .map(|(i, &c)| (i, c))
+        let end = r.selection.kept.len().min(req.start + hits);
+        let positions: Vec<usize> = (req.start.min(end)..end).collect();
+        self.fold_unwalked(&mut r, &positions)?;
+        let page: Vec<_> = (positions.iter())
+            .map(|&i| (i, r.selection.kept[i]))
             .collect();
         let out = self.read_hits(&r, &page, req.replay_prefix.as_deref(), req.history)?;
         Ok(SearchResults {
@@ -314,13 +312,15 @@ impl SearchIndex {
         // the panic, though caught, logged a backtrace for every such request.
         stats.check().map_err(SearchError::Statistics)?;
         self.retrying(|| {
-            let r = self.rank(
+            let mut r = self.rank(
                 query,
                 hits_per_site,
                 need.max(1),
                 Some(stats),
                 NearDisplay::default(),
             )?;
+            let positions: Vec<usize> = (0..r.selection.kept.len()).collect();
+            self.fold_unwalked(&mut r, &positions)?;
             let all: Vec<_> = r.selection.kept.iter().copied().enumerate().collect();
             let hits = self.read_hits(&r, &all, None, true)?;
             let mut hidden_sites: Vec<String> = r.selection.hidden_sites.iter().cloned().collect();

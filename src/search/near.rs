@@ -8,7 +8,8 @@
 //! first DocId. The collector (`collect.rs`) keeps one candidate per group: the group's best
 //! score, shown as its newest matching version. Across sets (batches of a collection) and,
 //! with `collapse=near`, across URLs (mirrors), `select.rs::select` folds candidates into a
-//! kept hit whose fingerprint is as near.
+//! kept hit whose fingerprint is as near, and `unwalked.rs` the versions of a hit's URL
+//! that rank below where the walk stopped.
 
 use std::sync::Arc;
 

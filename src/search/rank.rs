@@ -11,11 +11,11 @@ use tantivy::query::{
 use tantivy::schema::IndexRecordOption;
 use tantivy::Term;
 
-use super::collect::TopFiltered;
-use super::facets::{FacetSources, SetTally, Tally};
+use super::collect::{Fruit, TopFiltered};
+use super::facets::{FacetSources, Tally};
 use super::near::NearDisplay;
 use super::query::{self, ParsedQuery, QueryError};
-use super::select::{select, Selection};
+use super::select::{select, Selection, Short};
 use super::set::OpenSet;
 use super::stats::{Statistics, TermStats};
 use super::weights::RankWeights;
@@ -75,6 +75,13 @@ impl SearchIndex {
     /// Ranks the documents matching `query` in every live set, scored with `given`
     /// statistics or else with those of the sets searched here, and keeps the best
     /// `need` under the per-site limit.
+    ///
+    /// Each set keeps its best `need` candidates (at most `per_site` of a site) at
+    /// first. When hits are folded together that may be too few (`select.rs`, `select`):
+    /// then the sets are searched again keeping twice as many (of each site, when a
+    /// site's were too few), until the walk is exact. The first search is enough unless
+    /// two candidates of one set fold into one hit (two groups of a URL near one version
+    /// in another set), or mirrors fold (`collapse=near`).
     pub(super) fn rank(
         &self,
         query: &str,
@@ -98,18 +105,65 @@ impl SearchIndex {
             None if self.live_count() == 1 => TermStats::default(),
             None => self.live_stats(&queries)?,
         };
+        let date_filters: Vec<_> = self.sets.iter().map(|s| date_filter(s, &parsed)).collect();
+        let mut keep = Keep {
+            limit: need,
+            // A limit of `need` or more per site can never leave a hit out.
+            per_site: if per_site >= need { 0 } else { per_site },
+        };
+        loop {
+            let (total, per_set) =
+                self.collect(&queries, &stats, &date_filters, keep, per_site, near)?;
+            let selection = select(&self.sets, &per_set, per_site, need, near);
+            match selection.short {
+                Some(Short::Site) if keep.per_site > 0 => keep.per_site *= 2,
+                Some(_) => keep.limit = keep.limit.saturating_mul(2),
+                None => {
+                    let mut tally = Tally::default();
+                    for (i, fruit) in per_set.iter().enumerate() {
+                        tally.add_set(&self.sets[i], &fruit.tally);
+                    }
+                    return Ok(Ranking {
+                        per_site,
+                        total,
+                        tally,
+                        selection,
+                        text_queries,
+                        queries,
+                        date_filters,
+                        stats,
+                    });
+                }
+            }
+            if keep.per_site >= keep.limit {
+                keep.per_site = 0;
+            }
+        }
+    }
+
+    /// Searches every live set with the collector keeping `keep`: the documents matching
+    /// and each set's fruit (empty for a set not searched).
+    fn collect(
+        &self,
+        queries: &[Box<dyn Query>],
+        stats: &TermStats,
+        date_filters: &[Option<Arc<Vec<u64>>>],
+        keep: Keep,
+        per_site: usize,
+        near: NearDisplay,
+    ) -> Result<(u64, Vec<Fruit>), SearchError> {
         let mut total = 0;
         let mut per_set = Vec::with_capacity(self.sets.len());
         for (i, s) in self.sets.iter().enumerate() {
             if !self.live(i) {
-                per_set.push((0, Vec::new(), Vec::new(), SetTally::default()));
+                per_set.push(Fruit::default());
                 continue;
             }
             let collector = TopFiltered {
-                limit: need,
-                // A limit of `need` or more per site can never leave a hit out.
-                per_site: if per_site >= need { 0 } else { per_site },
-                filter: date_filter(s, &parsed),
+                limit: keep.limit,
+                per_site: keep.per_site,
+                report_over: per_site,
+                filter: date_filters[i].clone(),
                 site_of: s.site_of.clone(),
                 near: (!near.show_versions).then(|| s.near.clone()).flatten(),
                 dates: s.dates.clone(),
@@ -124,7 +178,7 @@ impl SearchIndex {
                 })),
             };
             let statistics = Statistics {
-                stats: &stats,
+                stats,
                 searcher: &s.searcher,
             };
             let fruit = catch_unwind(AssertUnwindSafe(|| {
@@ -132,23 +186,20 @@ impl SearchIndex {
                     .search_with_statistics_provider(&*queries[i], &collector, &statistics)
             }))
             .map_err(|p| self.after_panic(i, "a search", &*p))??;
-            total += fruit.0;
+            total += fruit.count;
             per_set.push(fruit);
         }
-        let mut tally = Tally::default();
-        for (i, fruit) in per_set.iter().enumerate() {
-            tally.add_set(&self.sets[i], &fruit.3);
-        }
-        let selection = select(&self.sets, &per_set, per_site, need, near);
-        Ok(Ranking {
-            per_site,
-            total,
-            tally,
-            selection,
-            text_queries,
-            stats,
-        })
+        Ok((total, per_set))
     }
+}
+
+/// How many candidates each set's collector keeps.
+#[derive(Debug, Clone, Copy)]
+struct Keep {
+    /// The best this many.
+    limit: usize,
+    /// Each site's best this many (0: no site kept apart).
+    per_site: usize,
 }
 
 /// A search ranked over the live sets, before its hits are read.
@@ -162,6 +213,10 @@ pub(super) struct Ranking {
     pub(super) selection: Selection,
     /// Each set's parse of the query's words.
     pub(super) text_queries: Vec<Option<Box<dyn Query>>>,
+    /// Each set's whole query, filters included.
+    pub(super) queries: Vec<Box<dyn Query>>,
+    /// Each set's documents in the query's date ranges (`None`: no `date:`).
+    pub(super) date_filters: Vec<Option<Arc<Vec<u64>>>>,
     /// The statistics the documents were scored with.
     pub(super) stats: TermStats,
 }

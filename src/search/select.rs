@@ -23,6 +23,27 @@ pub(crate) struct Selection {
     pub folded: Vec<Folded>,
     /// How near-duplicates are shown.
     pub near: NearDisplay,
+    /// Whether candidates are folded into others: then the walk records what it met
+    /// (`walked`, `keys`) for [`super::unwalked`], which folds in the candidates it did
+    /// not reach.
+    pub folding: bool,
+    /// The fingerprint and URL key of each kept candidate (same order as `kept`), when
+    /// folding.
+    pub keys: Vec<Option<(u64, Vec<u8>)>>,
+    /// Every candidate the walk met (kept, folded or left out), when folding.
+    pub walked: HashSet<(usize, DocId)>,
+    /// `Some` when the walk reached a set's floor before keeping `need`: candidates may
+    /// be missing from there on, so the sets must be searched again keeping more.
+    pub short: Option<Short>,
+}
+
+/// Which cut of a set's candidates a walk came short at ([`Selection::short`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Short {
+    /// The best `limit`: keep more.
+    Heap,
+    /// A site's best: keep more of each site.
+    Site,
 }
 
 /// Candidates folded into a kept one (issue 20): versions of its URL from other sets,
@@ -37,7 +58,7 @@ pub(crate) struct Folded {
 
 /// The fingerprint and URL key of a candidate, when its set has fingerprints and it has
 /// enough words to be judged.
-fn near_key(sets: &[OpenSet], c: Candidate) -> Option<(u64, Vec<u8>)> {
+pub(super) fn near_key(sets: &[OpenSet], c: Candidate) -> Option<(u64, Vec<u8>)> {
     let s = &sets[c.0];
     let hash = s.near.as_ref()?.judged(c.1)?;
     Some((hash, s.order_urlkey(c.1)))
@@ -46,7 +67,7 @@ fn near_key(sets: &[OpenSet], c: Candidate) -> Option<(u64, Vec<u8>)> {
 /// The kept candidate `c` folds into, if any: a version of the same URL in another set
 /// (unless versions are shown), or with `collapse_urls` a page of another URL, whose
 /// fingerprint is at most [`crate::near::DEFAULT_K`] bits from `c`'s.
-fn fold_into(
+pub(super) fn fold_into(
     near: NearDisplay,
     keys: &[Option<(u64, Vec<u8>)>],
     kept: &[Candidate],
@@ -82,6 +103,16 @@ pub(super) fn site(sets: &[OpenSet], set: usize, doc: DocId) -> Option<&str> {
 /// Merges the sets' candidates by score and keeps at most `per_site` per site (0: no
 /// limit; sites compared by name, as a site may be in several sets), stopping once
 /// `need` are kept.
+///
+/// Without folding, the candidates each set kept are enough for the best `need`
+/// (`capped_top.rs`). With folding they may not be: a set's kept candidates may fold
+/// into hits of other sets (or into each other, as mirrors) and leave fewer hits than
+/// they number. So the walk stops at a floor of a set ([`Fruit::floors`]), below which
+/// that set's candidates were left out, when it has not kept `need` by then, and says so
+/// ([`Selection::short`]); a site's floor counts only while the site has fewer than
+/// `per_site` hits, as a site's further candidates are left out anyway once it has them.
+/// What the walk kept before that point is exactly what a walk of every candidate keeps,
+/// as nothing ranking above a floor is missing.
 pub(crate) fn select(
     sets: &[OpenSet],
     per_set: &[Fruit],
@@ -90,24 +121,32 @@ pub(crate) fn select(
     near: NearDisplay,
 ) -> Selection {
     let mut hidden_sites = HashSet::new();
-    for (i, (_, _, hidden, _)) in per_set.iter().enumerate() {
-        for &ord in hidden {
+    for (i, f) in per_set.iter().enumerate() {
+        for &ord in &f.over_limit {
             hidden_sites.insert(sets[i].site_names[ord as usize].clone());
         }
     }
     let mut all: Vec<Candidate> = per_set
         .iter()
         .enumerate()
-        .flat_map(|(i, (_, v, _, _))| v.iter().map(move |&(s, d)| (i, d, s)))
+        .flat_map(|(i, f)| f.candidates.iter().map(move |&(s, d)| (i, d, s)))
         .collect();
     all.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.0.cmp(&b.0)).then(a.1.cmp(&b.1)));
+    let folding = near.collapse_urls || (!near.show_versions && sets.len() > 1);
+    let floors: HashMap<(usize, DocId), Option<u32>> = match folding {
+        true => (per_set.iter().enumerate())
+            .flat_map(|(i, f)| f.floors.iter().map(move |&(d, site)| ((i, d), site)))
+            .collect(),
+        false => HashMap::new(),
+    };
     let mut kept = Vec::with_capacity(need.min(all.len()));
     let mut folded: Vec<Folded> = Vec::new();
     let mut keys: Vec<Option<(u64, Vec<u8>)>> = Vec::new();
-    let folding = near.collapse_urls || (!near.show_versions && sets.len() > 1);
+    let mut walked = HashSet::new();
+    let mut short = None;
     let mut per: HashMap<&str, usize> = HashMap::new();
     let mut i = 0;
-    while i < all.len() && kept.len() < need {
+    'walk: while i < all.len() && kept.len() < need {
         // A run of equal scores from several sets is put in the order one index of the
         // collection would give it (within a set, DocIds already are in that order).
         let mut j = i + 1;
@@ -122,6 +161,14 @@ pub(crate) fn select(
                 break;
             }
             let key = if folding { near_key(sets, c) } else { None };
+            if folding {
+                walked.insert((c.0, c.1));
+            }
+            // Limited only with a limit and a site: a document without one is its own.
+            let limited = site(sets, c.0, c.1).filter(|_| per_site > 0);
+            let full = |per: &HashMap<&str, usize>| {
+                limited.is_some_and(|s| per.get(s).is_some_and(|&n| n >= per_site))
+            };
             if let Some((j, same_url)) = fold_into(near, &keys, &kept, c, &key) {
                 let f = &mut folded[j];
                 if same_url {
@@ -130,21 +177,26 @@ pub(crate) fn select(
                     &mut f.mirrors
                 }
                 .push((c.0, c.1));
-                continue;
-            }
-            if per_site > 0 {
-                if let Some(s) = site(sets, c.0, c.1) {
-                    let n = per.entry(s).or_insert(0);
-                    if *n >= per_site {
-                        hidden_sites.insert(s.to_string());
-                        continue;
-                    }
-                    *n += 1;
+            } else if full(&per) {
+                hidden_sites.extend(limited.map(str::to_string));
+            } else {
+                if let Some(s) = limited {
+                    *per.entry(s).or_insert(0) += 1;
                 }
+                kept.push(c);
+                keys.push(key);
+                folded.push(Folded::default());
             }
-            kept.push(c);
-            keys.push(key);
-            folded.push(Folded::default());
+            let Some(&floor) = floors.get(&(c.0, c.1)) else {
+                continue;
+            };
+            if kept.len() < need && (floor.is_none() || !full(&per)) {
+                short = Some(match floor {
+                    None => Short::Heap,
+                    Some(_) => Short::Site,
+                });
+                break 'walk;
+            }
         }
         i = j;
     }
@@ -153,5 +205,9 @@ pub(crate) fn select(
         hidden_sites,
         folded,
         near,
+        folding,
+        keys: if folding { keys } else { Vec::new() },
+        walked,
+        short,
     }
 }

@@ -212,6 +212,33 @@ impl OpenSet {
         from..to
     }
 
+    /// Every version of the URL whose key is `urlkey` in this set (none when it has
+    /// none): one lookup in the URL key column's dictionary, then a binary search of the
+    /// DocIds, which are in URL key order.
+    pub(crate) fn url_docs(&self, urlkey: &[u8]) -> std::ops::Range<DocId> {
+        let Some((urlkeys, _)) = &self.order else {
+            return 0..0;
+        };
+        let Ok(Some(ord)) = urlkeys.dictionary().term_ord(urlkey) else {
+            return 0..0;
+        };
+        let ord_of = |d: DocId| urlkeys.term_ords(d).next().unwrap_or(u64::MAX);
+        // The first DocId in `lo..hi` whose ordinal is not `below` the one looked up.
+        let first = |mut lo: DocId, mut hi: DocId, below: &dyn Fn(u64) -> bool| {
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                if below(ord_of(mid)) {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            lo
+        };
+        let from = first(0, self.docs, &|o| o < ord);
+        from..first(from, self.docs, &|o| o <= ord)
+    }
+
     /// Where document `doc` stands in one index of the whole collection: versions are
     /// written in (URL key, digest) order (src/index/versions.rs), which is the DocId
     /// order within a set, so comparing this across sets breaks ties in score as one
@@ -509,4 +536,27 @@ pub(crate) fn open(dir: &Path, released: bool) -> io::Result<OpenSet> {
         order,
         near,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    /// Looked up by its key, a URL's versions are its run of DocIds, as `url_run` finds
+    /// it from one of them; a key the set lacks, before or after all of its own, has none.
+    #[test]
+    fn url_docs_are_the_run_of_the_url() {
+        let dir = tempfile::tempdir().unwrap();
+        crate::testing::build_fixture_index(dir.path(), "example", "example").unwrap();
+        let set = super::open(&dir.path().join("pindexes/example"), false).unwrap();
+        let mut runs = 0;
+        for doc in 0..set.docs {
+            let key = set.order_urlkey(doc);
+            let run = set.url_docs(&key);
+            assert_eq!(run, set.url_run(doc, 1000), "document {doc}");
+            runs += usize::from(run.start == doc && run.len() > 1);
+        }
+        assert!(runs > 0, "a URL of several versions");
+        for missing in [&b""[..], b"a", b"org,example)/nosuch", b"zzz"] {
+            assert!(set.url_docs(missing).is_empty(), "{missing:?}");
+        }
+    }
 }

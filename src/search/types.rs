@@ -67,14 +67,17 @@ pub struct SearchResults {
     pub hits_per_page: usize,
     /// The per-site limit applied (0: none).
     pub hits_per_site: usize,
-    /// Documents matching, before the per-site limit.
+    /// Versions matching (documents of the index: a URL and a digest each), before
+    /// near-identical versions are folded into one hit and before the per-site limit:
+    /// not a number of hits ([`SearchResults::versions_matched`]).
     pub total: u64,
-    /// Whether a next page exists (after the per-site limit).
+    /// Whether a next page exists (after folding and the per-site limit).
     pub has_more: bool,
     /// Whether the per-site limit left some hits out up to this page.
     pub site_limited: bool,
-    /// Hits in the per-site-limited list up to this page; when `has_more` is false that
-    /// is the whole list, whose length is then known.
+    /// Hits in the list a reader pages through (folded, per-site-limited) up to the end
+    /// of this page and one more; when `has_more` is false that is the whole list, whose
+    /// length is then known ([`SearchResults::hits_total`]).
     pub listed: u64,
     /// Seconds the search took.
     pub response_time: f64,
@@ -102,9 +105,24 @@ pub(crate) fn all_on_one_site(tally: &Tally, total: u64) -> bool {
 }
 
 impl SearchResults {
-    /// The total to announce: the documents matching, unless this page reached the end
-    /// of the per-site-limited list, whose length is then known (NutchWAX's rule). A page
-    /// past the end announces that length too, never the offset asked for.
+    /// The number of hits a reader can page through (near-identical versions folded,
+    /// the per-site limit applied), when known: once a page reaches the end of the list.
+    /// Before that only a lower bound is known (`listed`); counting them all would
+    /// rank every match.
+    pub fn hits_total(&self) -> Option<u64> {
+        (!self.has_more).then_some(self.listed)
+    }
+
+    /// The versions (documents) matching the query: `total`, named for what it counts.
+    pub fn versions_matched(&self) -> u64 {
+        self.total
+    }
+
+    /// The total to announce: the versions matching, unless this page reached the end
+    /// of the list of hits, whose length is then known (NutchWAX's rule, so one number
+    /// that counts either; [`SearchResults::versions_matched`] and
+    /// [`SearchResults::hits_total`] name each). A page past the end announces that
+    /// length too, never the offset asked for.
     pub fn total_results(&self) -> u64 {
         if self.has_more {
             self.total

@@ -447,6 +447,7 @@ async fn search_page(
         hits: p.hits,
         hits_per_site: p.hits_per_site,
         collapse_near: p.near.collapse_urls,
+        show_versions: p.near.show_versions,
     };
     let Some(q) = p.query.clone() else {
         return html(

@@ -235,3 +235,28 @@ pub fn ok_in(cwd: &Path, args: &[&str]) -> String {
     );
     String::from_utf8(out.stdout).unwrap()
 }
+
+/// A plain WARC of `response` records (URL, date `YYYY-MM-DDTHH:MM:SSZ`, HTML), as a
+/// crawler writes them. Record IDs are made of the date and the offset, so the files of
+/// several crawls never share one.
+pub fn write_warc(path: &Path, captures: &[(String, String, String)]) {
+    let mut out = Vec::new();
+    for (url, date, html) in captures {
+        let http = format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\n\r\n{html}",
+            html.len()
+        );
+        let stamp: String = date.chars().filter(char::is_ascii_digit).collect();
+        out.extend_from_slice(
+            format!(
+                "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {url}\r\nWARC-Date: {date}\r\n\
+                 WARC-Record-ID: <urn:uuid:{stamp:0>16}{:016x}>\r\nContent-Type: application/http; msgtype=response\r\n\
+                 Content-Length: {}\r\n\r\n{http}\r\n\r\n",
+                out.len(),
+                http.len()
+            )
+            .as_bytes(),
+        );
+    }
+    std::fs::write(path, out).unwrap();
+}
