@@ -227,7 +227,7 @@ def load_adhoc(topics_path, qrels_path, part):
             if line.strip() and not line.startswith("#"):
                 tid, tpart, query = line.rstrip("\n").split("\t")[:3]
                 if part in ("all", tpart):
-                    topics[tid] = query
+                    topics[tid] = (tpart, query)
     qrels = collections.defaultdict(dict)
     with open(qrels_path) as f:
         for line in f:
@@ -246,7 +246,9 @@ def main():
     ap.add_argument("--topics", help="ad hoc topics (TSV: id, part, query)")
     ap.add_argument("--qrels", help="their judgements (TSV: id, URL, grade 0-3)")
     ap.add_argument("--part", default="all", help="ad hoc topics of this part only (tune, check, all)")
-    ap.add_argument("--env", action="append", default=[], help="NAME=VALUE for the server (a ranking to try)")
+    ap.add_argument("--ranking", action="append", default=[],
+                    help="NAME=WEIGHTS: a warcdex ranking to measure, its weights as WARCDEX_RANK takes them "
+                         "(`before=nutch`, `try=title=2,prior=0.1`); default: warcdex's own")
     ap.add_argument("--json", help="write the figures here too")
     ap.add_argument("--misses", help="write the known items warcdex did not put first here (JSONL)")
     args = ap.parse_args()
@@ -259,40 +261,44 @@ def main():
         sets[kind].setdefault(q, {})[u] = 3
     if args.topics:
         topics, qrels = load_adhoc(args.topics, args.qrels, args.part)
-        sets["adhoc"] = {topics[t]: qrels.get(t, {}) for t in topics}
+        for t, (part, query) in sorted(topics.items()):
+            sets.setdefault(f"adhoc-{part}", {})[query] = qrels.get(t, {})
+    rankings = [r.split("=", 1) for r in args.ranking] or [["warcdex", ""]]
+    names = [n for n, _ in rankings] + ["bm25"]
+    table = {kind: {} for kind, judged in sets.items() if judged}
+    misses = []
     with tempfile.TemporaryDirectory() as tmp:
         bm25 = PlainBm25(pages, tmp)
-        env = dict(e.split("=", 1) for e in args.env)
-        wd = Warcdex(args.bin, args.collection, env)
-        try:
-            table = {}
-            misses = []
-            for kind, judged in sets.items():
-                if not judged:
-                    continue
-                ours = {q: wd.search(q) for q in judged}
-                plain = {q: bm25.search(q) for q in judged}
-                table[kind] = {"warcdex": measure(ours, judged), "bm25": measure(plain, judged)}
-                for q, urls in ours.items():
-                    best = max(judged[q], key=judged[q].get, default=None)
-                    if kind != "adhoc" and (not urls or urls[0] not in judged[q]):
-                        misses.append({"kind": kind, "query": q, "want": best, "got": urls[:3],
-                                       "bm25": plain[q][:3]})
-        finally:
-            wd.close()
+        for kind in table:
+            plain = {q: bm25.search(q) for q in sets[kind]}
+            table[kind]["bm25"] = measure(plain, sets[kind])
+        for name, spec in rankings:
+            wd = Warcdex(args.bin, args.collection, {"WARCDEX_RANK": spec})
+            try:
+                for kind in table:
+                    judged = sets[kind]
+                    ours = {q: wd.search(q) for q in judged}
+                    table[kind][name] = measure(ours, judged)
+                    if name != rankings[0][0] or kind.startswith("adhoc"):
+                        continue
+                    for q, urls in ours.items():
+                        if not urls or urls[0] not in judged[q]:
+                            misses.append({"kind": kind, "query": q, "want": next(iter(judged[q])), "got": urls[:3]})
+            finally:
+                wd.close()
     print(f"collection {args.collection}: {len(pages)} HTML pages; known items: seed {args.seed}, "
-          f"{args.sample} pages; ad hoc part {args.part}; {time.time() - t0:.0f} s")
-    print(f"{'set':8} {'n':>4} | {'ranking':8} {'s@1':>6} {'s@10':>6} {'MRR@10':>7} {'nDCG@10':>8}")
+          f"{args.sample} pages; ad hoc topics: part {args.part}; {time.time() - t0:.0f} s")
+    print(f"{'set':12} {'n':>4} | {'ranking':10} {'s@1':>6} {'s@10':>6} {'MRR@10':>7} {'nDCG@10':>8} {'ΔMRR':>7}")
     for kind, r in table.items():
-        for name in ("warcdex", "bm25"):
+        for name in names:
             m = r[name]
-            print(f"{kind:8} {m['n']:4} | {name:8} {m['success@1']:6.3f} {m['success@10']:6.3f} "
-                  f"{m['MRR@10']:7.3f} {m['nDCG@10']:8.3f}")
-        d = r["warcdex"]["MRR@10"] - r["bm25"]["MRR@10"]
-        print(f"{'':8} {'':4} | {'Δ MRR':8} {d:+7.3f}")
+            d = m["MRR@10"] - r["bm25"]["MRR@10"]
+            delta = f"{d:+7.3f}" if name != "bm25" else ""
+            print(f"{kind:12} {m['n']:4} | {name:10} {m['success@1']:6.3f} {m['success@10']:6.3f} "
+                  f"{m['MRR@10']:7.3f} {m['nDCG@10']:8.3f} {delta}")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"seed": args.seed, "env": env, "table": table}, f, indent=1)
+            json.dump({"seed": args.seed, "rankings": dict(rankings), "table": table}, f, indent=1)
     if args.misses:
         with open(args.misses, "w") as f:
             for m in misses:
