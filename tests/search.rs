@@ -7,33 +7,16 @@ use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 
 use warcdex::dates::add::{add_dates, AddDatesOptions, DatesInput};
-use warcdex::index::links::{analyse, LinkOptions};
-use warcdex::index::write_index;
 use warcdex::render::text;
 use warcdex::search::{SearchIndex, SearchRequest, SearchResults};
 use warcdex::segment::SegmentRow;
+
+use crate::util::{page_row as row, write_rows_index};
 use warcdex::serve::{router, serve, ConnLimits, ServeOptions};
-use warcdex_cdx::{url_key, KeyStyle};
 
 /// Builds `dir/pindexes/col1/{main,dates}` from the worked example.
 fn build_example(dir: &Path) {
     warcdex::testing::build_fixture_index(dir, "example", "col1").unwrap();
-}
-
-fn row(url: &str, title: &str, text: &str, date: &str) -> SegmentRow {
-    SegmentRow {
-        key: format!("{url} sha1:X"),
-        url: url.into(),
-        urlkey: url_key(url, KeyStyle::Surt).unwrap(),
-        digest: "sha1:X".into(),
-        dates: vec![date.into()],
-        first_date: date.into(),
-        title: Some(title.into()),
-        text: text.into(),
-        mime: "text/html".into(),
-        collection: "other".into(),
-        ..SegmentRow::default()
-    }
 }
 
 /// A main index without dates at `out`: `n` lighthouse pages on `n` sites, and one page
@@ -56,21 +39,6 @@ fn build_other(out: &Path, n: usize) {
         "20090203040506",
     ));
     write_rows_index(out, rows);
-}
-
-/// Writes a main index of `rows` (sorted here) at `out`, with the default link analysis.
-fn write_rows_index(out: &Path, mut rows: Vec<SegmentRow>) {
-    rows.sort_by(|a, b| (&a.urlkey, &a.digest).cmp(&(&b.urlkey, &b.digest)));
-    let graph = analyse(&rows, &LinkOptions::default(), KeyStyle::Surt).unwrap();
-    write_index(
-        out,
-        &rows,
-        &graph,
-        "surt".into(),
-        Vec::new(),
-        &LinkOptions::default(),
-    )
-    .unwrap();
 }
 
 fn copy_dir(from: &Path, to: &Path) {

@@ -19,6 +19,7 @@ mod layering;
 mod lists_cli;
 mod near_dups;
 mod paging;
+mod ranking;
 mod reader_corpus;
 mod reader_damage;
 mod reader_fixtures;

@@ -257,24 +257,30 @@ fn relaxed(q: Box<dyn Query>, weights: &RankWeights) -> Box<dyn Query> {
 }
 
 /// The query's words as a phrase on the title, weighted `weight`, when the query is
-/// plain words (no operator, field or phrase of its own) and has at least two: the page
-/// whose title holds the words in the reader's order is most often the one named.
+/// words and phrases (no exclusion, field or operator) of at least two words: the page
+/// whose title holds the words in the reader's order is most often the one named. The
+/// phrase is made of the letters and digits alone, so no character of the query is read
+/// as the parser's syntax (`java.util.List` is the phrase `java util list`).
 fn title_phrase(text: &str, weight: f32) -> Option<String> {
-    if weight <= 0.0 || text.contains(|c: char| "\"():^*[]{}~\\'`".contains(c)) {
+    if weight <= 0.0 {
         return None;
     }
-    let tokens: Vec<&str> = text.split_whitespace().collect();
-    let plain = |t: &&str| !t.starts_with(['-', '+']) && !matches!(*t, "AND" | "OR" | "NOT" | "IN");
-    if !tokens.iter().all(plain) {
+    let syntax = |t: &str| {
+        t.starts_with(['-', '+'])
+            || (!t.starts_with('"') && t.contains(':'))
+            || matches!(t, "AND" | "OR" | "NOT" | "IN")
+    };
+    if text.split_whitespace().any(syntax) {
         return None;
     }
-    let words = text
+    let words: Vec<&str> = text
         .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty());
-    if words.count() < 2 {
+        .filter(|w| !w.is_empty())
+        .collect();
+    if words.len() < 2 {
         return None;
     }
-    Some(format!("title:\"{}\"^{weight}", tokens.join(" ")))
+    Some(format!("title:\"{}\"^{weight}", words.join(" ")))
 }
 
 /// The tantivy query for a set: the words (or every document) with the filters as
@@ -354,4 +360,29 @@ fn date_filter(s: &OpenSet, p: &ParsedQuery) -> Option<Arc<Vec<u64>>> {
         s.dates.mark_range(r.from, r.to, &mut bits);
     }
     Some(Arc::new(bits))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::title_phrase;
+
+    #[test]
+    fn the_title_phrase_is_the_words_of_a_query_of_words() {
+        assert_eq!(
+            title_phrase("java.util \"array list\"", 2.0).as_deref(),
+            Some("title:\"java util array list\"^2")
+        );
+        assert_eq!(
+            title_phrase("\"os.path.join()\"", 2.0).as_deref(),
+            Some("title:\"os path join\"^2")
+        );
+        assert_eq!(
+            title_phrase("\"http://a.org/x\" y", 1.0).as_deref(),
+            Some("title:\"http a org x y\"^1")
+        );
+        for none in ["vacuum", "a -b", "title:a b", "a OR b", "+a b"] {
+            assert_eq!(title_phrase(none, 2.0), None, "{none}");
+        }
+        assert_eq!(title_phrase("a b", 0.0), None);
+    }
 }

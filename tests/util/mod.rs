@@ -3,8 +3,12 @@
 use std::path::{Path, PathBuf};
 
 use warcdex::import::manifest::ManifestEntry;
+use warcdex::index::links::{analyse, LinkOptions};
+use warcdex::index::write_index;
 use warcdex::reader::records::{write_records, FileReport, RecordsOptions};
 use warcdex::reader::{ArchiveReader, ReaderOptions};
+use warcdex::segment::SegmentRow;
+use warcdex_cdx::{url_key, KeyStyle};
 
 /// `fixtures/corpus`: the real third-party corpus (`real/`, provenance in `real/MANIFEST.md`,
 /// licences in `LICENSES.md`) and the peer tools' outputs for it (`expected/`).
@@ -259,4 +263,37 @@ pub fn write_warc(path: &Path, captures: &[(String, String, String)]) {
         );
     }
     std::fs::write(path, out).unwrap();
+}
+
+/// A version of an HTML page for an index built from rows: one capture on `date`, in
+/// collection `other`.
+pub fn page_row(url: &str, title: &str, text: &str, date: &str) -> SegmentRow {
+    SegmentRow {
+        key: format!("{url} sha1:X"),
+        url: url.into(),
+        urlkey: url_key(url, KeyStyle::Surt).unwrap(),
+        digest: "sha1:X".into(),
+        dates: vec![date.into()],
+        first_date: date.into(),
+        title: Some(title.into()),
+        text: text.into(),
+        mime: "text/html".into(),
+        collection: "other".into(),
+        ..SegmentRow::default()
+    }
+}
+
+/// Writes a main index of `rows` (sorted here) at `out`, with the default link analysis.
+pub fn write_rows_index(out: &Path, mut rows: Vec<SegmentRow>) {
+    rows.sort_by(|a, b| (&a.urlkey, &a.digest).cmp(&(&b.urlkey, &b.digest)));
+    let graph = analyse(&rows, &LinkOptions::default(), KeyStyle::Surt).unwrap();
+    write_index(
+        out,
+        &rows,
+        &graph,
+        "surt".into(),
+        Vec::new(),
+        &LinkOptions::default(),
+    )
+    .unwrap();
 }
