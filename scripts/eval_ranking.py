@@ -269,9 +269,10 @@ def main():
     misses = []
     with tempfile.TemporaryDirectory() as tmp:
         bm25 = PlainBm25(pages, tmp)
+        plain = {}
         for kind in table:
-            plain = {q: bm25.search(q) for q in sets[kind]}
-            table[kind]["bm25"] = measure(plain, sets[kind])
+            plain[kind] = {q: bm25.search(q) for q in sets[kind]}
+            table[kind]["bm25"] = measure(plain[kind], sets[kind])
         for name, spec in rankings:
             wd = Warcdex(args.bin, args.collection, {"WARCDEX_RANK": spec})
             try:
@@ -283,7 +284,8 @@ def main():
                         continue
                     for q, urls in ours.items():
                         if not urls or urls[0] not in judged[q]:
-                            misses.append({"kind": kind, "query": q, "want": next(iter(judged[q])), "got": urls[:3]})
+                            misses.append({"kind": kind, "query": q, "want": next(iter(judged[q])), "got": urls[:3],
+                                           "bm25": plain[kind][q][:3]})
             finally:
                 wd.close()
     print(f"collection {args.collection}: {len(pages)} HTML pages; known items: seed {args.seed}, "

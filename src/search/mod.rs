@@ -33,6 +33,7 @@ pub mod stats;
 mod stored;
 mod types;
 mod unwalked;
+mod url_table;
 mod weights;
 mod windows;
 

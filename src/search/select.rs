@@ -29,7 +29,7 @@ pub(crate) struct Selection {
     pub folding: bool,
     /// The fingerprint and URL key of each kept candidate (same order as `kept`), when
     /// folding.
-    pub keys: Vec<Option<(u64, Vec<u8>)>>,
+    pub keys: Vec<Option<NearKey>>,
     /// Every candidate the walk met (kept, folded or left out), when folding.
     pub walked: HashSet<(usize, DocId)>,
     /// `Some` when the walk reached a set's floor before keeping `need`: candidates may
@@ -56,31 +56,41 @@ pub(crate) struct Folded {
     pub mirrors: Vec<(usize, DocId)>,
 }
 
-/// The fingerprint and URL key of a candidate, when its set has fingerprints and it has
-/// enough words to be judged.
-pub(super) fn near_key(sets: &[OpenSet], c: Candidate) -> Option<(u64, Vec<u8>)> {
+/// A candidate's fingerprint and URL key hash (`url_table.rs`).
+pub(crate) type NearKey = (u64, u64);
+
+/// The fingerprint and URL key hash of a candidate, when its set has fingerprints and it
+/// has enough words to be judged.
+pub(super) fn near_key(sets: &[OpenSet], c: Candidate) -> Option<NearKey> {
     let s = &sets[c.0];
     let hash = s.near.as_ref()?.judged(c.1)?;
-    Some((hash, s.order_urlkey(c.1)))
+    Some((hash, s.urls.hash(c.1)))
+}
+
+/// Whether two candidates are versions of one URL: their key hashes equal, and then
+/// their keys (read only then, so a collision of hashes folds nothing).
+fn one_url(sets: &[OpenSet], a: Candidate, b: Candidate, ha: u64, hb: u64) -> bool {
+    ha == hb && sets[a.0].order_urlkey(a.1) == sets[b.0].order_urlkey(b.1)
 }
 
 /// The kept candidate `c` folds into, if any: a version of the same URL in another set
 /// (unless versions are shown), or with `collapse_urls` a page of another URL, whose
 /// fingerprint is at most [`crate::near::DEFAULT_K`] bits from `c`'s.
 pub(super) fn fold_into(
+    sets: &[OpenSet],
     near: NearDisplay,
-    keys: &[Option<(u64, Vec<u8>)>],
+    keys: &[Option<NearKey>],
     kept: &[Candidate],
     c: Candidate,
-    key: &Option<(u64, Vec<u8>)>,
+    key: &Option<NearKey>,
 ) -> Option<(usize, bool)> {
-    let (hash, urlkey) = key.as_ref()?;
+    let (hash, urlhash) = key.as_ref()?;
     keys.iter().enumerate().find_map(|(j, k)| {
         let (h, u) = k.as_ref()?;
         if crate::near::simhash::distance(*h, *hash) > crate::near::DEFAULT_K {
             return None;
         }
-        let same_url = u == urlkey;
+        let same_url = one_url(sets, kept[j], c, *u, *urlhash);
         if same_url && !near.show_versions && kept[j].0 != c.0 {
             Some((j, true))
         } else if !same_url && near.collapse_urls {
@@ -141,7 +151,7 @@ pub(crate) fn select(
     };
     let mut kept = Vec::with_capacity(need.min(all.len()));
     let mut folded: Vec<Folded> = Vec::new();
-    let mut keys: Vec<Option<(u64, Vec<u8>)>> = Vec::new();
+    let mut keys: Vec<Option<NearKey>> = Vec::new();
     let mut walked = HashSet::new();
     let mut short = None;
     let mut per: HashMap<&str, usize> = HashMap::new();
@@ -169,7 +179,7 @@ pub(crate) fn select(
             let full = |per: &HashMap<&str, usize>| {
                 limited.is_some_and(|s| per.get(s).is_some_and(|&n| n >= per_site))
             };
-            if let Some((j, same_url)) = fold_into(near, &keys, &kept, c, &key) {
+            if let Some((j, same_url)) = fold_into(sets, near, &keys, &kept, c, &key) {
                 let f = &mut folded[j];
                 if same_url {
                     &mut f.versions

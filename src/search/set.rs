@@ -17,6 +17,7 @@ use tantivy::{DocAddress, DocId, DocSet, Index, Score, Searcher, TantivyDocument
 
 use super::query::TEXT_FIELDS;
 use super::stored::{HitStore, ShownFields};
+use super::url_table::UrlTable;
 use super::weights::RankWeights;
 use crate::path_error::ResultAtPath;
 use crate::pindex;
@@ -165,6 +166,8 @@ pub(crate) struct OpenSet {
     pub factor: Option<Arc<Vec<Score>>>,
     /// The `urlkey` and `digest` columns, which order documents of equal score.
     order: Option<(StrColumn, StrColumn)>,
+    /// Each document's URL key hash, and each URL's documents (`url_table.rs`).
+    pub urls: UrlTable,
     /// Near-identical versions of each URL (`near.rs`); `None` for an index built
     /// before fingerprints were stored.
     pub near: Option<Arc<super::near::NearTable>>,
@@ -210,33 +213,6 @@ impl OpenSet {
             to += 1;
         }
         from..to
-    }
-
-    /// Every version of the URL whose key is `urlkey` in this set (none when it has
-    /// none): one lookup in the URL key column's dictionary, then a binary search of the
-    /// DocIds, which are in URL key order.
-    pub(crate) fn url_docs(&self, urlkey: &[u8]) -> std::ops::Range<DocId> {
-        let Some((urlkeys, _)) = &self.order else {
-            return 0..0;
-        };
-        let Ok(Some(ord)) = urlkeys.dictionary().term_ord(urlkey) else {
-            return 0..0;
-        };
-        let ord_of = |d: DocId| urlkeys.term_ords(d).next().unwrap_or(u64::MAX);
-        // The first DocId in `lo..hi` whose ordinal is not `below` the one looked up.
-        let first = |mut lo: DocId, mut hi: DocId, below: &dyn Fn(u64) -> bool| {
-            while lo < hi {
-                let mid = lo + (hi - lo) / 2;
-                if below(ord_of(mid)) {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
-                }
-            }
-            lo
-        };
-        let from = first(0, self.docs, &|o| o < ord);
-        from..first(from, self.docs, &|o| o <= ord)
     }
 
     /// Where document `doc` stands in one index of the whole collection: versions are
@@ -490,6 +466,12 @@ pub(crate) fn open(dir: &Path, released: bool) -> io::Result<OpenSet> {
         }
         None => (None, None, None),
     };
+    let urls = match &order {
+        Some((urlkeys, _)) => UrlTable::read(urlkeys, docs)
+            .at(&main_dir)
+            .map_err(pindex::Error::from)?,
+        None => UrlTable::default(),
+    };
     let mut defaults: Vec<Field> = TEXT_FIELDS
         .iter()
         .map(|n| field(&set.main, n, &main_dir))
@@ -534,6 +516,7 @@ pub(crate) fn open(dir: &Path, released: bool) -> io::Result<OpenSet> {
         store,
         factor,
         order,
+        urls,
         near,
     })
 }
@@ -550,13 +533,23 @@ mod tests {
         let mut runs = 0;
         for doc in 0..set.docs {
             let key = set.order_urlkey(doc);
-            let run = set.url_docs(&key);
-            assert_eq!(run, set.url_run(doc, 1000), "document {doc}");
+            let run: Vec<tantivy::DocId> = set
+                .urls
+                .docs_of(super::super::url_table::url_hash(&key))
+                .collect();
+            assert_eq!(
+                run,
+                set.url_run(doc, 1000).collect::<Vec<_>>(),
+                "document {doc}"
+            );
+            assert_eq!(set.urls.hash(doc), super::super::url_table::url_hash(&key));
+            let run = set.url_run(doc, 1000);
             runs += usize::from(run.start == doc && run.len() > 1);
         }
         assert!(runs > 0, "a URL of several versions");
         for missing in [&b""[..], b"a", b"org,example)/nosuch", b"zzz"] {
-            assert!(set.url_docs(missing).is_empty(), "{missing:?}");
+            let h = super::super::url_table::url_hash(missing);
+            assert_eq!(set.urls.docs_of(h).count(), 0, "{missing:?}");
         }
     }
 }

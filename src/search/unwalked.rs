@@ -42,13 +42,16 @@ impl SearchIndex {
         if !sel.folding {
             return Ok(());
         }
-        // Only a hit with a fingerprint takes in other candidates.
-        let mut urlkeys: Vec<&[u8]> = (positions.iter())
-            .filter_map(|&j| sel.keys.get(j)?.as_ref().map(|(_, u)| &u[..]))
+        // Only a hit with a fingerprint takes in other candidates, and only versions of
+        // its URL in other sets fold into it (`fold_into`): a set is asked for the URLs
+        // of the hits from the other sets alone.
+        let hits: Vec<(usize, u64)> = (positions.iter())
+            .filter_map(|&j| {
+                let (_, u) = sel.keys.get(j)?.as_ref()?;
+                Some((sel.kept.get(j)?.0, *u))
+            })
             .collect();
-        urlkeys.sort_unstable();
-        urlkeys.dedup();
-        if urlkeys.is_empty() {
+        if hits.is_empty() {
             return Ok(());
         }
         let mut found: Vec<Candidate> = Vec::new();
@@ -56,6 +59,12 @@ impl SearchIndex {
             if !self.live(i) {
                 continue;
             }
+            let mut urlkeys: Vec<u64> = (hits.iter())
+                .filter(|&&(set, _)| set != i)
+                .map(|&(_, u)| u)
+                .collect();
+            urlkeys.sort_unstable();
+            urlkeys.dedup();
             let filter = r.date_filters[i].as_deref();
             let near = !sel.near.show_versions;
             let candidates = catch_unwind(AssertUnwindSafe(|| {
@@ -70,7 +79,9 @@ impl SearchIndex {
                 continue;
             }
             let key = near_key(&self.sets, c);
-            if let Some((j, same_url)) = fold_into(sel.near, &sel.keys, &sel.kept, c, &key) {
+            if let Some((j, same_url)) =
+                fold_into(&self.sets, sel.near, &sel.keys, &sel.kept, c, &key)
+            {
                 let f = &mut sel.folded[j];
                 match same_url {
                     true => f.versions.push((c.0, c.1)),
@@ -83,7 +94,8 @@ impl SearchIndex {
     }
 }
 
-/// The candidates of set `set` (`s`) among the versions of the URLs `urlkeys`: the
+/// The candidates of set `set` (`s`) among the versions of the URLs whose key hashes
+/// are `urlkeys` (a URL colliding with one is checked, and refused, by `fold_into`): the
 /// versions matching `query` and in `filter` (a bit per DocId), each group of
 /// near-identical versions one candidate shown as its newest matching version (when
 /// `near`), as the collector makes them. Their score is not needed, and left 0.
@@ -93,12 +105,16 @@ fn candidates_of(
     query: &dyn Query,
     filter: Option<&Vec<u64>>,
     near: bool,
-    urlkeys: &[&[u8]],
+    urlkeys: &[u64],
 ) -> tantivy::Result<Vec<Candidate>> {
     let Some(reader) = s.searcher.segment_readers().first() else {
         return Ok(Vec::new());
     };
-    let mut docs: Vec<DocId> = urlkeys.iter().flat_map(|u| s.url_docs(u)).collect();
+    let mut docs: Vec<DocId> = urlkeys.iter().flat_map(|&u| s.urls.docs_of(u)).collect();
+    // Most URLs have versions in one set: then the others build no scorer.
+    if docs.is_empty() {
+        return Ok(Vec::new());
+    }
     // Runs of distinct URL keys are disjoint; the scorer only moves forward.
     docs.sort_unstable();
     let weight = query.weight(EnableScoring::disabled_from_searcher(&s.searcher))?;
