@@ -6,7 +6,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use tantivy::query::{
-    AllQuery, BooleanQuery, BoostQuery, ConstScoreQuery, Occur, Query, TermQuery,
+    AllQuery, BooleanQuery, BoostQuery, ConstScoreQuery, DisjunctionMaxQuery, Occur, PhraseQuery,
+    Query, TermQuery,
 };
 use tantivy::schema::IndexRecordOption;
 use tantivy::Term;
@@ -35,9 +36,12 @@ impl SearchIndex {
             let text = match parsed.text.is_empty() {
                 true => None,
                 false => Some(relaxed(
-                    s.parser.parse_query(&parsed.text).map_err(|e| {
-                        QueryError(format!("cannot read the query {:?}: {e}", parsed.text))
-                    })?,
+                    by_best_field(
+                        s.parser.parse_query(&parsed.text).map_err(|e| {
+                            QueryError(format!("cannot read the query {:?}: {e}", parsed.text))
+                        })?,
+                        s.weights.tie,
+                    ),
                     &s.weights,
                 )),
             };
@@ -219,6 +223,45 @@ pub(super) struct Ranking {
     pub(super) date_filters: Vec<Option<Arc<Vec<u64>>>>,
     /// The statistics the documents were scored with.
     pub(super) stats: TermStats,
+}
+
+/// Whether `q` is one field's match of a word: a term or phrase, weighted or not.
+fn field_leaf(q: &dyn Query) -> bool {
+    let q = match q.downcast_ref::<BoostQuery>() {
+        Some(_) => return true,
+        None => q,
+    };
+    q.downcast_ref::<TermQuery>().is_some() || q.downcast_ref::<PhraseQuery>().is_some()
+}
+
+/// A word's match in several fields scored as its best field plus `tie` times the others
+/// (a disjunction-max), instead of their sum: a word in the title, the URL and the text
+/// of one page counted three times over. The parser makes each word a disjunction of its
+/// fields' terms; `tie` 1 leaves it as it is.
+fn by_best_field(q: Box<dyn Query>, tie: f32) -> Box<dyn Query> {
+    if tie >= 1.0 {
+        return q;
+    }
+    let Some(b) = q.downcast_ref::<BooleanQuery>() else {
+        return q;
+    };
+    let clauses = b.clauses();
+    let word = clauses.len() > 1
+        && clauses
+            .iter()
+            .all(|(o, c)| *o == Occur::Should && field_leaf(&**c));
+    if word {
+        let fields = clauses.iter().map(|(_, c)| c.box_clone()).collect();
+        return Box::new(DisjunctionMaxQuery::with_tie_breaker(fields, tie));
+    }
+    let words = clauses
+        .iter()
+        .map(|(o, c)| (*o, by_best_field(c.box_clone(), tie)))
+        .collect();
+    Box::new(BooleanQuery::with_minimum_required_clauses(
+        words,
+        b.get_minimum_number_should_match(),
+    ))
 }
 
 /// The parsed words with all but [`RankWeights::required_of`] of them required: a long

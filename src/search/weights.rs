@@ -48,6 +48,9 @@ pub(crate) struct RankWeights {
     /// In a relaxed query, a document with every word scores `1 + all_words` times its
     /// score (Lucene's old coordination factor, in one step).
     pub all_words: Score,
+    /// A word found in several fields scores its best field's score plus `tie` times
+    /// the others' (1: their sum).
+    pub tie: Score,
 }
 
 /// What ranking used before issue 41: Nutch's field weights, score × boost.
@@ -66,6 +69,7 @@ pub(crate) const NUTCH_WEIGHTS: RankWeights = RankWeights {
     relax_from: 0.0,
     may_miss: 0.0,
     all_words: 0.0,
+    tie: 1.0,
 };
 
 /// The weights ranking uses, chosen on the evaluation (docs/ranking.md has each one's
@@ -88,6 +92,7 @@ pub(crate) const DEFAULT_WEIGHTS: RankWeights = RankWeights {
     relax_from: 3.0,
     may_miss: 1.0,
     all_words: 1.0,
+    tie: 1.0,
 };
 
 impl RankWeights {
@@ -133,6 +138,7 @@ impl RankWeights {
             "relax_from" => &mut self.relax_from,
             "may_miss" => &mut self.may_miss,
             "all_words" => &mut self.all_words,
+            "tie" => &mut self.tie,
             other => return Err(format!("{other:?}: no such weight")),
         };
         *slot = v;
