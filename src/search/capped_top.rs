@@ -265,6 +265,28 @@ mod tests {
         out
     }
 
+    /// `n` offers in DocId order, as a collector makes them: one of `scores` distinct
+    /// scores each, so that ties (broken by DocId) are common, and one in `no_site` without
+    /// a site.
+    fn random_offers(
+        rng: &mut XorShift,
+        n: usize,
+        sites: u32,
+        scores: usize,
+        no_site: usize,
+    ) -> Vec<(Ranked, u32)> {
+        (0..n as u32)
+            .map(|doc| {
+                let score = rng.below(scores) as f32 / 4.0;
+                let site = match rng.below(no_site) {
+                    0 => NO_SITE,
+                    _ => rng.below(sites as usize) as u32,
+                };
+                (Ranked(score, doc), site)
+            })
+            .collect()
+    }
+
     #[test]
     fn pruning_keeps_the_best_under_the_per_site_limit_exactly() {
         let mut rng = XorShift::new(22);
@@ -273,19 +295,7 @@ mod tests {
             let sites = 1 + rng.below(40) as u32;
             let limit = 1 + rng.below(30);
             let per_site = rng.below(4);
-            // Few distinct scores, so that ties (broken by DocId) are common; some
-            // documents without a site; DocIds in order, as a collector offers them.
-            let offers: Vec<(Ranked, u32)> = (0..n as u32)
-                .map(|doc| {
-                    let score = rng.below(12) as f32 / 4.0;
-                    let site = if rng.below(10) == 0 {
-                        NO_SITE
-                    } else {
-                        rng.below(sites as usize) as u32
-                    };
-                    (Ranked(score, doc), site)
-                })
-                .collect();
+            let offers = random_offers(&mut rng, n, sites, 12, 10);
             let whole = run(limit, per_site, false, &offers);
             let pruned = run(limit, per_site, true, &offers);
             assert_eq!(pruned, whole, "case {case}");
@@ -303,16 +313,7 @@ mod tests {
             let sites = 1 + rng.below(12) as u32;
             let limit = 1 + rng.below(20);
             let per_site = rng.below(4);
-            let offers: Vec<(Ranked, u32)> = (0..n as u32)
-                .map(|doc| {
-                    let score = rng.below(8) as f32 / 4.0;
-                    let site = match rng.below(6) {
-                        0 => NO_SITE,
-                        _ => rng.below(sites as usize) as u32,
-                    };
-                    (Ranked(score, doc), site)
-                })
-                .collect();
+            let offers = random_offers(&mut rng, n, sites, 8, 6);
             let mut t = CappedTop::new(limit, per_site, per_site, false);
             for &(r, site) in &offers {
                 t.offer(r, site);

@@ -198,6 +198,8 @@ impl SearchIndex {
                 }
             }
         }
+        // Ties in score across sets are ordered by URL key ranks over every set.
+        OpenSet::rank_urls(&mut sets)?;
         Ok(SearchIndex {
             dir: dir.to_path_buf(),
             stamp,

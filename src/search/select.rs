@@ -68,9 +68,10 @@ pub(super) fn near_key(sets: &[OpenSet], c: Candidate) -> Option<NearKey> {
 }
 
 /// Whether two candidates are versions of one URL: their key hashes equal, and then
-/// their keys (read only then, so a collision of hashes folds nothing).
+/// their keys' ranks among every set's keys (`url_table.rs`), which are equal only for
+/// equal keys, so a collision of hashes folds nothing.
 fn one_url(sets: &[OpenSet], a: Candidate, b: Candidate, ha: u64, hb: u64) -> bool {
-    ha == hb && sets[a.0].order_urlkey(a.1) == sets[b.0].order_urlkey(b.1)
+    ha == hb && sets[a.0].urls.rank(a.1) == sets[b.0].urls.rank(b.1)
 }
 
 /// The kept candidate `c` folds into, if any: a version of the same URL in another set
@@ -164,7 +165,7 @@ pub(crate) fn select(
             j += 1;
         }
         if all[j - 1].0 != all[i].0 {
-            all[i..j].sort_by_cached_key(|c| sets[c.0].order_key(c.1));
+            all[i..j].sort_by(|a, b| sets[a.0].order_cmp(a.1, &sets[b.0], b.1));
         }
         for &c in &all[i..j] {
             if kept.len() >= need {

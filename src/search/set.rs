@@ -215,24 +215,41 @@ impl OpenSet {
         from..to
     }
 
-    /// Where document `doc` stands in one index of the whole collection: versions are
-    /// written in (URL key, digest) order (src/index/versions.rs), which is the DocId
-    /// order within a set, so comparing this across sets breaks ties in score as one
-    /// index would.
-    pub(crate) fn order_key(&self, doc: DocId) -> (Vec<u8>, Vec<u8>) {
-        match &self.order {
-            Some((urlkeys, digests)) => (first_term(urlkeys, doc), first_term(digests, doc)),
-            None => Default::default(),
+    /// Orders two documents, of this set and of `other`, as they stand in one index of
+    /// the whole collection: versions are written in (URL key, digest) order
+    /// (src/index/versions.rs), the DocId order within a set, so this breaks ties in
+    /// score across sets as one index would. URL keys are compared by their ranks
+    /// (`url_table.rs`); digests are read only for versions of one URL.
+    pub(crate) fn order_cmp(&self, doc: DocId, other: &OpenSet, odoc: DocId) -> std::cmp::Ordering {
+        let by_url = self.urls.rank(doc).cmp(&other.urls.rank(odoc));
+        if by_url.is_ne() || std::ptr::eq(self, other) {
+            // Within a set, versions of a URL are in digest order already.
+            return by_url.then(doc.cmp(&odoc));
         }
+        self.order_digest(doc).cmp(&other.order_digest(odoc))
     }
 
-    /// The first part of [`OpenSet::order_key`] alone: the URL key (one lookup in its
-    /// column's dictionary instead of two).
+    /// Gives every set its documents' URL key ranks among all the sets' keys.
+    pub(crate) fn rank_urls(sets: &mut [OpenSet]) -> std::io::Result<()> {
+        let columns: Vec<Option<&StrColumn>> = sets
+            .iter()
+            .map(|s| s.order.as_ref().map(|(u, _)| u))
+            .collect();
+        let ranks = super::url_table::rank_keys(&columns)?;
+        for (s, rank_of_ord) in sets.iter_mut().zip(ranks) {
+            if let Some((urlkeys, _)) = &s.order {
+                s.urls.set_ranks(urlkeys, &rank_of_ord);
+            }
+        }
+        Ok(())
+    }
+
+    /// The URL key of `doc` (one lookup in its column's dictionary).
     pub(crate) fn order_urlkey(&self, doc: DocId) -> Vec<u8> {
         (self.order.as_ref()).map_or_else(Vec::new, |(urlkeys, _)| first_term(urlkeys, doc))
     }
 
-    /// The second part of [`OpenSet::order_key`] alone: the digest.
+    /// The digest of `doc` (one lookup in its column's dictionary).
     pub(crate) fn order_digest(&self, doc: DocId) -> Vec<u8> {
         (self.order.as_ref()).map_or_else(Vec::new, |(_, digests)| first_term(digests, doc))
     }

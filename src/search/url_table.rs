@@ -9,6 +9,9 @@
 //! reading; two keys whose hashes are equal are compared as strings by the caller, so a
 //! collision can never fold two URLs together.
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
 use tantivy::columnar::StrColumn;
 use tantivy::DocId;
 use twox_hash::XxHash64;
@@ -20,6 +23,9 @@ pub(crate) struct UrlTable {
     of_doc: Vec<u64>,
     /// (hash, first DocId, end DocId) of each URL's run of documents, by hash.
     runs: Vec<(u64, DocId, DocId)>,
+    /// Each document's URL key's place among the keys of every set searched together
+    /// ([`rank_keys`]): equal ranks are equal keys, across sets too.
+    rank_of_doc: Vec<u32>,
 }
 
 /// The hash of a URL key.
@@ -54,7 +60,27 @@ impl UrlTable {
             last_ord = ord;
         }
         runs.sort_unstable();
-        Ok(UrlTable { of_doc, runs })
+        Ok(UrlTable {
+            of_doc,
+            runs,
+            rank_of_doc: Vec::new(),
+        })
+    }
+
+    /// Sets each document's rank from its key's ordinal (`rank_of_ord`, [`rank_keys`]).
+    pub(crate) fn set_ranks(&mut self, urlkeys: &StrColumn, rank_of_ord: &[u32]) {
+        self.rank_of_doc = (0..self.of_doc.len() as DocId)
+            .map(|d| {
+                let ord = urlkeys.term_ords(d).next();
+                ord.and_then(|o| rank_of_ord.get(o as usize).copied())
+                    .unwrap_or(0)
+            })
+            .collect();
+    }
+
+    /// Document `doc`'s URL key rank among every set's (0 when it has no key).
+    pub(crate) fn rank(&self, doc: DocId) -> u32 {
+        self.rank_of_doc.get(doc as usize).copied().unwrap_or(0)
     }
 
     /// Document `doc`'s key hash (0 when it has no key).
@@ -69,4 +95,49 @@ impl UrlTable {
             .take_while(move |r| r.0 == hash)
             .flat_map(|r| r.1..r.2)
     }
+}
+
+/// The rank of every URL key of every column among the keys of all of them, by column
+/// and ordinal: the dictionaries merged in one pass, so that documents of several sets
+/// are put in URL key order by comparing two numbers (a tie in score across sets,
+/// `select.rs`) rather than by reading both keys from their dictionaries' zstd blocks.
+pub(crate) fn rank_keys(columns: &[Option<&StrColumn>]) -> std::io::Result<Vec<Vec<u32>>> {
+    let mut streams = Vec::with_capacity(columns.len());
+    let mut ranks: Vec<Vec<u32>> = Vec::with_capacity(columns.len());
+    let mut heap = BinaryHeap::new();
+    for (i, col) in columns.iter().enumerate() {
+        let stream = match col {
+            Some(c) => {
+                ranks.push(vec![0; c.dictionary().num_terms()]);
+                let mut s = c.dictionary().stream()?;
+                if s.advance() {
+                    heap.push(Reverse((s.key().to_vec(), i, s.term_ord())));
+                }
+                Some(s)
+            }
+            None => {
+                ranks.push(Vec::new());
+                None
+            }
+        };
+        streams.push(stream);
+    }
+    // Rank 0 is "no key"; keys count from 1.
+    let mut rank = 0u32;
+    let mut last: Option<Vec<u8>> = None;
+    while let Some(Reverse((key, i, ord))) = heap.pop() {
+        if last.as_ref() != Some(&key) {
+            rank += 1;
+            last = Some(key);
+        }
+        if let Some(r) = ranks[i].get_mut(ord as usize) {
+            *r = rank;
+        }
+        if let Some(s) = streams[i].as_mut() {
+            if s.advance() {
+                heap.push(Reverse((s.key().to_vec(), i, s.term_ord())));
+            }
+        }
+    }
+    Ok(ranks)
 }
