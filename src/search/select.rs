@@ -56,42 +56,35 @@ pub(crate) struct Folded {
     pub mirrors: Vec<(usize, DocId)>,
 }
 
-/// A candidate's fingerprint and URL key hash (`url_table.rs`).
-pub(crate) type NearKey = (u64, u64);
+/// A candidate's fingerprint and URL key rank (`url_table.rs`).
+pub(crate) type NearKey = (u64, u32);
 
-/// The fingerprint and URL key hash of a candidate, when its set has fingerprints and it
+/// The fingerprint and URL key rank of a candidate, when its set has fingerprints and it
 /// has enough words to be judged.
 pub(super) fn near_key(sets: &[OpenSet], c: Candidate) -> Option<NearKey> {
     let s = &sets[c.0];
     let hash = s.near.as_ref()?.judged(c.1)?;
-    Some((hash, s.urls.hash(c.1)))
-}
-
-/// Whether two candidates are versions of one URL: their key hashes equal, and then
-/// their keys' ranks among every set's keys (`url_table.rs`), which are equal only for
-/// equal keys, so a collision of hashes folds nothing.
-fn one_url(sets: &[OpenSet], a: Candidate, b: Candidate, ha: u64, hb: u64) -> bool {
-    ha == hb && sets[a.0].urls.rank(a.1) == sets[b.0].urls.rank(b.1)
+    Some((hash, s.urls.rank(c.1)))
 }
 
 /// The kept candidate `c` folds into, if any: a version of the same URL in another set
 /// (unless versions are shown), or with `collapse_urls` a page of another URL, whose
 /// fingerprint is at most [`crate::near::DEFAULT_K`] bits from `c`'s.
 pub(super) fn fold_into(
-    sets: &[OpenSet],
     near: NearDisplay,
     keys: &[Option<NearKey>],
     kept: &[Candidate],
     c: Candidate,
     key: &Option<NearKey>,
 ) -> Option<(usize, bool)> {
-    let (hash, urlhash) = key.as_ref()?;
+    let (hash, url) = key.as_ref()?;
     keys.iter().enumerate().find_map(|(j, k)| {
         let (h, u) = k.as_ref()?;
         if crate::near::simhash::distance(*h, *hash) > crate::near::DEFAULT_K {
             return None;
         }
-        let same_url = one_url(sets, kept[j], c, *u, *urlhash);
+        // Ranks are over every set's keys: equal ranks, one URL.
+        let same_url = u == url;
         if same_url && !near.show_versions && kept[j].0 != c.0 {
             Some((j, true))
         } else if !same_url && near.collapse_urls {
@@ -180,7 +173,7 @@ pub(crate) fn select(
             let full = |per: &HashMap<&str, usize>| {
                 limited.is_some_and(|s| per.get(s).is_some_and(|&n| n >= per_site))
             };
-            if let Some((j, same_url)) = fold_into(sets, near, &keys, &kept, c, &key) {
+            if let Some((j, same_url)) = fold_into(near, &keys, &kept, c, &key) {
                 let f = &mut folded[j];
                 if same_url {
                     &mut f.versions

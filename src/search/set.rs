@@ -166,7 +166,8 @@ pub(crate) struct OpenSet {
     pub factor: Option<Arc<Vec<Score>>>,
     /// The `urlkey` and `digest` columns, which order documents of equal score.
     order: Option<(StrColumn, StrColumn)>,
-    /// Each document's URL key hash, and each URL's documents (`url_table.rs`).
+    /// Each document's URL key rank among every set's, and each URL's documents
+    /// (`url_table.rs`; empty until [`OpenSet::rank_urls`]).
     pub urls: UrlTable,
     /// Near-identical versions of each URL (`near.rs`); `None` for an index built
     /// before fingerprints were stored.
@@ -238,7 +239,7 @@ impl OpenSet {
         let ranks = super::url_table::rank_keys(&columns)?;
         for (s, rank_of_ord) in sets.iter_mut().zip(ranks) {
             if let Some((urlkeys, _)) = &s.order {
-                s.urls.set_ranks(urlkeys, &rank_of_ord);
+                s.urls = UrlTable::new(urlkeys, &rank_of_ord, s.docs);
             }
         }
         Ok(())
@@ -447,13 +448,16 @@ pub(crate) fn open(dir: &Path, released: bool) -> io::Result<OpenSet> {
     let (order, near, factor) = match searcher.segment_readers().first() {
         Some(seg) => {
             let ff = seg.fast_fields();
-            // As the collector read it per document before: absent values are 1.0.
-            let boost = ff.f64("boost").ok().map(|c| {
-                let col = c.first_or_default_col(1.0);
-                (0..docs)
-                    .map(|d| col.get_val(d) as Score)
-                    .collect::<Vec<_>>()
-            });
+            // As the collector read it per document before: absent values are 1.0. Read
+            // only when the ranking weighs it (`weights.rs`: by default it does not).
+            let boost = (ff.f64("boost").ok())
+                .filter(|_| weights.prior != 0.0)
+                .map(|c| {
+                    let col = c.first_or_default_col(1.0);
+                    (0..docs)
+                        .map(|d| col.get_val(d) as Score)
+                        .collect::<Vec<_>>()
+                });
             let html: Vec<bool> = (type_names.iter())
                 .map(|t| t == "text/html" || t == "application/xhtml+xml")
                 .collect();
@@ -482,12 +486,6 @@ pub(crate) fn open(dir: &Path, released: bool) -> io::Result<OpenSet> {
             (order, near, factor)
         }
         None => (None, None, None),
-    };
-    let urls = match &order {
-        Some((urlkeys, _)) => UrlTable::read(urlkeys, docs)
-            .at(&main_dir)
-            .map_err(pindex::Error::from)?,
-        None => UrlTable::default(),
     };
     let mut defaults: Vec<Field> = TEXT_FIELDS
         .iter()
@@ -533,40 +531,46 @@ pub(crate) fn open(dir: &Path, released: bool) -> io::Result<OpenSet> {
         store,
         factor,
         order,
-        urls,
+        // Filled by `rank_urls` once every set is open: ranks are over all of them.
+        urls: UrlTable::default(),
         near,
     })
 }
 
 #[cfg(test)]
 mod tests {
-    /// Looked up by its key, a URL's versions are its run of DocIds, as `url_run` finds
-    /// it from one of them; a key the set lacks, before or after all of its own, has none.
+    /// Looked up by its rank, a URL's versions are its run of DocIds, as `url_run` finds
+    /// it from one of them; ranks grow with the keys, and rank 0 (no key) has none.
     #[test]
     fn url_docs_are_the_run_of_the_url() {
         let dir = tempfile::tempdir().unwrap();
         crate::testing::build_fixture_index(dir.path(), "example", "example").unwrap();
-        let set = super::open(&dir.path().join("pindexes/example"), false).unwrap();
+        let mut sets = [super::open(&dir.path().join("pindexes/example"), false).unwrap()];
+        super::OpenSet::rank_urls(&mut sets).unwrap();
+        let set = &sets[0];
         let mut runs = 0;
         for doc in 0..set.docs {
-            let key = set.order_urlkey(doc);
-            let run: Vec<tantivy::DocId> = set
-                .urls
-                .docs_of(super::super::url_table::url_hash(&key))
-                .collect();
+            let rank = set.urls.rank(doc);
+            assert_ne!(rank, 0, "document {doc} has a key");
+            let run: Vec<tantivy::DocId> = set.urls.docs_of(rank).collect();
             assert_eq!(
                 run,
                 set.url_run(doc, 1000).collect::<Vec<_>>(),
                 "document {doc}"
             );
-            assert_eq!(set.urls.hash(doc), super::super::url_table::url_hash(&key));
+            if doc > 0 {
+                let (a, b) = (set.order_urlkey(doc - 1), set.order_urlkey(doc));
+                assert_eq!(
+                    set.urls.rank(doc - 1).cmp(&rank),
+                    a.cmp(&b),
+                    "document {doc}"
+                );
+            }
             let run = set.url_run(doc, 1000);
             runs += usize::from(run.start == doc && run.len() > 1);
         }
         assert!(runs > 0, "a URL of several versions");
-        for missing in [&b""[..], b"a", b"org,example)/nosuch", b"zzz"] {
-            let h = super::super::url_table::url_hash(missing);
-            assert_eq!(set.urls.docs_of(h).count(), 0, "{missing:?}");
-        }
+        assert_eq!(set.urls.docs_of(0).count(), 0);
+        assert_eq!(set.urls.docs_of(u32::MAX).count(), 0);
     }
 }

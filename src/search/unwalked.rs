@@ -45,7 +45,7 @@ impl SearchIndex {
         // Only a hit with a fingerprint takes in other candidates, and only versions of
         // its URL in other sets fold into it (`fold_into`): a set is asked for the URLs
         // of the hits from the other sets alone.
-        let hits: Vec<(usize, u64)> = (positions.iter())
+        let hits: Vec<(usize, u32)> = (positions.iter())
             .filter_map(|&j| {
                 let (_, u) = sel.keys.get(j)?.as_ref()?;
                 Some((sel.kept.get(j)?.0, *u))
@@ -59,7 +59,7 @@ impl SearchIndex {
             if !self.live(i) {
                 continue;
             }
-            let mut urlkeys: Vec<u64> = (hits.iter())
+            let mut urlkeys: Vec<u32> = (hits.iter())
                 .filter(|&&(set, _)| set != i)
                 .map(|&(_, u)| u)
                 .collect();
@@ -79,9 +79,7 @@ impl SearchIndex {
                 continue;
             }
             let key = near_key(&self.sets, c);
-            if let Some((j, same_url)) =
-                fold_into(&self.sets, sel.near, &sel.keys, &sel.kept, c, &key)
-            {
+            if let Some((j, same_url)) = fold_into(sel.near, &sel.keys, &sel.kept, c, &key) {
                 let f = &mut sel.folded[j];
                 match same_url {
                     true => f.versions.push((c.0, c.1)),
@@ -94,8 +92,8 @@ impl SearchIndex {
     }
 }
 
-/// The candidates of set `set` (`s`) among the versions of the URLs whose key hashes
-/// are `urlkeys` (a URL colliding with one is checked, and refused, by `fold_into`): the
+/// The candidates of set `set` (`s`) among the versions of the URLs whose key ranks
+/// are `urlkeys` (`url_table.rs`): the
 /// versions matching `query` and in `filter` (a bit per DocId), each group of
 /// near-identical versions one candidate shown as its newest matching version (when
 /// `near`), as the collector makes them. Their score is not needed, and left 0.
@@ -105,7 +103,7 @@ fn candidates_of(
     query: &dyn Query,
     filter: Option<&Vec<u64>>,
     near: bool,
-    urlkeys: &[u64],
+    urlkeys: &[u32],
 ) -> tantivy::Result<Vec<Candidate>> {
     let Some(reader) = s.searcher.segment_readers().first() else {
         return Ok(Vec::new());

@@ -1,98 +1,62 @@
-//! Each document's URL key as a 64-bit hash, and the DocIds of each URL by that hash,
-//! read once when a set opens.
+//! Each document's URL key as its rank among the keys of every set searched together,
+//! and the DocIds of each URL by that rank, read once when the sets open.
 //!
 //! The walk across sets folds a version into the hit of the same URL from another set
-//! (`select.rs`), and `unwalked.rs` looks up the versions of a hit's URL in every set.
-//! Both read URL keys, and a key read from the column's dictionary decompresses one of
-//! its zstd blocks, with a fresh decompression context each time: 33 % of a loaded
-//! server's cycles on a collection of two batches (issue 41). Hashes compare without
-//! reading; two keys whose hashes are equal are compared as strings by the caller, so a
-//! collision can never fold two URLs together.
+//! (`select.rs`), orders ties in score across sets by URL key, and `unwalked.rs` looks up
+//! the versions of a hit's URL in every set. All of them compared URL keys, and a key
+//! read from the column's dictionary decompresses one of its zstd blocks, with a fresh
+//! decompression context each time: 33 % of a loaded server's cycles on a collection of
+//! two batches (issue 41). Ranks compare as the keys do, and are equal only for equal
+//! keys, without reading one.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use tantivy::columnar::StrColumn;
 use tantivy::DocId;
-use twox_hash::XxHash64;
 
-/// The URL keys of one set's documents, by hash.
+/// The URL keys of one set's documents, by rank.
 #[derive(Debug, Default)]
 pub(crate) struct UrlTable {
-    /// Each document's key hash.
-    of_doc: Vec<u64>,
-    /// (hash, first DocId, end DocId) of each URL's run of documents, by hash.
-    runs: Vec<(u64, DocId, DocId)>,
-    /// Each document's URL key's place among the keys of every set searched together
-    /// ([`rank_keys`]): equal ranks are equal keys, across sets too.
+    /// Each document's URL key rank among every set's keys ([`rank_keys`]; 0: no key).
     rank_of_doc: Vec<u32>,
-}
-
-/// The hash of a URL key.
-pub(crate) fn url_hash(key: &[u8]) -> u64 {
-    XxHash64::oneshot(0, key)
+    /// (rank, first DocId, end DocId) of each URL's run of documents, by rank.
+    runs: Vec<(u32, DocId, DocId)>,
 }
 
 impl UrlTable {
-    /// Reads the `urlkey` column of a set of `docs` documents, which are in URL key
-    /// order: its dictionary streamed once, then a column value per document.
-    pub(crate) fn read(urlkeys: &StrColumn, docs: u32) -> std::io::Result<UrlTable> {
-        let dict = urlkeys.dictionary();
-        let mut of_ord = Vec::with_capacity(dict.num_terms());
-        let mut stream = dict.stream()?;
-        while stream.advance() {
-            of_ord.push(url_hash(stream.key()));
-        }
-        let mut of_doc = Vec::with_capacity(docs as usize);
-        let mut runs: Vec<(u64, DocId, DocId)> = Vec::new();
-        let mut last_ord = None;
+    /// The table of a set of `docs` documents whose `urlkey` column is `urlkeys`, its
+    /// keys ranked `rank_of_ord` by ordinal ([`rank_keys`]).
+    pub(crate) fn new(urlkeys: &StrColumn, rank_of_ord: &[u32], docs: u32) -> UrlTable {
+        let mut rank_of_doc = Vec::with_capacity(docs as usize);
+        let mut runs: Vec<(u32, DocId, DocId)> = Vec::new();
         for d in 0..docs {
-            let ord = urlkeys.term_ords(d).next();
-            let h = ord
-                .and_then(|o| of_ord.get(o as usize).copied())
+            let rank = (urlkeys.term_ords(d).next())
+                .and_then(|o| rank_of_ord.get(o as usize).copied())
                 .unwrap_or(0);
-            of_doc.push(h);
+            rank_of_doc.push(rank);
             match runs.last_mut() {
-                Some(run) if ord.is_some() && ord == last_ord => run.2 = d + 1,
-                _ if ord.is_some() => runs.push((h, d, d + 1)),
+                Some(run) if rank != 0 && run.0 == rank && run.2 == d => run.2 = d + 1,
+                _ if rank != 0 => runs.push((rank, d, d + 1)),
                 _ => {}
             }
-            last_ord = ord;
         }
+        // Documents are in URL key order, so the runs are in rank order already; sorted
+        // all the same, as the lookup depends on it.
         runs.sort_unstable();
-        Ok(UrlTable {
-            of_doc,
-            runs,
-            rank_of_doc: Vec::new(),
-        })
+        UrlTable { rank_of_doc, runs }
     }
 
-    /// Sets each document's rank from its key's ordinal (`rank_of_ord`, [`rank_keys`]).
-    pub(crate) fn set_ranks(&mut self, urlkeys: &StrColumn, rank_of_ord: &[u32]) {
-        self.rank_of_doc = (0..self.of_doc.len() as DocId)
-            .map(|d| {
-                let ord = urlkeys.term_ords(d).next();
-                ord.and_then(|o| rank_of_ord.get(o as usize).copied())
-                    .unwrap_or(0)
-            })
-            .collect();
-    }
-
-    /// Document `doc`'s URL key rank among every set's (0 when it has no key).
+    /// Document `doc`'s URL key rank (0 when it has no key).
     pub(crate) fn rank(&self, doc: DocId) -> u32 {
         self.rank_of_doc.get(doc as usize).copied().unwrap_or(0)
     }
 
-    /// Document `doc`'s key hash (0 when it has no key).
-    pub(crate) fn hash(&self, doc: DocId) -> u64 {
-        self.of_doc.get(doc as usize).copied().unwrap_or(0)
-    }
-
-    /// The DocIds of every URL whose key hashes to `hash` (one URL but for a collision).
-    pub(crate) fn docs_of(&self, hash: u64) -> impl Iterator<Item = DocId> + '_ {
-        let from = self.runs.partition_point(|r| r.0 < hash);
+    /// The DocIds of the URL ranked `rank` (none for 0, no key).
+    pub(crate) fn docs_of(&self, rank: u32) -> impl Iterator<Item = DocId> + '_ {
+        let from = self.runs.partition_point(|r| r.0 < rank);
         (self.runs[from..].iter())
-            .take_while(move |r| r.0 == hash)
+            .take_while(move |r| r.0 == rank && rank != 0)
             .flat_map(|r| r.1..r.2)
     }
 }
