@@ -74,6 +74,9 @@ pub mod search;
 // Search results as text, JSON, OpenSearch RSS and the web page.
 pub mod render;
 
+// Replay of captures: archival URLs, rewriting, Memento.
+pub mod replay;
+
 // The HTTP server.
 pub mod serve;
 

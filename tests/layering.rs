@@ -23,6 +23,7 @@ const FLOORS: &[&[&str]] = &[
     &["index", "dates"],
     &["search"],
     &["render"],
+    &["replay"],
     &["serve"],
     &["collection"],
     &["testing"],

@@ -1,0 +1,307 @@
+//! A capture's answer: the archived status and headers made safe to replay, and the
+//! payload streamed as it is (`id_`, and everything but pages and stylesheets) or
+//! decoded and rewritten (`mp_` HTML and CSS).
+
+use std::io::{self, Read};
+
+use super::archival_url::{format, Mode};
+use super::record::RecordHead;
+use super::rewrite::{css::rewrite_css, html::rewrite_html, url::UrlRewriter};
+
+/// The status and headers a capture is answered with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplayHead {
+    /// The archived status (200 when the record has none or an impossible one).
+    pub status: u16,
+    /// Header fields, in the archived order.
+    pub headers: Vec<(String, Vec<u8>)>,
+}
+
+/// Archived headers passed on under their own name; every other one is sent as
+/// `X-Archive-Orig-NAME` (the Wayback convention), so that it is seen but has no effect
+/// (cookies, HSTS, the site's CSP, preload links to the live web, frame denial).
+const PASSED: &[&str] = &[
+    "content-type",
+    "content-encoding",
+    "content-language",
+    "content-disposition",
+    "last-modified",
+];
+/// Hop-by-hop and length fields: about the archived transfer, not the payload.
+const DROPPED: &[&str] = &[
+    "transfer-encoding",
+    "content-length",
+    "connection",
+    "keep-alive",
+    "te",
+    "trailer",
+    "upgrade",
+    "proxy-connection",
+];
+/// Archived header fields sent, at most (a record can hold any number).
+const MAX_HEADERS: usize = 100;
+/// The longest archived header value sent.
+const MAX_HEADER_VALUE: usize = 8192;
+/// The most of a stylesheet gathered to rewrite; beyond it the rest is sent as it is.
+const MAX_CSS: usize = 8 << 20;
+
+/// What to do with the payload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Treatment {
+    AsStored,
+    Html,
+    Css,
+}
+
+fn media_type(head: &RecordHead) -> String {
+    let ct = head.header_str("Content-Type").unwrap_or_default();
+    ct.split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase()
+}
+
+/// The `charset` parameter of the Content-Type, as an encoding lol_html can stream.
+fn charset(head: &RecordHead) -> &'static encoding_rs::Encoding {
+    let ct = head.header_str("Content-Type").unwrap_or_default();
+    (ct.split(';').skip(1))
+        .filter_map(|p| p.split_once('='))
+        .find(|(k, _)| k.trim().eq_ignore_ascii_case("charset"))
+        .and_then(|(_, v)| encoding_rs::Encoding::for_label(v.trim().trim_matches('"').as_bytes()))
+        .unwrap_or(encoding_rs::UTF_8)
+}
+
+fn treatment(head: &RecordHead, mode: Mode) -> Treatment {
+    if mode == Mode::Identity {
+        return Treatment::AsStored;
+    }
+    match media_type(head).as_str() {
+        "text/html" | "application/xhtml+xml" => match charset(head).is_ascii_compatible() {
+            true => Treatment::Html,
+            // UTF-16 pages are rare and lol_html cannot stream them: sent unrewritten
+            // (the Content-Security-Policy still keeps them from the live web).
+            false => Treatment::AsStored,
+        },
+        "text/css" => Treatment::Css,
+        _ => Treatment::AsStored,
+    }
+}
+
+/// The status and headers of a capture replayed in `mode`; `decoded` when its content
+/// coding is undone (the payload is rewritten), so `Content-Encoding` must go.
+fn replay_head(head: &RecordHead, mode: Mode, decoded: bool, rw: &UrlRewriter) -> ReplayHead {
+    let status = match head.status {
+        Some(s @ 200..=599) => s,
+        _ => 200,
+    };
+    let mut headers = Vec::new();
+    for (name, value) in head.headers.iter().take(MAX_HEADERS) {
+        let lower = name.to_ascii_lowercase();
+        if DROPPED.contains(&lower.as_str()) || value.len() > MAX_HEADER_VALUE {
+            continue;
+        }
+        if lower == "content-encoding" && decoded {
+            continue;
+        }
+        if lower == "location" {
+            let target = String::from_utf8_lossy(value);
+            let to = match mode {
+                Mode::Identity => Mode::Identity,
+                _ => Mode::Frame,
+            };
+            if let Some(new) = rw.rewrite(&target, to).filter(|n| !n.is_empty()) {
+                headers.push(("Location".to_string(), new.into_bytes()));
+            }
+            continue;
+        }
+        if PASSED.contains(&lower.as_str()) {
+            headers.push((name.clone(), value.clone()));
+        } else {
+            headers.push((format!("X-Archive-Orig-{name}"), value.clone()));
+        }
+    }
+    ReplayHead { status, headers }
+}
+
+/// Replays a record's payload: calls `on_head` with the answer's status and headers,
+/// then hands the body to `sink` piece by piece. An error of `sink` (the client went
+/// away) ends it.
+pub fn replay(
+    head: &RecordHead,
+    body: &mut dyn Read,
+    mode: Mode,
+    rw: UrlRewriter,
+    on_head: impl FnOnce(ReplayHead),
+    sink: &mut dyn FnMut(&[u8]) -> io::Result<()>,
+) -> io::Result<()> {
+    let how = treatment(head, mode);
+    let coding = head
+        .header_str("Content-Encoding")
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    let how = match how {
+        Treatment::AsStored => how,
+        _ if can_decode(&coding) => how,
+        _ => Treatment::AsStored,
+    };
+    on_head(replay_head(head, mode, how != Treatment::AsStored, &rw));
+    if how == Treatment::AsStored {
+        return copy(body, sink);
+    }
+    let Some(mut input) = decoder(&coding, body) else {
+        return Ok(());
+    };
+    match how {
+        Treatment::Html => rewrite_html(&mut input, charset(head), rw, sink),
+        _ => {
+            let mut css = Vec::new();
+            (&mut input).take(MAX_CSS as u64).read_to_end(&mut css)?;
+            sink(&rewrite_css(&css, &rw))?;
+            copy(&mut input, sink)
+        }
+    }
+}
+
+/// Whether [`decoder`] undoes `coding`.
+fn can_decode(coding: &str) -> bool {
+    matches!(
+        coding.trim(),
+        "" | "identity" | "gzip" | "x-gzip" | "deflate" | "br" | "zstd"
+    )
+}
+
+/// The payload with its content coding undone, streaming; `None` for a coding this
+/// cannot undo (the payload is then sent as stored, with its `Content-Encoding`).
+fn decoder<'a>(coding: &str, body: &'a mut dyn Read) -> Option<Box<dyn Read + 'a>> {
+    Some(match coding.trim() {
+        "" | "identity" => Box::new(body),
+        "gzip" | "x-gzip" => Box::new(flate2::read::MultiGzDecoder::new(body)),
+        // Servers send zlib-wrapped deflate under this name, and sometimes raw deflate;
+        // the zlib form is the standard's and by far the more common.
+        "deflate" => Box::new(flate2::read::ZlibDecoder::new(body)),
+        "br" => Box::new(brotli_decompressor::Decompressor::new(body, 1 << 14)),
+        "zstd" => {
+            let mut d = zstd::stream::read::Decoder::new(body).ok()?;
+            // RFC 9659's window limit, as for extraction (src/extract/body.rs).
+            d.window_log_max(23).ok()?;
+            Box::new(d)
+        }
+        _ => return None,
+    })
+}
+
+fn copy(input: &mut dyn Read, sink: &mut dyn FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = match input.read(&mut buf) {
+            Ok(0) => return Ok(()),
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            // A payload cut short or undecodable is sent as far as it goes.
+            Err(_) => return Ok(()),
+        };
+        sink(&buf[..n])?;
+    }
+}
+
+/// `/web/DATEid_/URL` for a `Link` header or a banner: the original payload's address.
+pub fn identity_url(prefix: &str, date: &str, url: &str) -> String {
+    format(prefix, date, Mode::Identity, url)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn head(headers: &[(&str, &str)]) -> RecordHead {
+        RecordHead {
+            status: Some(302),
+            headers: headers
+                .iter()
+                .map(|(n, v)| (n.to_string(), v.as_bytes().to_vec()))
+                .collect(),
+            ..RecordHead::default()
+        }
+    }
+
+    fn rw() -> UrlRewriter {
+        UrlRewriter {
+            base: url::Url::parse("http://example.org/a/").unwrap(),
+            date: "20240115030000".into(),
+            prefix: "/web".into(),
+        }
+    }
+
+    #[test]
+    fn headers_are_made_safe_to_replay() {
+        let h = head(&[
+            ("Content-Type", "text/html; charset=utf-8"),
+            ("Content-Encoding", "gzip"),
+            ("Transfer-Encoding", "chunked"),
+            ("Set-Cookie", "id=1"),
+            ("Location", "../b"),
+            ("Strict-Transport-Security", "max-age=1"),
+        ]);
+        let r = replay_head(&h, Mode::Page, true, &rw());
+        assert_eq!(r.status, 302);
+        let names: Vec<&str> = r.headers.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "Content-Type",
+                "X-Archive-Orig-Set-Cookie",
+                "Location",
+                "X-Archive-Orig-Strict-Transport-Security"
+            ]
+        );
+        assert_eq!(r.headers[2].1, b"/web/20240115030000/http://example.org/b");
+        let id = replay_head(&h, Mode::Identity, false, &rw());
+        assert!(id.headers.iter().any(|(n, _)| n == "Content-Encoding"));
+        assert!(id
+            .headers
+            .iter()
+            .any(|(n, v)| n == "Location" && v.starts_with(b"/web/20240115030000id_/")));
+    }
+
+    #[test]
+    fn gzip_html_is_decoded_and_rewritten_other_types_pass() {
+        use std::io::Write;
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(b"<img src=\"x.png\">").unwrap();
+        let page = gz.finish().unwrap();
+        let mut h = head(&[("Content-Type", "text/html"), ("Content-Encoding", "gzip")]);
+        h.status = Some(200);
+        let mut out = Vec::new();
+        let mut got = None;
+        replay(
+            &h,
+            &mut &page[..],
+            Mode::Page,
+            rw(),
+            |rh| got = Some(rh),
+            &mut |b| {
+                out.extend_from_slice(b);
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            out,
+            b"<img src=\"/web/20240115030000mp_/http://example.org/a/x.png\">"
+        );
+        assert!(!got
+            .unwrap()
+            .headers
+            .iter()
+            .any(|(n, _)| n == "Content-Encoding"));
+        // id_: the stored bytes, still compressed, with their Content-Encoding.
+        let mut raw = Vec::new();
+        replay(&h, &mut &page[..], Mode::Identity, rw(), |_| {}, &mut |b| {
+            raw.extend_from_slice(b);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(raw, page);
+    }
+}

@@ -1,0 +1,148 @@
+//! The capture view's top page: a banner (the URL, the capture's date, how many captures
+//! the URL has with the first, previous, next and last of them, the original payload, the
+//! TimeMap, and what this view cannot do) above the archived page in a frame (`mp_`).
+//! The banner is this server's own HTML, kept apart from the archived page's styles and
+//! markup by the frame.
+
+use super::archival_url::{format, Mode};
+use super::capture::{Capture, Nearest};
+use crate::render::escape::escape;
+
+/// Where the banner sends a reader who needs scripts replayed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum HighFidelity {
+    /// No high-fidelity replay configured: the banner says how to set one up.
+    #[default]
+    None,
+    /// A pywb collection (`serve --replay pywb=URL`): `URL/DATE14/URL`.
+    Pywb(String),
+}
+
+/// `2024-01-15 03:00:00 UTC`.
+pub fn display_date(d: &str) -> String {
+    if d.len() != 14 {
+        return d.to_string();
+    }
+    format!(
+        "{}-{}-{} {}:{}:{} UTC",
+        &d[0..4],
+        &d[4..6],
+        &d[6..8],
+        &d[8..10],
+        &d[10..12],
+        &d[12..14]
+    )
+}
+
+/// The top page of the capture view of `n.capture` (which must be set), asked for as
+/// `url`.
+pub fn frame_page(prefix: &str, url: &str, n: &Nearest, hifi: &HighFidelity) -> String {
+    let c = n.capture.as_ref().expect("a capture to show");
+    let date = &c.timestamp;
+    let view = |c: &Capture| format(prefix, &c.timestamp, Mode::Frame, url);
+    let nav = |label: &str, c: Option<&Capture>| match c {
+        Some(c) if c.timestamp != *date => format!(
+            "<a href=\"{}\" title=\"{}\">{}</a>",
+            escape(&view(c)),
+            escape(&display_date(&c.timestamp)),
+            escape(label)
+        ),
+        _ => format!("<span class=off>{}</span>", escape(label)),
+    };
+    let hifi_note = match hifi {
+        HighFidelity::Pywb(base) => format!(
+            " <a href=\"{}\" target=\"_top\">Open it in pywb</a>, which replays scripts.",
+            escape(&format!("{}/{date}/{url}", base.trim_end_matches('/')))
+        ),
+        HighFidelity::None => " pywb replays them: <code>warcdex pywb-config</code>.".to_string(),
+    };
+    let revisit = match c.is_revisit() {
+        true => {
+            " <span class=note>(unchanged since an earlier capture: its content is shown)</span>"
+        }
+        false => "",
+    };
+    format!(
+        concat!(
+            "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>",
+            "<meta name=viewport content=\"width=device-width, initial-scale=1\">",
+            "<title>{title} · {date_text}</title>",
+            "<style>",
+            "html,body{{margin:0;height:100%}}body{{display:flex;flex-direction:column;font:14px/1.4 system-ui,sans-serif}}",
+            "header{{background:#f3f1ea;border-bottom:1px solid #bbb;padding:6px 10px}}",
+            "header .url{{font-weight:bold;word-break:break-all}}header a{{color:#1a4f8b}}",
+            ".off{{color:#999}}.note{{color:#555}}nav a,nav span{{margin-right:.8em}}",
+            "iframe{{flex:1;border:0;width:100%}}",
+            "</style></head><body>\n",
+            "<header><div><a href=\"/\">Search</a> · <span class=url>{url}</span>{revisit}</div>\n",
+            "<nav>Captured <time datetime=\"{iso}\">{date_text}</time>, one of {count} capture{s}: ",
+            "{first}{prev}{next}{last}",
+            "<a href=\"{id}\" target=\"_top\">original file</a>",
+            "<a href=\"{timemap}\" target=\"_top\">all captures (TimeMap)</a></nav>\n",
+            "<div class=note>Scripts do not run in this view, so pages built by scripts may be incomplete.{hifi}</div>",
+            "</header>\n<iframe src=\"{page}\" title=\"The archived page\"></iframe>\n</body></html>\n"
+        ),
+        title = escape(url),
+        url = escape(url),
+        revisit = revisit,
+        date_text = escape(&display_date(date)),
+        iso = escape(&crate::replay::memento::http_date(date)),
+        count = n.count,
+        s = if n.count == 1 { "" } else { "s" },
+        first = nav("« first", n.first.as_ref()),
+        prev = nav("‹ previous", n.previous.as_ref()),
+        next = nav("next ›", n.next.as_ref()),
+        last = nav("last »", n.last.as_ref()),
+        id = escape(&format(prefix, date, Mode::Identity, url)),
+        timemap = escape(&format!("/timemap/link/{url}")),
+        hifi = hifi_note,
+        page = escape(&format(prefix, date, Mode::Page, url)),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cap(ts: &str) -> Capture {
+        Capture {
+            urlkey: "org,example)/".into(),
+            timestamp: ts.into(),
+            original: "http://example.org/".into(),
+            mime: "text/html".into(),
+            status: "200".into(),
+            digest: "A".into(),
+            length: 1,
+            offset: 0,
+            filename: "a.warc.gz".into(),
+        }
+    }
+
+    #[test]
+    fn banner_links_and_escapes() {
+        let url = "http://example.org/?a=1&b=\"<x>\"";
+        let n = Nearest {
+            capture: Some(cap("20070105000000")),
+            previous: Some(cap("20070101000000")),
+            next: None,
+            first: Some(cap("20070101000000")),
+            last: Some(cap("20070105000000")),
+            count: 2,
+        };
+        let page = frame_page("/web", url, &n, &HighFidelity::None);
+        assert!(page.contains("<iframe src=\"/web/20070105000000mp_/http://example.org/?a=1&amp;b=&quot;&lt;x&gt;&quot;\""));
+        assert!(page.contains("href=\"/web/20070101000000/http://example.org/?a=1&amp;b=&quot;&lt;x&gt;&quot;\" title=\"2007-01-01 00:00:00 UTC\">‹ previous</a>"));
+        assert!(page.contains("<span class=off>next ›</span>"));
+        assert!(page.contains("one of 2 captures"));
+        assert!(!page.contains("<x>"));
+        let p = frame_page(
+            "/web",
+            "http://example.org/",
+            &n,
+            &HighFidelity::Pywb("http://127.0.0.1:8081/coll/".into()),
+        );
+        assert!(
+            p.contains("href=\"http://127.0.0.1:8081/coll/20070105000000/http://example.org/\"")
+        );
+    }
+}
