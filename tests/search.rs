@@ -11,7 +11,7 @@ use warcdex::render::text;
 use warcdex::search::{SearchIndex, SearchRequest, SearchResults};
 use warcdex::segment::SegmentRow;
 
-use crate::util::{page_row as row, write_rows_index};
+use crate::util::{assert_closed_by_server, page_row as row, start_in_process, write_rows_index};
 use warcdex::serve::{router, serve, ConnLimits, ServeOptions};
 
 /// Builds `dir/pindexes/col1/{main,dates}` from the worked example.
@@ -812,30 +812,6 @@ fn search_opens_during_in_place_swaps() {
         failures.len(),
         failures[0]
     );
-}
-
-/// Starts the server in-process over `dir` with `opts`; returns its address.
-fn start_in_process(dir: &Path, opts: ServeOptions) -> String {
-    let index = SearchIndex::open(dir).unwrap();
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap().to_string();
-    let app = router(index, opts.clone());
-    std::thread::spawn(move || serve(listener, app, &opts).unwrap());
-    addr
-}
-
-/// Reads until the server closes the connection; panics if it has not within a minute.
-fn assert_closed_by_server(mut s: TcpStream, what: &str) -> Vec<u8> {
-    s.set_read_timeout(Some(std::time::Duration::from_secs(60)))
-        .unwrap();
-    let mut got = Vec::new();
-    match s.read_to_end(&mut got) {
-        Ok(_) => {}
-        // Closed with bytes of a half-sent request unread: the kernel resets.
-        Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {}
-        Err(e) => panic!("{what}: the server did not close the connection: {e}"),
-    }
-    got
 }
 
 /// Item 6 of issue 15: idle, half-sent and kept-alive connections are closed by the

@@ -4,7 +4,9 @@
 //! NutchWAX elements, `/search.json` the same as JSON, `/healthz` the sets being served
 //! and those refused (names and document counts, no paths). Parameters follow NutchWAX's
 //! servlet: `query` (or `q`), `start`, `hitsPerPage` (capped at [`MAX_HITS_PER_PAGE`]),
-//! `hitsPerSite` (or `hitsPerDup`).
+//! `hitsPerSite` (or `hitsPerDup`). `/warcs/NAME` is an archive of the collection, whole
+//! or one byte range, for replay tools (`warcs.rs`; the names are `collection.json`'s,
+//! `archives.rs`).
 //!
 //! The index is opened once and reopened when a set's `pindex.json` changes (checked at
 //! most once per [`ServeOptions::reload_interval`], by a request, so an `add-dates
@@ -14,8 +16,11 @@
 //! malformed request is a 400 with a message, never a 500. Connections have a header
 //! timeout, an idle timeout and a cap (`conn.rs`).
 
+pub mod archives;
 mod conn;
+mod range;
 pub mod remote;
+mod warcs;
 
 use std::io;
 use std::net::TcpListener;
@@ -23,8 +28,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
-use axum::extract::{Query, State};
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::extract::{Path, Query, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
@@ -35,6 +40,7 @@ use crate::search::{
     NearDisplay, SearchError, SearchIndex, SearchRequest, SearchResults, TermStats,
     DEFAULT_HITS_PER_SITE, MAX_HITS_PER_PAGE,
 };
+use archives::Archives;
 pub use conn::ConnLimits;
 pub use remote::Front;
 
@@ -104,6 +110,8 @@ struct LocalState {
     checked: Mutex<Instant>,
     /// A reopen is under way (one at a time; other requests use the current index).
     reloading: AtomicBool,
+    /// The collection's archives (`/warcs/NAME`), by the names `collection.json` records.
+    archives: Arc<Archives>,
 }
 
 impl LocalState {
@@ -207,7 +215,9 @@ async fn current(state: &LocalState, opts: &ServeOptions) -> Arc<Loaded> {
 /// The routes over an opened index; with the shard routes a front server asks
 /// (`/shard/stats.json`, `/shard/search.json`, see src/serve/remote.rs).
 pub fn router(index: SearchIndex, opts: ServeOptions) -> Router {
+    let archives = Arc::new(Archives::new(index.dir()));
     let backend = Backend::Local(LocalState {
+        archives,
         current: RwLock::new(Loaded::new(index)),
         checked: Mutex::new(Instant::now()),
         reloading: AtomicBool::new(false),
@@ -227,7 +237,8 @@ fn routes(backend: Backend, opts: ServeOptions, shard_routes: bool) -> Router {
         .route("/", get(search_page))
         .route("/opensearch", get(opensearch_rss))
         .route("/search.json", get(search_json))
-        .route("/healthz", get(healthz));
+        .route("/healthz", get(healthz))
+        .route("/warcs/{name}", get(warc));
     if shard_routes {
         r = r
             .route("/shard/stats.json", get(shard_stats))
@@ -554,6 +565,22 @@ async fn healthz(State(state): State<Arc<AppState>>) -> Response {
         "application/json",
         serde_json::to_string_pretty(&body).expect("serializes"),
     )
+}
+
+/// `/warcs/NAME` (`GET` and `HEAD`): the archive recorded as NAME, whole or one byte range
+/// (src/serve/warcs.rs). A front server holds no archives.
+async fn warc(
+    State(state): State<Arc<AppState>>,
+    Path(name): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    match &state.backend {
+        Backend::Local(l) => warcs::archive(l.archives.clone(), name, &headers).await,
+        Backend::Remote(_) => plain(
+            StatusCode::NOT_FOUND,
+            "a front server holds no archives: ask the shard servers".into(),
+        ),
+    }
 }
 
 /// The index of a shard server (the shard routes exist only on one).

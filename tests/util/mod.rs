@@ -297,3 +297,27 @@ pub fn write_rows_index(out: &Path, mut rows: Vec<SegmentRow>) {
     )
     .unwrap();
 }
+
+/// Starts `warcdex serve` in-process over `dir` with `opts`; returns its address.
+pub fn start_in_process(dir: &Path, opts: warcdex::serve::ServeOptions) -> String {
+    let index = warcdex::search::SearchIndex::open(dir).unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let app = warcdex::serve::router(index, opts.clone());
+    std::thread::spawn(move || warcdex::serve::serve(listener, app, &opts).unwrap());
+    addr
+}
+
+/// Reads until the server closes the connection; panics if it has not within a minute.
+pub fn assert_closed_by_server(mut s: std::net::TcpStream, what: &str) -> Vec<u8> {
+    s.set_read_timeout(Some(std::time::Duration::from_secs(60)))
+        .unwrap();
+    let mut got = Vec::new();
+    match std::io::Read::read_to_end(&mut s, &mut got) {
+        Ok(_) => {}
+        // Closed with bytes of a half-sent request unread: the kernel resets.
+        Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {}
+        Err(e) => panic!("{what}: the server did not close the connection: {e}"),
+    }
+    got
+}

@@ -1,0 +1,164 @@
+//! `GET /warcs/NAME` (and `HEAD`): an archive of the collection, whole or one byte range,
+//! for replay tools that read records by offset and length over HTTP (pywb's
+//! `archive_paths: http://HOST/warcs/`, OpenWayback's remote resource store).
+//!
+//! NAME is only ever a key of the collection's table of archives ([`super::archives`]):
+//! a name that is not recorded is a 404 whatever it holds (`..`, a slash, another file of
+//! the directory). The body is read from the file in [`CHUNK`]-byte pieces, each when
+//! the connection wants it, so a large archive never sits in memory and a client that
+//! stops reading holds no more than a piece (the idle timeout then closes it, see
+//! `conn.rs`). Reads run on the blocking pool, as searches do.
+
+use std::fs::File;
+use std::io;
+use std::os::unix::fs::FileExt;
+use std::sync::Arc;
+
+use axum::body::{Body, Bytes};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::Response;
+
+use super::archives::Archives;
+use super::range::{self, RangeAnswer};
+
+/// Bytes read from the file at a time.
+const CHUNK: usize = 128 * 1024;
+
+/// An archive opened for an answer.
+struct Opened {
+    file: Arc<File>,
+    size: u64,
+}
+
+/// The answer to a request for the archive recorded as `name`.
+pub(crate) async fn archive(
+    archives: Arc<Archives>,
+    name: String,
+    headers: &HeaderMap,
+) -> Response {
+    let opened = tokio::task::spawn_blocking(move || open(&archives, &name)).await;
+    let Opened { file, size } = match opened {
+        Ok(Ok(o)) => o,
+        Ok(Err((status, msg))) => return super::plain(status, msg),
+        Err(e) => {
+            eprintln!("warcdex serve: opening an archive failed: {e}");
+            return super::plain(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "the archive could not be read".into(),
+            );
+        }
+    };
+    // A client holding a validator for an earlier version sends If-Range; none is sent
+    // here, so none can match, and the whole file is the answer (RFC 9110 §13.1.5).
+    let asked = match headers.contains_key(header::IF_RANGE) {
+        true => None,
+        false => headers.get(header::RANGE).map(HeaderValue::as_bytes),
+    };
+    let (status, start, len) = match range::resolve(asked, size) {
+        RangeAnswer::Whole => (StatusCode::OK, 0, size),
+        RangeAnswer::Part { start, end } => (StatusCode::PARTIAL_CONTENT, start, end - start + 1),
+        RangeAnswer::Unsatisfiable(why) => {
+            let mut r = super::plain(
+                StatusCode::RANGE_NOT_SATISFIABLE,
+                format!("{why} ({size} bytes)"),
+            );
+            r.headers_mut()
+                .insert(header::CONTENT_RANGE, value(format!("bytes */{size}")));
+            r.headers_mut()
+                .insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
+            return r;
+        }
+    };
+    let mut r = Response::new(body(file, start, len));
+    *r.status_mut() = status;
+    let h = r.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/octet-stream"),
+    );
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
+    h.insert(header::CONTENT_LENGTH, value(len.to_string()));
+    if status == StatusCode::PARTIAL_CONTENT {
+        let end = start + len - 1;
+        h.insert(
+            header::CONTENT_RANGE,
+            value(format!("bytes {start}-{end}/{size}")),
+        );
+    }
+    r
+}
+
+fn value(s: String) -> HeaderValue {
+    HeaderValue::try_from(s).expect("digits, spaces, a dash and a slash")
+}
+
+/// Opens the archive recorded as `name` (blocking). A name not recorded, or recorded
+/// but gone from the disk, is a 404; the message never shows a path (the paths are the
+/// server's file system, for its log).
+fn open(archives: &Archives, name: &str) -> Result<Opened, (StatusCode, String)> {
+    let not_found = || {
+        (
+            StatusCode::NOT_FOUND,
+            format!("no archive {name:?} in this collection"),
+        )
+    };
+    let failed = |what: &dyn std::fmt::Display| {
+        eprintln!("warcdex serve: /warcs/{name}: {what}");
+        (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("archive {name:?} could not be read"),
+        )
+    };
+    let path = match archives.path(name) {
+        Ok(Some(p)) => p,
+        Ok(None) => return Err(not_found()),
+        Err(e) => return Err(failed(&crate::path_error::Chain(&e))),
+    };
+    let opened = File::open(&path).and_then(|f| Ok((f.metadata()?, f)));
+    match opened {
+        Ok((m, file)) if m.is_file() => Ok(Opened {
+            file: Arc::new(file),
+            size: m.len(),
+        }),
+        Ok(_) => Err(failed(&format!("{}: not a file", path.display()))),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            eprintln!(
+                "warcdex serve: /warcs/{name}: {} is recorded but missing",
+                path.display()
+            );
+            Err(not_found())
+        }
+        Err(e) => Err(failed(&format!("{}: {e}", path.display()))),
+    }
+}
+
+/// Bytes `start..start + len` of `file`, read a [`CHUNK`] at a time as the connection
+/// asks for them. A file shorter than that (cut while served) ends the body with an
+/// error, so the connection is closed instead of sending fewer bytes than announced.
+fn body(file: Arc<File>, start: u64, len: u64) -> Body {
+    let pieces = futures_util::stream::unfold((file, start, len), |(file, pos, left)| async move {
+        if left == 0 {
+            return None;
+        }
+        let n = left.min(CHUNK as u64) as usize;
+        let f = file.clone();
+        let read = tokio::task::spawn_blocking(move || {
+            let mut buf = vec![0; n];
+            f.read_exact_at(&mut buf, pos).map(|()| Bytes::from(buf))
+        })
+        .await
+        .unwrap_or_else(|e| Err(io::Error::other(e)));
+        match read {
+            Ok(bytes) => Some((Ok(bytes), (file, pos + n as u64, left - n as u64))),
+            Err(e) => {
+                eprintln!("warcdex serve: reading an archive at {pos}: {e}");
+                Some((Err(e), (file, pos, 0)))
+            }
+        }
+    });
+    Body::from_stream(pieces)
+}
