@@ -14,7 +14,6 @@ use warcdex::search::{NearDisplay, SearchIndex, SearchRequest, DEFAULT_HITS_PER_
 use warcdex::serve::{front_router, router, serve, ConnLimits, Front, ServeOptions};
 
 /// The Wayback URL form used for replay links unless `--replay-prefix` says otherwise.
-const DEFAULT_REPLAY_PREFIX: &str = "https://web.archive.org/web";
 
 /// `warcdex search`.
 #[derive(Debug, Args)]
@@ -42,8 +41,9 @@ pub struct SearchArgs {
     /// their hosts.
     #[arg(long, value_enum, default_value_t = CollapseArg::None)]
     pub collapse: CollapseArg,
-    /// Replay links are PREFIX/DATE14/URL (shown in --json).
-    #[arg(long = "replay-prefix", default_value = DEFAULT_REPLAY_PREFIX)]
+    /// Replay links are PREFIX/DATE14/URL (shown in --json), e.g. a `warcdex serve`'s
+    /// http://HOST:PORT/web; none by default.
+    #[arg(long = "replay-prefix", default_value = "")]
     pub replay_prefix: String,
     /// The query: words, "phrases", site:HOST, type:MIME, lang:xx, collection:NAME,
     /// date:YYYY[MM[DD…]] or date:A-B (several words are joined by spaces).
@@ -78,10 +78,20 @@ pub struct ServeArgs {
     /// Address to listen on (loopback unless you mean to publish the archive).
     #[arg(long, default_value = "127.0.0.1:8080")]
     pub addr: SocketAddr,
-    /// Replay links are PREFIX/DATE14/URL (Wayback form); an empty value shows dates
-    /// without links.
-    #[arg(long = "replay-prefix", default_value = DEFAULT_REPLAY_PREFIX)]
-    pub replay_prefix: String,
+    /// Where hits link to: `builtin`, this server's capture view (/web/DATE14/URL), or
+    /// `pywb=URL`, a pywb collection (URL/DATE14/URL; `warcdex pywb-config` writes
+    /// one that reads from this server).
+    #[arg(long = "replay", default_value = "builtin", value_parser = parse_replay)]
+    pub replay: Replay,
+    /// Hits link to an outside Wayback instead: PREFIX/DATE14/URL (an empty value shows
+    /// dates without links). The only way a hit links to another server unasked.
+    #[arg(long = "replay-prefix")]
+    pub replay_prefix: Option<String>,
+    /// This server's address as readers reach it (https://archive.example.org), for the
+    /// absolute links of Memento headers, TimeMaps and the OpenSearch feed; by default the
+    /// request's Host.
+    #[arg(long = "public-url")]
+    pub public_url: Option<String>,
     /// Hits per site when a request does not say (`hitsPerSite=0`: all).
     #[arg(long = "hits-per-site", default_value_t = DEFAULT_HITS_PER_SITE)]
     pub hits_per_site: usize,
@@ -122,6 +132,27 @@ pub struct ServeArgs {
     /// server slower than that is left out and the results say they are partial.
     #[arg(long = "remote-timeout", default_value_t = 5.0)]
     pub remote_timeout: f64,
+}
+
+/// `serve --replay`: where hits link to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Replay {
+    /// The built-in capture view.
+    Builtin,
+    /// A pywb collection's URL.
+    Pywb(String),
+}
+
+fn parse_replay(v: &str) -> Result<Replay, String> {
+    match v.split_once('=') {
+        None if v == "builtin" => Ok(Replay::Builtin),
+        Some(("pywb", url)) if url.starts_with("http://") || url.starts_with("https://") => {
+            Ok(Replay::Pywb(url.trim_end_matches('/').to_string()))
+        }
+        _ => Err(format!(
+            "--replay is builtin or pywb=URL (an http(s) URL of a pywb collection), not {v:?}"
+        )),
+    }
 }
 
 fn seconds(name: &str, v: f64) -> anyhow::Result<Duration> {
@@ -192,8 +223,23 @@ fn bind(addr: SocketAddr) -> anyhow::Result<std::net::TcpListener> {
 
 /// Runs `warcdex serve` until interrupted.
 pub fn serve_cmd(a: ServeArgs) -> anyhow::Result<i32> {
+    let pywb = match &a.replay {
+        Replay::Pywb(url) => Some(url.clone()),
+        Replay::Builtin => None,
+    };
+    // Hits link to the outside Wayback when one is named, else to pywb, else to the view.
+    let replay_prefix = match (&a.replay_prefix, &pywb) {
+        (Some(p), _) => prefix(p),
+        (None, Some(url)) => Some(url.clone()),
+        (None, None) => Some(warcdex::serve::VIEW_PREFIX.to_string()),
+    };
     let mut opts = ServeOptions {
-        replay_prefix: prefix(&a.replay_prefix),
+        replay_prefix,
+        pywb,
+        public_url: a
+            .public_url
+            .clone()
+            .map(|u| u.trim_end_matches('/').to_string()),
         hits_per_site: a.hits_per_site,
         ..ServeOptions::default()
     };

@@ -78,9 +78,11 @@ pub fn rss(r: &SearchResults, params: &[(&str, String)]) -> String {
         if !h.snippet.text.is_empty() {
             element(&mut out, "description", &h.snippet.text);
         }
-        // Only an http(s) URL is a link; a `javascript:` or `data:` capture has none.
-        if is_web_url(&h.url) {
-            element(&mut out, "link", &h.url);
+        // The capture, never the live web: the newest capture's replay link, when the
+        // server has a replay target (and the URL is an http(s) one: a `javascript:` or
+        // `data:` capture has none).
+        if let Some(link) = h.replay.last().filter(|_| is_web_url(&h.url)) {
+            element(&mut out, "link", link);
         }
         element(&mut out, "nutch:site", &h.site);
         element(&mut out, "nutch:digest", &h.digest);
@@ -90,6 +92,10 @@ pub fn rss(r: &SearchResults, params: &[(&str, String)]) -> String {
         }
         element(&mut out, "nutch:type", &h.mime);
         element(&mut out, "nutch:length", &h.length.to_string());
+        if !h.filename.is_empty() {
+            element(&mut out, "nutch:arcname", &h.filename);
+            element(&mut out, "nutch:arcoffset", &h.offset.to_string());
+        }
         element(&mut out, "nutch:set", &h.set);
         out.push_str("</item>\n");
     }

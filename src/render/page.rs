@@ -101,9 +101,10 @@ fn link(query: &str, start: usize, req: &PageRequest, per_site: usize) -> String
 }
 
 fn hit_html(out: &mut String, h: &Hit, req: &PageRequest, query: &str) {
-    // A replay link, else the URL itself, but only an http(s) one: a `javascript:` or
-    // `data:` capture is shown as text, never as a link (issue 15, item 10).
-    let target = h.replay.first().or(Some(&h.url).filter(|u| is_web_url(u)));
+    // The newest capture's replay link, never the live web (issue 42), and only for an
+    // http(s) URL: a `javascript:` or `data:` capture is shown as text, never as a link
+    // (issue 15, item 10).
+    let target = h.replay.last().filter(|_| is_web_url(&h.url));
     match target {
         Some(t) => {
             let _ = writeln!(

@@ -86,7 +86,7 @@ pub fn frame_page(prefix: &str, url: &str, n: &Nearest, hifi: &HighFidelity) -> 
         url = escape(url),
         revisit = revisit,
         date_text = escape(&display_date(date)),
-        iso = escape(&crate::replay::memento::http_date(date)),
+        iso = escape(&crate::replay::memento::iso_date(date)),
         count = n.count,
         s = if n.count == 1 { "" } else { "s" },
         first = nav("« first", n.first.as_ref()),

@@ -177,7 +177,7 @@ pub fn write_timemap_json(
     let item = |d: &str| {
         format!(
             "{{\"datetime\":{},\"uri\":{}}}",
-            s(&iso(d)),
+            s(&iso_date(d)),
             s(&u.memento(d))
         )
     };
@@ -198,8 +198,11 @@ pub fn write_timemap_json(
     Ok(n)
 }
 
-/// `2024-01-15T03:00:00Z`.
-fn iso(d: &str) -> String {
+/// `2024-01-15T03:00:00Z` (the date as given when it is not 14 digits).
+pub fn iso_date(d: &str) -> String {
+    if d.len() != 14 || !d.is_ascii() {
+        return d.to_string();
+    }
     format!(
         "{}-{}-{}T{}:{}:{}Z",
         &d[0..4],

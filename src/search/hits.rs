@@ -70,6 +70,13 @@ pub struct Hit {
     pub site: String,
     /// Stored record length of the earliest capture.
     pub length: u64,
+    /// The archive holding the earliest capture's record (as `collection.json` and the
+    /// CDX name it; empty in an index built without it).
+    #[serde(default)]
+    pub filename: String,
+    /// That record's offset in its archive.
+    #[serde(default)]
+    pub offset: u64,
     /// Every capture date of this version, 14 digits, ascending.
     pub dates: Vec<String>,
     /// A replay URL per date (same order), when a replay prefix is set.
@@ -296,6 +303,8 @@ pub(crate) fn build_hit(
         mime: stored.mime.to_string(),
         collection: stored.collection.to_string(),
         length: stored.length,
+        filename: stored.filename.to_string(),
+        offset: stored.offset,
         dates,
         replay,
         snippet: snippets.snippet_of(sets, set, main, || stored.text())?,

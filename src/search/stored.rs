@@ -52,6 +52,10 @@ pub(crate) struct ShownFields<'a> {
     pub content: Vec<Cow<'a, [u8]>>,
     /// The record's length, 0 when not stored.
     pub length: u64,
+    /// The archive holding the record (empty when not stored).
+    pub filename: Cow<'a, str>,
+    /// The record's offset in it.
+    pub offset: u64,
 }
 
 /// Which shown field a field id is; the single-valued ones first, as indexes of the
@@ -64,6 +68,7 @@ enum Slot {
     Mime,
     Collection,
     Site,
+    Filename,
     Main,
     Content,
 }
@@ -74,6 +79,7 @@ pub(crate) struct HitStore {
     /// `Slot` of each field id (`None`: not shown).
     slots: Vec<Option<Slot>>,
     length: u32,
+    offset: u32,
 }
 
 impl HitStore {
@@ -97,6 +103,7 @@ impl HitStore {
         put(fields.mime, Slot::Mime);
         put(fields.collection, Slot::Collection);
         put(fields.site, Slot::Site);
+        put(fields.filename, Slot::Filename);
         put(fields.content, Slot::Content);
         if let Some(m) = fields.main {
             put(m, Slot::Main);
@@ -105,6 +112,7 @@ impl HitStore {
             reader,
             slots,
             length: fields.length.field_id(),
+            offset: fields.offset.field_id(),
         }))
     }
 
@@ -119,6 +127,7 @@ impl HitStore {
         let mut shown = ShownFields::default();
         let mut seen = [false; Slot::Content as usize];
         let mut length_seen = false;
+        let mut offset_seen = false;
         // Layout (tantivy 0.27 `schema/document/se.rs`): a VInt count of values, then
         // per value its field id (u32 LE), a type code and the value: text as a VInt
         // length and UTF-8 bytes, numbers as 8 bytes LE.
@@ -161,6 +170,12 @@ impl HitStore {
                             shown.length = v;
                         }
                     }
+                    if id == self.offset && !offset_seen {
+                        offset_seen = true;
+                        if code == U64_CODE {
+                            shown.offset = v;
+                        }
+                    }
                 }
                 _ => return None,
             }
@@ -179,6 +194,7 @@ impl<'a> ShownFields<'a> {
             Slot::Mime => &mut self.mime,
             Slot::Collection => &mut self.collection,
             Slot::Site => &mut self.site,
+            Slot::Filename => &mut self.filename,
             Slot::Main | Slot::Content => unreachable!("kept as bytes, not checked here"),
         }
     }
@@ -233,6 +249,10 @@ impl ShownFields<'static> {
                 .map(|s| Cow::Owned(s.as_bytes().to_vec()))
                 .collect(),
             length: (doc.get_first(fields.length))
+                .and_then(|v| v.as_u64())
+                .unwrap_or(0),
+            filename: first(fields.filename),
+            offset: (doc.get_first(fields.offset))
                 .and_then(|v| v.as_u64())
                 .unwrap_or(0),
         }

@@ -20,7 +20,9 @@ pub mod archives;
 mod conn;
 mod range;
 pub mod remote;
+mod streamed;
 mod warcs;
+mod web;
 
 use std::io;
 use std::net::TcpListener;
@@ -44,11 +46,20 @@ use archives::Archives;
 pub use conn::ConnLimits;
 pub use remote::Front;
 
+/// The capture view's path prefix: hits link to `/web/DATE14/URL` by default.
+pub const VIEW_PREFIX: &str = web::PREFIX;
+
 /// Settings of the server.
 #[derive(Debug, Clone)]
 pub struct ServeOptions {
     /// Replay links are `PREFIX/DATE14/URL`; none when `None`.
     pub replay_prefix: Option<String>,
+    /// A pywb collection (`serve --replay pywb=URL`): the capture view's banner offers it
+    /// for pages that need scripts.
+    pub pywb: Option<String>,
+    /// This server's public address (`--public-url`), for absolute links (Memento);
+    /// without it, the request's `Host`.
+    pub public_url: Option<String>,
     /// Hits per site when the request does not say (NutchWAX: 2).
     pub hits_per_site: usize,
     /// Searches running at once (the blocking pool's size).
@@ -67,6 +78,8 @@ impl Default for ServeOptions {
     fn default() -> Self {
         ServeOptions {
             replay_prefix: None,
+            pywb: None,
+            public_url: None,
             hits_per_site: DEFAULT_HITS_PER_SITE,
             // As many searches as cores, and half as many threads for the connections:
             // with twice the cores of each, the searches shared the cores with each other
@@ -238,7 +251,11 @@ fn routes(backend: Backend, opts: ServeOptions, shard_routes: bool) -> Router {
         .route("/opensearch", get(opensearch_rss))
         .route("/search.json", get(search_json))
         .route("/healthz", get(healthz))
-        .route("/warcs/{name}", get(warc));
+        .route("/warcs/{name}", get(warc))
+        .route("/web/{*rest}", get(web::web_route))
+        .route("/timegate/{*rest}", get(web::timegate_route))
+        .route("/timemap/link/{*rest}", get(web::timemap_link_route))
+        .route("/timemap/json/{*rest}", get(web::timemap_json_route));
     if shard_routes {
         r = r
             .route("/shard/stats.json", get(shard_stats))
@@ -492,9 +509,18 @@ async fn query_search(
 async fn opensearch_rss(
     State(state): State<Arc<AppState>>,
     Query(raw): Query<Vec<(String, String)>>,
+    headers: HeaderMap,
 ) -> Response {
     match query_search(&state, raw, false).await {
-        Ok((p, r)) => {
+        Ok((p, mut r)) => {
+            // A feed reader resolves no link against the feed's address: the capture
+            // view's links are made absolute (this server's public address or Host).
+            let base = web::base_url(state.opts.public_url.as_deref(), &headers);
+            for h in &mut r.hits {
+                for link in h.replay.iter_mut().filter(|l| l.starts_with('/')) {
+                    *link = format!("{base}{link}");
+                }
+            }
             let echo: Vec<(&str, String)> =
                 p.raw.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
             with_type(

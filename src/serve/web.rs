@@ -1,0 +1,481 @@
+//! The access point's capture routes: `/web/DATE[MOD_]/URL`, the capture view (the
+//! banner page, the archived page rewritten, the original payload), and Memento's
+//! TimeGate (`/timegate/URL`) and TimeMaps (`/timemap/link/URL`, `/timemap/json/URL`).
+//! Captures are found in the collection's sorted CDX (`all.cdx`), opened per request so
+//! that a collection updated by a rename is seen; records are read from the archives
+//! `collection.json` names (`archives.rs`), never from a path in the request.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use axum::http::{header, HeaderMap, HeaderName, HeaderValue, StatusCode};
+use warcdex_cdx::lookup::SortedCdx;
+use warcdex_cdx::surt::surt_key;
+
+use super::archives::Archives;
+use super::streamed::{Refusal, Streamer};
+use crate::replay::archival_url::{self, ArchivalUrl, Mode};
+use crate::replay::body::{replay, ReplayHead};
+use crate::replay::capture::{captures_of, nearest, original_of, Capture, Nearest};
+use crate::replay::frame::{frame_page, HighFidelity};
+use crate::replay::memento::{self, MementoUrls};
+use crate::replay::record::with_record;
+use crate::replay::rewrite::url::UrlRewriter;
+
+/// The view's path prefix.
+pub(crate) const PREFIX: &str = "/web";
+
+/// The policy of a replayed capture: it may load only from this server (so from the
+/// collection), run no script, and be framed only here.
+const REPLAY_CSP: &str = "default-src 'self' data: blob:; style-src 'self' 'unsafe-inline' data:; \
+script-src 'none'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'self'";
+/// The policy of the banner page: its own inline style and the frame, nothing else.
+const FRAME_CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; frame-src 'self'; \
+form-action 'self'; frame-ancestors 'self'";
+
+/// What a capture route needs of the server.
+#[derive(Clone)]
+pub(crate) struct Access {
+    /// The collection's directory (`all.cdx` is there).
+    pub dir: PathBuf,
+    /// Its archives by name.
+    pub archives: Arc<Archives>,
+    /// Where the banner sends a reader for scripts.
+    pub hifi: HighFidelity,
+    /// The base of absolute links (Memento): `--public-url`, else the request's host.
+    pub base: String,
+}
+
+fn refusal(status: StatusCode, msg: impl Into<String>) -> Refusal {
+    (status, msg.into())
+}
+
+/// The captures of `url` (its SURT key) nearest `date`, from `dir/all.cdx`.
+fn lookup(dir: &Path, url: &str, date: &str) -> Result<(String, Nearest), Refusal> {
+    let key = surt_key(url).map_err(|e| {
+        refusal(
+            StatusCode::BAD_REQUEST,
+            format!("not a URL the CDX can key: {e}"),
+        )
+    })?;
+    let n = with_captures(dir, &key, |caps| nearest(caps, date))?;
+    Ok((key, n))
+}
+
+/// Runs `f` over the captures of `key` in `dir/all.cdx`.
+fn with_captures<T>(
+    dir: &Path,
+    key: &str,
+    f: impl FnOnce(&mut dyn Iterator<Item = std::io::Result<Capture>>) -> std::io::Result<T>,
+) -> Result<T, Refusal> {
+    let path = dir.join("all.cdx");
+    let cdx = SortedCdx::open(&path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => refusal(
+            StatusCode::NOT_FOUND,
+            "this collection has no CDX (all.cdx) to look captures up in",
+        ),
+        _ => server_error(&format!("{}: {e}", path.display())),
+    })?;
+    let from = format!("{key} ");
+    let lines = cdx
+        .lines_from(from.as_bytes())
+        .map_err(|e| server_error(&format!("{}: {e}", path.display())))?;
+    let mut caps = captures_of(lines, key);
+    f(&mut caps).map_err(|e| server_error(&format!("{}: {e}", path.display())))
+}
+
+/// A 500 whose detail (paths) goes to the log, not to the client.
+fn server_error(detail: &str) -> Refusal {
+    eprintln!("warcdex serve: {detail}");
+    refusal(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "the collection could not be read",
+    )
+}
+
+fn not_archived(url: &str) -> Refusal {
+    refusal(
+        StatusCode::NOT_FOUND,
+        format!("{url} is not in this collection"),
+    )
+}
+
+/// The request path after `route` with its query string: the archived URL's own.
+pub(crate) fn rest_of(uri: &axum::http::Uri, route: &str) -> String {
+    let path = uri.path().strip_prefix(route).unwrap_or("");
+    match uri.query() {
+        Some(q) => format!("{path}?{q}"),
+        None => path.to_string(),
+    }
+}
+
+/// `/web/…`: the capture view.
+pub(crate) fn web(access: Access, rest: String, out: &mut Streamer) -> Result<(), Refusal> {
+    let a = archival_url::parse(&rest).map_err(|e| refusal(StatusCode::BAD_REQUEST, e.0))?;
+    let (key, n) = lookup(&access.dir, &a.url, &a.date)?;
+    let Some(c) = n.capture.clone() else {
+        return Err(not_archived(&a.url));
+    };
+    let urls = MementoUrls {
+        base: access.base.clone(),
+        original: a.url.clone(),
+    };
+    let mut headers = memento_headers(&urls, &c, &n);
+    if a.mode == Mode::Frame {
+        if c.timestamp != a.date {
+            // The view of the nearest capture, under its own date (as Wayback does), so
+            // the address names what is shown.
+            let to = archival_url::format(PREFIX, &c.timestamp, Mode::Frame, &a.url);
+            return redirect(out, &to, HeaderMap::new());
+        }
+        headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/html; charset=utf-8"),
+        );
+        headers.insert(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(FRAME_CSP),
+        );
+        out.start(StatusCode::OK, headers);
+        let page = frame_page(PREFIX, &a.url, &n, &access.hifi);
+        return out
+            .write_all(page.as_bytes())
+            .map_err(|e| refusal(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()));
+    }
+    let source = match c.is_revisit() {
+        true => original(&access.dir, &access.archives, &key, &c)?,
+        false => c.clone(),
+    };
+    replay_record(&access, &a, &c, &source, headers, out)
+}
+
+/// The capture a revisit stands for: one of the same digest under the same URL, or
+/// under the URL its record refers to.
+fn original(
+    dir: &Path,
+    archives: &Archives,
+    key: &str,
+    revisit: &Capture,
+) -> Result<Capture, Refusal> {
+    let found = with_captures(dir, key, |caps| {
+        original_of(caps, &revisit.digest, &revisit.timestamp)
+    })?;
+    if let Some(c) = found {
+        return Ok(c);
+    }
+    let path = archive_path(archives, &revisit.filename)?;
+    let refers = with_record(&path, revisit.offset, revisit.length, |h, _| {
+        (h.refers_to_uri.clone(), h.refers_to_date.clone())
+    })
+    .map_err(|e| server_error(&e.to_string()))?;
+    if let (Some(uri), date) = refers {
+        if let Ok(k) = surt_key(&uri) {
+            let date = date.unwrap_or_else(|| revisit.timestamp.clone());
+            if let Some(c) =
+                with_captures(dir, &k, |caps| original_of(caps, &revisit.digest, &date))?
+            {
+                return Ok(c);
+            }
+        }
+    }
+    Err(refusal(
+        StatusCode::NOT_FOUND,
+        format!("the capture of {} on {} records that it is unchanged, but the capture it repeats is not in this collection", revisit.original, revisit.timestamp),
+    ))
+}
+
+fn archive_path(archives: &Archives, name: &str) -> Result<PathBuf, Refusal> {
+    match archives.path(name) {
+        Ok(Some(p)) => Ok(p),
+        Ok(None) => Err(refusal(
+            StatusCode::NOT_FOUND,
+            format!("the archive {name} is not in this collection's collection.json"),
+        )),
+        Err(e) => Err(server_error(&crate::path_error::Chain(&e).to_string())),
+    }
+}
+
+/// Streams `source`'s record as the answer for capture `shown`.
+fn replay_record(
+    access: &Access,
+    a: &ArchivalUrl,
+    shown: &Capture,
+    source: &Capture,
+    mut headers: HeaderMap,
+    out: &mut Streamer,
+) -> Result<(), Refusal> {
+    let path = archive_path(&access.archives, &source.filename)?;
+    let base =
+        url::Url::parse(&a.url).map_err(|e| refusal(StatusCode::BAD_REQUEST, e.to_string()))?;
+    let rw = UrlRewriter {
+        base,
+        date: shown.timestamp.clone(),
+        prefix: PREFIX.to_string(),
+    };
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(REPLAY_CSP),
+    );
+    // The head and the body are written by two closures.
+    let out = std::cell::RefCell::new(out);
+    let result = with_record(&path, source.offset, source.length, |head, body| {
+        let mut started = false;
+        let r = replay(
+            head,
+            body,
+            a.mode,
+            rw,
+            |rh: ReplayHead| {
+                for (name, value) in rh.headers {
+                    if let (Ok(n), Ok(v)) = (
+                        HeaderName::from_bytes(name.as_bytes()),
+                        HeaderValue::from_bytes(&value),
+                    ) {
+                        headers.append(n, v);
+                    }
+                }
+                let status = StatusCode::from_u16(rh.status).unwrap_or(StatusCode::OK);
+                out.borrow_mut().start(status, std::mem::take(&mut headers));
+                started = true;
+            },
+            &mut |b| out.borrow_mut().write_all(b),
+        );
+        (r, started)
+    });
+    match result {
+        Ok((Ok(()), _)) => Ok(()),
+        // The client went away, or the payload ended early: the answer stops there.
+        Ok((Err(e), true)) => Err(refusal(StatusCode::OK, e.to_string())),
+        Ok((Err(e), false)) => Err(server_error(&e.to_string())),
+        Err(e) => Err(server_error(&e.to_string())),
+    }
+}
+
+/// `Memento-Datetime` and `Link` of the capture `c` of `urls.original`.
+fn memento_headers(urls: &MementoUrls, c: &Capture, n: &Nearest) -> HeaderMap {
+    let mut h = HeaderMap::new();
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    if let Ok(v) = HeaderValue::from_str(&memento::http_date(&c.timestamp)) {
+        h.insert("memento-datetime", v);
+    }
+    let links = memento::memento_links(
+        urls,
+        c,
+        n.first.as_ref(),
+        n.previous.as_ref(),
+        n.next.as_ref(),
+        n.last.as_ref(),
+    );
+    if let Ok(v) = HeaderValue::from_str(&links) {
+        h.insert(header::LINK, v);
+    }
+    h
+}
+
+fn redirect(out: &mut Streamer, to: &str, mut headers: HeaderMap) -> Result<(), Refusal> {
+    let loc = HeaderValue::from_str(to)
+        .map_err(|_| refusal(StatusCode::BAD_REQUEST, "the URL cannot be a Location"))?;
+    headers.insert(header::LOCATION, loc);
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    out.start(StatusCode::FOUND, headers);
+    Ok(())
+}
+
+/// The archived URL of a Memento route (`/timegate/URL`, `/timemap/…/URL`), checked.
+fn memento_target(rest: &str) -> Result<String, Refusal> {
+    // The archival URL parser's checks, with a date that is not used.
+    archival_url::parse(&format!("1/{rest}"))
+        .map(|a| a.url)
+        .map_err(|e| refusal(StatusCode::BAD_REQUEST, e.0))
+}
+
+/// `/timegate/URL`: a redirect to the memento nearest `Accept-Datetime` (the latest
+/// without it), RFC 7089 §4.1.1 (pattern 2.2: the TimeGate is not the original).
+pub(crate) fn timegate(
+    access: Access,
+    rest: String,
+    accept: Option<String>,
+    out: &mut Streamer,
+) -> Result<(), Refusal> {
+    let url = memento_target(&rest)?;
+    let date = match accept {
+        None => "99991231235959".to_string(),
+        Some(v) => memento::parse_http_date(&v).ok_or_else(|| {
+            refusal(StatusCode::BAD_REQUEST, "Accept-Datetime must be an HTTP date (RFC 7089 §2.1.1), like Thu, 01 Jan 2004 12:00:00 GMT")
+        })?,
+    };
+    let (_, n) = lookup(&access.dir, &url, &date)?;
+    let Some(c) = n.capture.as_ref() else {
+        return Err(not_archived(&url));
+    };
+    let urls = MementoUrls {
+        base: access.base.clone(),
+        original: url,
+    };
+    let mut h = HeaderMap::new();
+    h.insert(header::VARY, HeaderValue::from_static("accept-datetime"));
+    let links = memento::memento_links(
+        &urls,
+        c,
+        n.first.as_ref(),
+        n.previous.as_ref(),
+        n.next.as_ref(),
+        n.last.as_ref(),
+    );
+    if let Ok(v) = HeaderValue::from_str(&links) {
+        h.insert(header::LINK, v);
+    }
+    redirect(out, &urls.memento(&c.timestamp), h)
+}
+
+/// `/timemap/link/URL` and `/timemap/json/URL`: every memento of the URL, streamed.
+pub(crate) fn timemap(
+    access: Access,
+    rest: String,
+    json: bool,
+    out: &mut Streamer,
+) -> Result<(), Refusal> {
+    let url = memento_target(&rest)?;
+    let key = surt_key(&url).map_err(|e| {
+        refusal(
+            StatusCode::BAD_REQUEST,
+            format!("not a URL the CDX can key: {e}"),
+        )
+    })?;
+    let urls = MementoUrls {
+        base: access.base.clone(),
+        original: url.clone(),
+    };
+    with_captures(&access.dir, &key, |caps| {
+        let mut caps = caps.peekable();
+        if caps.peek().is_none() {
+            return Ok(false);
+        }
+        let mut h = HeaderMap::new();
+        let ct = match json {
+            true => "application/json",
+            false => "application/link-format",
+        };
+        h.insert(header::CONTENT_TYPE, HeaderValue::from_static(ct));
+        out.start(StatusCode::OK, h);
+        match json {
+            true => memento::write_timemap_json(&urls, caps, out)?,
+            false => memento::write_timemap_link(&urls, caps, out)?,
+        };
+        Ok(true)
+    })
+    .and_then(|found| match found {
+        true => Ok(()),
+        false => Err(not_archived(&url)),
+    })
+}
+
+/// What the capture routes need, from a server of sets; `None` on a front server.
+async fn access_of(state: &super::AppState, headers: &HeaderMap) -> Option<Access> {
+    let super::Backend::Local(l) = &state.backend else {
+        return None;
+    };
+    let loaded = super::current(l, &state.opts).await;
+    Some(Access {
+        dir: loaded.index.dir().to_path_buf(),
+        archives: l.archives.clone(),
+        hifi: match &state.opts.pywb {
+            Some(p) => HighFidelity::Pywb(p.clone()),
+            None => HighFidelity::None,
+        },
+        base: base_url(state.opts.public_url.as_deref(), headers),
+    })
+}
+
+/// The base of absolute links: `--public-url`, else `http://` and the request's `Host`
+/// when it is a plain host and port (the address the client itself used), else none
+/// (links are then relative to this server's root).
+pub(crate) fn base_url(public: Option<&str>, headers: &HeaderMap) -> String {
+    if let Some(p) = public {
+        return p.trim_end_matches('/').to_string();
+    }
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("");
+    let plain = !host.is_empty()
+        && host.len() <= 255
+        && host
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-.:[]".contains(&b));
+    match plain {
+        true => format!("http://{host}"),
+        false => String::new(),
+    }
+}
+
+fn front_refusal() -> axum::response::Response {
+    super::plain(
+        StatusCode::NOT_FOUND,
+        "a front server holds no captures: open them on a shard server".into(),
+    )
+}
+
+type St = axum::extract::State<Arc<super::AppState>>;
+
+/// `GET /web/DATE[MOD_]/URL`.
+pub(crate) async fn web_route(
+    axum::extract::State(state): St,
+    uri: axum::http::Uri,
+    headers: HeaderMap,
+) -> axum::response::Response {
+    let Some(access) = access_of(&state, &headers).await else {
+        return front_refusal();
+    };
+    let rest = rest_of(&uri, "/web/");
+    super::streamed::streamed(move |out| web(access, rest, out)).await
+}
+
+/// `GET /timegate/URL` with `Accept-Datetime`.
+pub(crate) async fn timegate_route(
+    axum::extract::State(state): St,
+    uri: axum::http::Uri,
+    headers: HeaderMap,
+) -> axum::response::Response {
+    let Some(access) = access_of(&state, &headers).await else {
+        return front_refusal();
+    };
+    let rest = rest_of(&uri, "/timegate/");
+    let accept = headers
+        .get("accept-datetime")
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+    super::streamed::streamed(move |out| timegate(access, rest, accept, out)).await
+}
+
+/// `GET /timemap/link/URL`.
+pub(crate) async fn timemap_link_route(
+    axum::extract::State(state): St,
+    uri: axum::http::Uri,
+    headers: HeaderMap,
+) -> axum::response::Response {
+    let Some(access) = access_of(&state, &headers).await else {
+        return front_refusal();
+    };
+    let rest = rest_of(&uri, "/timemap/link/");
+    super::streamed::streamed(move |out| timemap(access, rest, false, out)).await
+}
+
+/// `GET /timemap/json/URL`.
+pub(crate) async fn timemap_json_route(
+    axum::extract::State(state): St,
+    uri: axum::http::Uri,
+    headers: HeaderMap,
+) -> axum::response::Response {
+    let Some(access) = access_of(&state, &headers).await else {
+        return front_refusal();
+    };
+    let rest = rest_of(&uri, "/timemap/json/");
+    super::streamed::streamed(move |out| timemap(access, rest, true, out)).await
+}
