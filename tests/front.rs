@@ -127,6 +127,8 @@ fn hit(url: &str, score: f32) -> ShardHit {
             collection: String::new(),
             site: url.into(),
             length: 1,
+            filename: String::new(),
+            offset: 0,
             dates: vec!["20240101000000".into()],
             replay: Vec::new(),
             snippet: Snippet::default(),
