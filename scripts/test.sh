@@ -27,6 +27,10 @@ scripts/test-zipnum.sh
 # The search page in headless Chromium (installs Debian's chromium when missing).
 scripts/test-browser.sh
 
+# The capture view of a Python docs page in headless Chromium: its stylesheets and images
+# from the collection, no request anywhere else (a screenshot in target/view.png).
+scripts/test-view.sh
+
 # The Spark build against the single-machine build (installs PySpark into
 # target/spark-venv when missing; Debian's OpenJDK 17 when java is missing).
 scripts/test-spark.sh

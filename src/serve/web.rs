@@ -113,7 +113,15 @@ pub(crate) fn rest_of(uri: &axum::http::Uri, route: &str) -> String {
 /// `/web/…`: the capture view.
 pub(crate) fn web(access: Access, rest: String, out: &mut Streamer) -> Result<(), Refusal> {
     let a = archival_url::parse(&rest).map_err(|e| refusal(StatusCode::BAD_REQUEST, e.0))?;
-    let (key, n) = lookup(&access.dir, &a.url, &a.date)?;
+    let (mut key, mut n) = lookup(&access.dir, &a.url, &a.date)?;
+    if n.capture.is_none() {
+        // A page asks for `site.css?v=2` and the crawl kept `site.css` (or the other way
+        // round with a cache-busting query): the URL without its query, as pywb's
+        // fuzzy match does, rather than a page without its stylesheet.
+        if let Some((bare, _)) = a.url.split_once('?') {
+            (key, n) = lookup(&access.dir, bare, &a.date)?;
+        }
+    }
     let Some(c) = n.capture.clone() else {
         return Err(not_archived(&a.url));
     };
