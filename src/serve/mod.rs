@@ -18,6 +18,7 @@
 
 pub mod archives;
 mod conn;
+pub mod pywb;
 mod range;
 pub mod remote;
 mod warcs;
