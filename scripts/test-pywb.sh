@@ -65,6 +65,19 @@ mkdir "$work/pywb"
 if [ "${WARCDEX_PYWB_INDEX:-}" = local ]; then
     sed -i "s|^\(    index_paths:\).*|\1 '$coll/all.cdx'|" "$work/pywb/config.yaml"
     echo "test-pywb: index from $coll/all.cdx (WARCDEX_PYWB_INDEX=local), records from /warcs/" >&2
+else
+    # pywb's question for a capture, asked first so that a server without the CDX API
+    # fails here, saying so, rather than as pywb's "URL Not Found".
+    python3 - "$base" <<'EOF' || die "$base/cdx does not answer pywb's CDX queries (WARCDEX_PYWB_INDEX=local checks /warcs/ alone)"
+import sys, urllib.request
+url = sys.argv[1] + "/cdx?url=http://www.example.org/news.html&closest=20071001120200&sort=closest&limit=100"
+try:
+    body = urllib.request.urlopen(url, timeout=30).read()
+except Exception as e:
+    sys.exit(f"test-pywb: {url}: {e}")
+if b"crawl1-20071001.arc" not in body:
+    sys.exit(f"test-pywb: {url}: no line of crawl1-20071001.arc in {body[:300]!r}")
+EOF
 fi
 
 # pywb with this config alone: its own directory (no collections/ to find), the config
