@@ -14,6 +14,7 @@
 //! malformed request is a 400 with a message, never a 500. Connections have a header
 //! timeout, an idle timeout and a cap (`conn.rs`).
 
+mod cdx_api;
 mod conn;
 pub mod remote;
 
@@ -227,7 +228,9 @@ fn routes(backend: Backend, opts: ServeOptions, shard_routes: bool) -> Router {
         .route("/", get(search_page))
         .route("/opensearch", get(opensearch_rss))
         .route("/search.json", get(search_json))
-        .route("/healthz", get(healthz));
+        .route("/healthz", get(healthz))
+        // A front server answers it with a 501 and a message.
+        .route("/cdx", get(cdx_api::cdx));
     if shard_routes {
         r = r
             .route("/shard/stats.json", get(shard_stats))
