@@ -13,12 +13,15 @@
 
 pub mod dedup;
 pub mod line;
+pub mod lookup;
 pub mod message;
 pub mod plumbing;
+pub mod query;
 pub mod shard;
 pub mod sort;
 pub mod surt;
 
 pub use line::{CdxFormat, CdxLine, LineError, LEGEND_CDX11, LEGEND_CDX9};
+pub use lookup::{CdxLines, CdxLinesRev, SortedCdx};
 pub use sort::{check_sorted, merge_sorted, ExternalSorter, OrderError, SortOptions};
 pub use surt::{surt_key, url_key, CanonicalizeError, KeyStyle};

@@ -17,6 +17,7 @@
 //! timeout, an idle timeout and a cap (`conn.rs`).
 
 pub mod archives;
+mod cdx_api;
 mod conn;
 pub mod pywb;
 mod range;
@@ -239,7 +240,9 @@ fn routes(backend: Backend, opts: ServeOptions, shard_routes: bool) -> Router {
         .route("/opensearch", get(opensearch_rss))
         .route("/search.json", get(search_json))
         .route("/healthz", get(healthz))
-        .route("/warcs/{name}", get(warc));
+        .route("/warcs/{name}", get(warc))
+        // A front server answers it with a 501 and a message.
+        .route("/cdx", get(cdx_api::cdx));
     if shard_routes {
         r = r
             .route("/shard/stats.json", get(shard_stats))
