@@ -49,6 +49,7 @@ fn main() -> ExitCode {
         cli::Command::Search(a) => cli::search::run(a),
         cli::Command::Serve(a) => cli::search::serve_cmd(a),
         cli::Command::Update(a) => cli::update::run(a),
+        cli::Command::PywbConfig(a) => cli::pywb::run(a),
         cli::Command::NearDups(a) => cli::near::near_dups(a),
         cli::Command::History(a) => cli::near::history_cmd(a),
         cli::Command::Fingerprints(a) => cli::near::fingerprints(a),

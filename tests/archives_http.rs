@@ -64,7 +64,7 @@ fn get(addr: &str, path: &str) -> Answer {
 }
 
 fn get_range(addr: &str, path: &str, range: &str) -> Answer {
-    request(addr, "GET", path, &format!("Range: {range}\r\n"))
+    request(addr, "GET", path, format!("Range: {range}\r\n"))
 }
 
 fn update(dir: &Path, archives: &[PathBuf]) {

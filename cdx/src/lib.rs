@@ -16,6 +16,7 @@ pub mod line;
 pub mod lookup;
 pub mod message;
 pub mod plumbing;
+pub mod query;
 pub mod shard;
 pub mod sort;
 pub mod surt;

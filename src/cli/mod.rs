@@ -7,6 +7,7 @@ pub mod import;
 pub mod index;
 pub mod lists;
 pub mod near;
+pub mod pywb;
 pub mod records;
 pub mod search;
 pub mod update;
@@ -84,6 +85,9 @@ pub enum Command {
     Update(update::UpdateArgs),
     /// Serve the search over HTTP: a search page, OpenSearch RSS, JSON and /healthz.
     Serve(search::ServeArgs),
+    /// A pywb 2.10 config.yaml that replays the collection from `warcdex serve`: captures
+    /// found through its /cdx route, records read from its /warcs/ route by byte range.
+    PywbConfig(pywb::PywbConfigArgs),
     /// Clusters of near-duplicate versions (text fingerprints at most K bits apart) as
     /// CLUSTER<TAB>URL<TAB>sha1:DIGEST<TAB>FIRST_DATE14 lines.
     NearDups(near::NearDupsArgs),

@@ -17,7 +17,9 @@
 //! timeout, an idle timeout and a cap (`conn.rs`).
 
 pub mod archives;
+mod cdx_api;
 mod conn;
+pub mod pywb;
 mod range;
 pub mod remote;
 mod streamed;
@@ -255,7 +257,9 @@ fn routes(backend: Backend, opts: ServeOptions, shard_routes: bool) -> Router {
         .route("/web/{*rest}", get(web::web_route))
         .route("/timegate/{*rest}", get(web::timegate_route))
         .route("/timemap/link/{*rest}", get(web::timemap_link_route))
-        .route("/timemap/json/{*rest}", get(web::timemap_json_route));
+        .route("/timemap/json/{*rest}", get(web::timemap_json_route))
+        // A front server answers it with a 501 and a message.
+        .route("/cdx", get(cdx_api::cdx));
     if shard_routes {
         r = r
             .route("/shard/stats.json", get(shard_stats))

@@ -1,0 +1,359 @@
+//! The CDX server API of pywb 2.10 (`/COLL/cdx`) over a [`SortedCdx`]: a query string
+//! parsed as pywb parses it, answered as it answers, written to any [`Write`] as the
+//! captures are found.
+//!
+//! Parameters: `url` (`*.host` is `matchType=domain`, `url*` is `prefix`), `matchType`
+//! (`exact`, `prefix`, `host`, `domain`), `from`/`from_ts`, `to` (padded to 14 digits
+//! and compared as text), `closest` (any timestamp or `now`; `sort=closest` is not
+//! needed), `sort=reverse` or `reverse=1`, `limit` (100000 by default; 0 is none),
+//! `filter` (repeatable, see [`filter`](self) below), `fl`/`fields`, `collapseTime`,
+//! `content_type`, `allowFuzzy`, `output` (`cdxj` by default, `json`, `text`).
+//!
+//! Bounded memory: every order but `closest` streams; `closest` keeps its best `limit`
+//! captures in a heap, at most [`MAX_CLOSEST`] (a query that would need more is refused
+//! before any output). What pywb answers with a 500 (a limit that is not a number, a
+//! regular expression it cannot compile) is a 400 here; `output=link`,
+//! `resolveRevisits` and `showNumPages` are refused. The differences are listed in
+//! docs/api.md.
+
+mod filter;
+mod fuzzy;
+mod params;
+mod record;
+mod run;
+mod time;
+
+use std::fmt;
+use std::io::{self, Write};
+
+pub use filter::{MAX_FILTERS, MAX_PATTERN};
+
+use crate::lookup::SortedCdx;
+use filter::Filter;
+use params::{python_int, search_range, to_bool, MatchType, Params};
+use run::{Order, Plan};
+use time::{pad_timestamp, timestamp_to_sec, PAD_14_DOWN, PAD_14_UP};
+
+/// The most captures `closest=` orders at once (pywb holds `limit` of them too).
+pub const MAX_CLOSEST: usize = 10_000;
+/// The most bytes of captures `closest=` holds.
+pub const MAX_CLOSEST_BYTES: usize = 16 << 20;
+/// The longest `url=`, in bytes.
+pub const MAX_URL: usize = 8192;
+/// `limit` when none is given (pywb's `CDXQuery.limit`).
+pub const DEFAULT_LIMIT: i64 = 100_000;
+/// The fuzzy fallback's limit when the query gives none (pywb's `fuzzy_search_limit`).
+const FUZZY_LIMIT: i64 = 100;
+
+/// A request pywb would refuse, or this server refuses: the HTTP status and a message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueryError {
+    /// 400 for a malformed or refused query.
+    pub status: u16,
+    /// What is wrong, in pywb's words where pywb has some.
+    pub message: String,
+}
+
+impl QueryError {
+    fn bad(message: impl Into<String>) -> QueryError {
+        QueryError {
+            status: 400,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for QueryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for QueryError {}
+
+/// Why an answer stopped: the query (found while reading, e.g. a line of an unknown
+/// layout or too many captures for `closest`), or reading and writing.
+#[derive(Debug)]
+pub enum AnswerError {
+    /// The query cannot be answered.
+    Query(QueryError),
+    /// Reading the index or writing the answer failed.
+    Io(io::Error),
+}
+
+impl From<QueryError> for AnswerError {
+    fn from(e: QueryError) -> Self {
+        AnswerError::Query(e)
+    }
+}
+
+impl From<io::Error> for AnswerError {
+    fn from(e: io::Error) -> Self {
+        AnswerError::Io(e)
+    }
+}
+
+impl fmt::Display for AnswerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AnswerError::Query(e) => e.fmt(f),
+            AnswerError::Io(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for AnswerError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            AnswerError::Query(e) => Some(e),
+            AnswerError::Io(e) => Some(e),
+        }
+    }
+}
+
+/// The answer's layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Output {
+    /// `urlkey timestamp {json}` (pywb's default).
+    Cdxj,
+    /// One JSON object a line.
+    Json,
+    /// The CDX line, or the `fl` fields separated by spaces.
+    Text,
+}
+
+impl Output {
+    /// The Content-Type pywb sends.
+    pub fn content_type(self) -> &'static str {
+        match self {
+            Output::Cdxj => "text/x-cdxj",
+            Output::Json => "text/x-ndjson",
+            Output::Text => "text/plain",
+        }
+    }
+}
+
+/// A parsed query, ready to answer.
+#[derive(Debug)]
+pub struct CdxQuery {
+    output: Output,
+    fields: Option<Vec<String>>,
+    plan: Plan,
+    /// The fallback query and its test, when the query finds nothing.
+    fuzzy: Option<(Plan, String, String)>,
+}
+
+impl CdxQuery {
+    /// Parses a raw query string (percent-encoded, as in the request line).
+    pub fn parse(query: &[u8]) -> Result<CdxQuery, QueryError> {
+        let p = Params::parse(query);
+        // pywb checks the output before the URL.
+        let output = match p.get("output").unwrap_or("cdxj") {
+            "cdxj" => Output::Cdxj,
+            "json" => Output::Json,
+            "text" => Output::Text,
+            "link" => return Err(QueryError::bad("output=link is not supported by warcdex")),
+            other => {
+                return Err(QueryError::bad(format!(
+                    "output={} not supported",
+                    crate::message::echo(other)
+                )))
+            }
+        };
+        let Some(url) = p.get("url") else {
+            return Err(QueryError::bad("The \"url\" param is required"));
+        };
+        if url.len() > MAX_URL {
+            return Err(QueryError::bad(format!(
+                "url= is limited to {MAX_URL} bytes"
+            )));
+        }
+        for unsupported in ["resolveRevisits", "showNumPages", "showPagedIndex"] {
+            if to_bool(p.get(unsupported)) {
+                return Err(QueryError::bad(format!(
+                    "{unsupported} is not supported by warcdex"
+                )));
+            }
+        }
+        let (url, match_type) = match p.get("matchType") {
+            Some(m) => (url.to_string(), MatchType::parse(m)?),
+            None => {
+                if let Some(rest) = url.strip_prefix("*.") {
+                    (rest.to_string(), MatchType::Domain)
+                } else if let Some(rest) = url.strip_suffix('*') {
+                    (rest.to_string(), MatchType::Prefix)
+                } else {
+                    (url.to_string(), MatchType::Exact)
+                }
+            }
+        };
+        let range = search_range(&url, match_type)?;
+        let limit = parse_limit(p.get("limit"), DEFAULT_LIMIT)?;
+        let filters = parse_filters(&p)?;
+        let collapse = parse_collapse(&p)?;
+        let from = p
+            .get("from")
+            .or(p.get("from_ts"))
+            .map(|f| pad(f, PAD_14_DOWN));
+        let to = p.get("to").map(|t| pad(t, PAD_14_UP));
+        let reverse = to_bool(p.get("reverse")) || p.get("sort") == Some("reverse");
+        let order = match p.get("closest") {
+            Some("now") => Order::Closest {
+                sec: now_sec(),
+                limit,
+            },
+            Some(c) => Order::Closest {
+                sec: timestamp_to_sec(c),
+                limit,
+            },
+            None if reverse => Order::Reverse { limit },
+            None => Order::Forward { limit },
+        };
+        let fields = p
+            .get("fields")
+            .or(p.get("fl"))
+            .map(|f| f.split(',').map(str::to_string).collect());
+        let allow_fuzzy = p.get("allowFuzzy").is_none_or(|v| to_bool(Some(v)));
+        let fuzzy = if allow_fuzzy {
+            let fb_url = fuzzy::fallback_url(&url);
+            // The fallback keeps every parameter but these (FUZZY_SKIP_PARAMS).
+            match search_range(&fb_url, MatchType::Prefix) {
+                Ok(fb_range) => {
+                    let fb_limit = parse_limit(p.get("limit"), FUZZY_LIMIT)?;
+                    let fb_filters = match p.get("content_type") {
+                        Some(ct) => vec![Filter::parse(&format!("=mime:{ct}"))?],
+                        None => Vec::new(),
+                    };
+                    let fb_order = if p.get("sort") == Some("reverse") {
+                        Order::Reverse { limit: fb_limit }
+                    } else {
+                        Order::Forward { limit: fb_limit }
+                    };
+                    let plan = Plan {
+                        range: fb_range,
+                        filters: fb_filters,
+                        from: from.clone(),
+                        to: to.clone(),
+                        collapse,
+                        order: fb_order,
+                    };
+                    let key = String::from_utf8_lossy(&range.start).into_owned();
+                    Some((plan, url.clone(), key))
+                }
+                Err(_) => None,
+            }
+        } else {
+            None
+        };
+        Ok(CdxQuery {
+            output,
+            fields,
+            plan: Plan {
+                range,
+                filters,
+                from,
+                to,
+                collapse,
+                order,
+            },
+            fuzzy,
+        })
+    }
+
+    /// The answer's layout.
+    pub fn output(&self) -> Output {
+        self.output
+    }
+
+    /// Answers the query from `cdx`, writing each capture to `out` as it is found.
+    pub fn answer(&self, cdx: &SortedCdx, out: &mut dyn Write) -> Result<(), AnswerError> {
+        let mut buf = Vec::with_capacity(1024);
+        let mut emit = |r: &record::Record| -> io::Result<()> {
+            buf.clear();
+            let fl = self.fields.as_deref();
+            match self.output {
+                Output::Cdxj => r.write_cdxj(fl, &mut buf),
+                Output::Json => r.write_json(fl, &mut buf),
+                Output::Text => r.write_text(fl, &mut buf),
+            }
+            out.write_all(&buf)
+        };
+        let found = run::run(cdx, &self.plan, &mut emit)?;
+        if found > 0 {
+            return Ok(());
+        }
+        if let Some((plan, url, key)) = &self.fuzzy {
+            let mut test = fuzzy::FuzzyMatch::new(url, key);
+            run::run(cdx, plan, &mut |r| {
+                if !test.accepts(r) {
+                    return Ok(());
+                }
+                // The record is the fallback's own; marking a copy keeps `run` simple.
+                let mut marked = record::Record::parse(r.line().as_bytes())
+                    .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+                marked.fuzzy = true;
+                emit(&marked)
+            })?;
+        }
+        Ok(())
+    }
+}
+
+fn pad(ts: &str, with: &str) -> String {
+    if ts.chars().count() < 14 {
+        pad_timestamp(ts, with)
+    } else {
+        ts.to_string()
+    }
+}
+
+fn parse_limit(v: Option<&str>, default: i64) -> Result<i64, QueryError> {
+    match v {
+        None => Ok(default),
+        Some(v) => python_int(v).ok_or_else(|| {
+            QueryError::bad(format!(
+                "Invalid value for limit= param: {}",
+                crate::message::echo(v)
+            ))
+        }),
+    }
+}
+
+fn parse_filters(p: &Params) -> Result<Vec<Filter>, QueryError> {
+    // `content_type` replaces every `filter` (pywb's BaseAggregator).
+    if let Some(ct) = p.get("content_type") {
+        return Ok(vec![Filter::parse(&format!("=mime:{ct}"))?]);
+    }
+    let given: Vec<&str> = p.all("filter").collect();
+    if given.len() > MAX_FILTERS {
+        return Err(QueryError::bad(format!(
+            "at most {MAX_FILTERS} filter= params are allowed"
+        )));
+    }
+    given.into_iter().map(Filter::parse).collect()
+}
+
+fn parse_collapse(p: &Params) -> Result<Option<i64>, QueryError> {
+    match p.get("collapseTime") {
+        None => Ok(None),
+        Some(v) => match python_int(v) {
+            // `0` still collapses: pywb tests the string, then `[:0]` leaves the status
+            // alone in the token.
+            Some(n) => Ok(Some(n)),
+            None => Err(QueryError::bad(format!(
+                "Invalid value for collapseTime= param: {}",
+                crate::message::echo(v)
+            ))),
+        },
+    }
+}
+
+/// The current time as `timestamp_to_sec(timestamp_now())` gives it.
+fn now_sec() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,248 @@
+//! pywb's `process_cdx` over a key range, streamed: filters, `from`/`to`, `collapseTime`,
+//! then `closest` (best `limit` kept in a bounded heap), `sort=reverse` (the range read
+//! backwards from its end) or `limit`.
+
+use std::collections::BinaryHeap;
+use std::io;
+
+use super::filter::Filter;
+use super::params::Range;
+use super::record::Record;
+use super::time::timestamp_to_sec;
+use super::{AnswerError, QueryError, MAX_CLOSEST, MAX_CLOSEST_BYTES};
+use crate::lookup::SortedCdx;
+
+/// What to do after filtering.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Order {
+    /// File order; `limit` 0 is no limit and a negative limit gives nothing.
+    Forward { limit: i64 },
+    /// The last `limit` captures, last first.
+    Reverse { limit: i64 },
+    /// The `limit` captures closest in time to `sec`, ties in file order.
+    Closest { sec: i64, limit: i64 },
+}
+
+/// One query over one range.
+#[derive(Debug)]
+pub(crate) struct Plan {
+    pub(crate) range: Range,
+    pub(crate) filters: Vec<Filter>,
+    /// Padded to 14 digits when shorter.
+    pub(crate) from: Option<String>,
+    pub(crate) to: Option<String>,
+    /// `collapseTime`: captures whose timestamps share this many leading characters and
+    /// whose status is the same as the previous capture's are dropped.
+    pub(crate) collapse: Option<i64>,
+    pub(crate) order: Order,
+}
+
+impl Plan {
+    /// Filters and `from`/`to`, the tests that do not depend on other captures.
+    fn keeps(&self, r: &Record) -> bool {
+        let ts = r.timestamp();
+        if self.from.as_deref().is_some_and(|f| ts < f) {
+            return false;
+        }
+        if self.to.as_deref().is_some_and(|t| ts > t) {
+            return false;
+        }
+        self.filters.iter().all(|f| f.accepts(r))
+    }
+
+    /// The `collapseTime` token: the timestamp's first characters (a Python slice, so a
+    /// negative length counts from the end) and the status.
+    fn collapse_token(&self, r: &Record) -> Option<(String, String)> {
+        let n = self.collapse?;
+        let ts: Vec<char> = r.timestamp().chars().collect();
+        let len = ts.len() as i64;
+        let end = if n < 0 { (len + n).max(0) } else { n.min(len) };
+        Some((
+            ts[..end as usize].iter().collect(),
+            r.get("status").unwrap_or("").to_string(),
+        ))
+    }
+}
+
+/// Runs `plan`, handing each capture to `emit`; returns how many were emitted.
+pub(crate) fn run(
+    cdx: &SortedCdx,
+    plan: &Plan,
+    emit: &mut dyn FnMut(&Record) -> io::Result<()>,
+) -> Result<u64, AnswerError> {
+    match plan.order {
+        Order::Forward { limit } if limit < 0 => Ok(0),
+        Order::Forward { limit } => {
+            let cap = if limit == 0 { u64::MAX } else { limit as u64 };
+            let mut n = 0;
+            for_each_forward(cdx, plan, &mut |r| {
+                if n >= cap {
+                    return Ok(false);
+                }
+                emit(&r)?;
+                n += 1;
+                Ok(n < cap)
+            })?;
+            Ok(n)
+        }
+        Order::Reverse { limit } => reverse(cdx, plan, limit, emit),
+        Order::Closest { sec, limit } => closest(cdx, plan, sec, limit, emit),
+    }
+}
+
+/// The range's captures that pass the plan's tests, in file order, until `f` says stop.
+fn for_each_forward(
+    cdx: &SortedCdx,
+    plan: &Plan,
+    f: &mut dyn FnMut(Record) -> Result<bool, AnswerError>,
+) -> Result<(), AnswerError> {
+    let mut last_token = None;
+    for line in cdx.lines_from(&plan.range.start)? {
+        let line = line?;
+        if line.as_slice() >= plan.range.end.as_slice() {
+            break;
+        }
+        let r = Record::parse(&line)?;
+        if !plan.keeps(&r) {
+            continue;
+        }
+        if plan.collapse.is_some() {
+            let token = plan.collapse_token(&r);
+            if token == last_token {
+                continue;
+            }
+            last_token = token;
+        }
+        if !f(r)? {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// `cdx_reverse`: the last `limit` captures, last first, read backwards from the end of
+/// the range so that nothing is held.
+fn reverse(
+    cdx: &SortedCdx,
+    plan: &Plan,
+    limit: i64,
+    emit: &mut dyn FnMut(&Record) -> io::Result<()>,
+) -> Result<u64, AnswerError> {
+    if limit < 0 {
+        return Err(QueryError::bad(format!(
+            "Invalid value for limit= param with sort=reverse: {limit}"
+        ))
+        .into());
+    }
+    let cap = limit as u64;
+    let mut n = 0;
+    // collapseTime keeps the first of a run in file order; backwards, a capture is kept
+    // once the one before it (the next one read) turns out to differ.
+    let mut pending: Option<(Record, Option<(String, String)>)> = None;
+    for line in cdx.lines_before(&plan.range.end)? {
+        if n >= cap {
+            return Ok(n);
+        }
+        let line = line?;
+        if line.as_slice() < plan.range.start.as_slice() {
+            break;
+        }
+        let r = Record::parse(&line)?;
+        if !plan.keeps(&r) {
+            continue;
+        }
+        if plan.collapse.is_none() {
+            emit(&r)?;
+            n += 1;
+            continue;
+        }
+        let token = plan.collapse_token(&r);
+        if let Some((p, p_token)) = pending.take() {
+            if p_token != token {
+                emit(&p)?;
+                n += 1;
+            }
+        }
+        pending = Some((r, token));
+    }
+    if let Some((p, _)) = pending {
+        if n < cap {
+            emit(&p)?;
+            n += 1;
+        }
+    }
+    Ok(n)
+}
+
+/// A capture waiting in the closest heap: ordered by distance, then file order.
+struct Near {
+    distance: i64,
+    seq: u64,
+    record: Record,
+    bytes: usize,
+}
+
+impl PartialEq for Near {
+    fn eq(&self, other: &Self) -> bool {
+        (self.distance, self.seq) == (other.distance, other.seq)
+    }
+}
+impl Eq for Near {}
+impl PartialOrd for Near {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Near {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (self.distance, self.seq).cmp(&(other.distance, other.seq))
+    }
+}
+
+/// `cdx_sort_closest`: a stable sort by distance in seconds from `sec`, cut at `limit`,
+/// as a heap of at most `limit` captures, so a wide range is scanned in bounded memory.
+fn closest(
+    cdx: &SortedCdx,
+    plan: &Plan,
+    sec: i64,
+    limit: i64,
+    emit: &mut dyn FnMut(&Record) -> io::Result<()>,
+) -> Result<u64, AnswerError> {
+    if limit <= 0 {
+        return Ok(0);
+    }
+    let limit = limit as u64;
+    let mut heap: BinaryHeap<Near> = BinaryHeap::new();
+    let mut bytes = 0usize;
+    let mut seq = 0u64;
+    for_each_forward(cdx, plan, &mut |r| {
+        let distance = (sec - timestamp_to_sec(r.timestamp())).abs();
+        seq += 1;
+        let near = Near {
+            distance,
+            seq,
+            bytes: r.line().len() + 64,
+            record: r,
+        };
+        if (heap.len() as u64) < limit {
+            bytes += near.bytes;
+            heap.push(near);
+        } else if heap.peek().is_some_and(|top| near < *top) {
+            let out = heap.pop().map_or(0, |o| o.bytes);
+            bytes = bytes - out + near.bytes;
+            heap.push(near);
+        }
+        if heap.len() > MAX_CLOSEST || bytes > MAX_CLOSEST_BYTES {
+            return Err(QueryError::bad(format!(
+                "closest= keeps at most {MAX_CLOSEST} captures in order: give limit={MAX_CLOSEST} or less, or a narrower query"
+            ))
+            .into());
+        }
+        Ok(true)
+    })?;
+    let sorted = heap.into_sorted_vec();
+    for near in &sorted {
+        emit(&near.record)?;
+    }
+    Ok(sorted.len() as u64)
+}

@@ -1,0 +1,94 @@
+use super::*;
+use std::io::Write;
+
+const CDX: &str = " CDX N b a m s k r M S V g
+com,example)/ 20200101000000 http://example.com/ text/html 200 AAA - - 10 0 a.warc.gz
+com,example)/ 20200601000000 http://example.com/ text/html 200 BBB - - 10 10 a.warc.gz
+com,example)/ 20210101000000 http://example.com/ warc/revisit - BBB - - 10 20 a.warc.gz
+com,example)/a.html 20200301000000 http://example.com/a.html text/html 404 CCC - - 10 30 a.warc.gz
+com,example)/a.html?x=1 20200301000000 http://example.com/a.html?x=1 text/html 200 DDD - - 10 40 a.warc.gz
+com,example,www2)/ 20200301000000 http://www2.example.com/ text/html 200 EEE - - 10 50 a.warc.gz
+";
+
+fn ask(q: &str) -> Result<String, QueryError> {
+    let mut f = tempfile::NamedTempFile::new().unwrap();
+    f.write_all(CDX.as_bytes()).unwrap();
+    let cdx = SortedCdx::open(f.path()).unwrap();
+    let query = CdxQuery::parse(q.as_bytes())?;
+    let mut out = Vec::new();
+    query.answer(&cdx, &mut out).map_err(|e| match e {
+        AnswerError::Query(q) => q,
+        AnswerError::Io(e) => panic!("{e}"),
+    })?;
+    Ok(String::from_utf8(out).unwrap())
+}
+
+fn timestamps(q: &str) -> Vec<String> {
+    ask(&format!("{q}&output=text&fl=timestamp"))
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn match_types_and_star_forms() {
+    assert_eq!(timestamps("url=example.com/").len(), 3);
+    assert_eq!(timestamps("url=example.com/*").len(), 5);
+    assert_eq!(timestamps("url=example.com/&matchType=host").len(), 5);
+    assert_eq!(timestamps("url=*.example.com").len(), 6);
+    assert_eq!(timestamps("url=example.com&matchType=domain").len(), 6);
+}
+
+#[test]
+fn orders_and_limits() {
+    assert_eq!(
+        timestamps("url=example.com/&sort=reverse&limit=2"),
+        ["20210101000000", "20200601000000"]
+    );
+    assert_eq!(
+        timestamps("url=example.com/&closest=20200515&sort=closest&limit=2"),
+        ["20200601000000", "20200101000000"]
+    );
+    assert_eq!(timestamps("url=example.com/&limit=1"), ["20200101000000"]);
+    assert_eq!(timestamps("url=example.com/&limit=0").len(), 3);
+    assert!(timestamps("url=example.com/&limit=-1").is_empty());
+    assert_eq!(
+        timestamps("url=example.com/&from=2020&to=202006"),
+        ["20200101000000", "20200601000000"]
+    );
+    assert_eq!(timestamps("url=example.com/&collapseTime=4").len(), 2);
+}
+
+#[test]
+fn fuzzy_fallback_when_nothing_is_found() {
+    // The query string differs: the capture without it is found, marked.
+    let out = ask("url=http://example.com/a.html?x=2&output=json").unwrap();
+    assert!(out.contains("\"is_fuzzy\": \"1\""), "{out}");
+    assert_eq!(out.lines().count(), 2);
+    assert!(ask("url=http://example.com/a.html?x=2&allowFuzzy=0")
+        .unwrap()
+        .is_empty());
+    // Without a scheme the URL never equals a capture's: only equal keys are kept.
+    assert!(ask("url=example.com/a.html?x=2").unwrap().is_empty());
+}
+
+#[test]
+fn errors_in_pywb_words() {
+    assert_eq!(
+        ask("").unwrap_err().message,
+        "The \"url\" param is required"
+    );
+    assert_eq!(
+        ask("url=a&output=xml").unwrap_err().message,
+        "output=xml not supported"
+    );
+    assert_eq!(
+        ask("url=a&matchType=blah").unwrap_err().message,
+        "Invalid match_type: blah"
+    );
+    assert_eq!(ask("url=a&limit=x").unwrap_err().status, 400);
+    assert_eq!(ask("url=a&filter=~url:(").unwrap_err().status, 400);
+    let many = "&filter=a".repeat(MAX_FILTERS + 1);
+    assert!(ask(&format!("url=a{many}")).is_err());
+}
