@@ -7,8 +7,8 @@
 # title (scripts/test_pywb.py, over Chromium's DevTools pipe); saves a screenshot to
 # target/pywb-replay.png. Exits non-zero, saying why, on any failure.
 #
-# pywb is installed from PyPI into target/pywb-venv when missing (WARCDEX_PYWB_VENV names
-# another venv that has it). WARCDEX_BIN names a warcdex binary to use instead of building
+# pywb 2.10 comes from the peers' venv, target/formats-venv (installed from PyPI when
+# missing; WARCDEX_PYWB_VENV names another venv that has it). WARCDEX_BIN names a warcdex binary to use instead of building
 # the release one. WARCDEX_PYWB_INDEX=local points pywb at the collection's all.cdx
 # instead of /cdx, which checks the /warcs/ half alone.
 set -euo pipefail
@@ -29,13 +29,16 @@ else
 fi
 
 mkdir -p target
-venv=${WARCDEX_PYWB_VENV:-$PWD/target/pywb-venv}
-if ! "$venv/bin/python" -c 'import pywb, sys; sys.exit(not pywb.__version__.startswith("2.10."))' 2>/dev/null; then
-    echo "test-pywb: installing pywb 2.10 into $venv" >&2
-    python3 -m venv "$venv" || die "cannot create a venv at $venv"
-    "$venv/bin/pip" install --quiet --disable-pip-version-check 'pywb==2.10.*' >&2 \
-        || die "cannot install pywb 2.10 from PyPI"
+# pywb 2.10 from the peers' venv (scripts/formats-venv.sh installs it when missing), or
+# WARCDEX_PYWB_VENV.
+if [ -n "${WARCDEX_PYWB_VENV:-}" ]; then
+    venv=$WARCDEX_PYWB_VENV
+else
+    python=$(scripts/formats-venv.sh) || die "cannot install the peers' venv"
+    venv=$(dirname "$(dirname "$python")")
 fi
+"$venv/bin/python" -c 'import pywb, sys; sys.exit(not pywb.__version__.startswith("2.10."))' 2>/dev/null \
+    || die "$venv has no pywb 2.10"
 
 source scripts/serve-lib.sh
 pywb=
@@ -56,7 +59,7 @@ coll=$work/example
 # pywb's port first, so that the server's replay links point at it.
 pport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 name=example
-start_server test-pywb 100 "$bin" -d "$coll" --replay-prefix "http://127.0.0.1:$pport/$name"
+start_server test-pywb 100 "$bin" -d "$coll" --replay "pywb=http://127.0.0.1:$pport/$name"
 base="http://127.0.0.1:$port"
 
 mkdir "$work/pywb"

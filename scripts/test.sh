@@ -31,6 +31,10 @@ scripts/test-browser.sh
 # from the collection, no request anywhere else (a screenshot in target/view.png).
 scripts/test-view.sh
 
+# pywb 2.10 replaying a search hit with only `serve`'s /cdx and /warcs/ as its index and
+# archives (pywb from target/formats-venv), the title found in Chromium's replay frame.
+scripts/test-pywb.sh
+
 # The Spark build against the single-machine build (installs PySpark into
 # target/spark-venv when missing; Debian's OpenJDK 17 when java is missing).
 scripts/test-spark.sh

@@ -2,7 +2,7 @@
 """The checks of scripts/test-pywb.sh, once `warcdex serve` and pywb's `wayback` run.
 
 For each query: the hits of `/search.json`, whose replay links (the server started with
-`--replay-prefix PYWB/COLL`) must be pywb's; every replay link's capture is fetched from
+`--replay pywb=PYWB/COLL`) must be pywb's; every replay link's capture is fetched from
 pywb unframed (`DATE14mp_`), which must answer 200 with the hit's title. Then the first
 hit's replay link is loaded in headless Chromium, driven over its DevTools pipe
 (`--remote-debugging-pipe`: JSON messages ended by NUL on file descriptors 3 and 4, so
