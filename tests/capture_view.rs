@@ -329,6 +329,28 @@ fn revisits_identity_memento_and_links() {
     rec.read_to_end(&mut payload).unwrap();
     assert_eq!(orig.body, payload);
 
+    // The banner links to the text the version was indexed with.
+    assert!(
+        banner.contains(&format!("href=\"/text/20071005120100/{about}\"")),
+        "{banner}"
+    );
+    let text = get(&addr, &format!("/text/20071005120100/{about}"));
+    assert_eq!(text.status, 200, "{}", text.text());
+    let t = text.text();
+    assert!(
+        t.contains("The example organisation was founded in 1999"),
+        "{t}"
+    );
+    assert!(!t.contains("not text"), "script text is not indexed: {t}");
+    assert_eq!(get(&addr, &format!("/text/2007/{about}")).status, 302);
+    // An image is indexed with no text.
+    let img = get(
+        &addr,
+        "/text/20240115030002/http://docs.example.org/img/h1.png",
+    );
+    assert_eq!(img.status, 200);
+    assert!(img.text().contains("<pre></pre>"), "{}", img.text());
+
     // TimeGate: Accept-Datetime negotiated to the nearest memento (RFC 7089 §4.1.1).
     let tg = get_with(
         &addr,
@@ -422,6 +444,57 @@ fn revisits_identity_memento_and_links() {
     assert!(rss.contains("<nutch:arcname>"), "{rss}");
 }
 
+/// Clients that ask for a large capture and stop reading hold neither the server nor
+/// its blocking threads: the idle timeout closes them, the threads writing to them stop.
+#[test]
+fn stalled_readers_of_a_large_capture_are_closed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let big = vec![b'x'; 48 << 20];
+    let warc = tmp.path().join("big.warc");
+    write_records(
+        &warc,
+        &[Rec(
+            "http://big.example.org/file.bin",
+            "2024-01-15T03:00:00Z",
+            "application/octet-stream",
+            "",
+            &big,
+        )],
+    );
+    let coll = tmp.path().join("coll");
+    let (code, _, err) = run_warcdex(&[Path::new("update"), &coll, &warc]);
+    assert_eq!(code, 0, "{err}");
+    let opts = ServeOptions {
+        search_threads: 2,
+        limits: warcdex::serve::ConnLimits {
+            idle_timeout: Duration::from_secs(1),
+            ..warcdex::serve::ConnLimits::default()
+        },
+        ..ServeOptions::default()
+    };
+    let addr = start_in_process(&coll, opts);
+    // More stalled readers than blocking threads.
+    let stalled: Vec<TcpStream> = (0..4)
+        .map(|_| {
+            let mut s = TcpStream::connect(&addr).unwrap();
+            write!(
+                s,
+                "GET /web/2024id_/http://big.example.org/file.bin HTTP/1.1\r\nHost: x\r\n\r\n"
+            )
+            .unwrap();
+            s
+        })
+        .collect();
+    for s in stalled {
+        crate::util::assert_closed_by_server(s, "a stalled reader of a large capture");
+    }
+    // The threads are free again: a capture and a search are answered.
+    let r = get(&addr, "/web/2024mp_/http://big.example.org/file.bin");
+    assert_eq!(r.status, 200);
+    assert_eq!(r.body.len(), big.len());
+    assert_eq!(get(&addr, "/healthz").status, 200);
+}
+
 #[test]
 fn bad_capture_requests_are_4xx_and_the_server_stays_up() {
     let tmp = tempfile::tempdir().unwrap();
@@ -441,6 +514,8 @@ fn bad_capture_requests_are_4xx_and_the_server_stays_up() {
         ("/web/2007/http://example.org/../../etc/passwd", 404),
         ("/timegate/javascript:alert(1)", 400),
         ("/timemap/link/ftp://example.org/", 400),
+        ("/text/2007xx_/http://example.org/", 400),
+        ("/text/2007/http://not.archived.example/", 404),
     ] {
         let r = get(&addr, path);
         assert_eq!(r.status, want, "{path}: {}", r.text());

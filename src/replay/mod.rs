@@ -12,3 +12,4 @@ pub mod frame;
 pub mod memento;
 pub mod record;
 pub mod rewrite;
+pub mod text_page;

@@ -18,6 +18,7 @@ mod collect;
 pub mod facets;
 pub mod history;
 pub mod hits;
+mod indexed_text;
 pub(crate) mod near;
 pub mod near_dups;
 mod quarantine;
@@ -47,6 +48,7 @@ use std::time::{Duration, Instant};
 
 pub(crate) use hits::date14;
 pub use hits::{Hit, Snippet, VersionChange, HISTORY_CAP};
+pub use indexed_text::IndexedText;
 pub use near::NearDisplay;
 pub use query::{ParsedQuery, QueryError};
 

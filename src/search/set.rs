@@ -251,9 +251,39 @@ impl OpenSet {
     }
 
     /// The digest of `doc` (one lookup in its column's dictionary).
+    /// The documents of one URL key: the index is in URL key order, so they are one run
+    /// of DocIds, found by bisection over the key column's ordinals. Empty for an index
+    /// without the column or a key it does not hold.
+    pub(crate) fn docs_of_urlkey(&self, key: &[u8]) -> std::ops::Range<DocId> {
+        let Some((urlkeys, _)) = &self.order else {
+            return 0..0;
+        };
+        let Ok(Some(ord)) = urlkeys.dictionary().term_ord(key) else {
+            return 0..0;
+        };
+        let ord_of = |d: DocId| urlkeys.term_ords(d).next().unwrap_or(u64::MAX);
+        let first = bisect(self.docs, |d| ord_of(d) >= ord);
+        let end = bisect(self.docs, |d| ord_of(d) > ord);
+        first..end.max(first)
+    }
+
     pub(crate) fn order_digest(&self, doc: DocId) -> Vec<u8> {
         (self.order.as_ref()).map_or_else(Vec::new, |(_, digests)| first_term(digests, doc))
     }
+}
+
+/// The first DocId below `n` for which `past` holds (`past` false, then true).
+fn bisect(n: DocId, past: impl Fn(DocId) -> bool) -> DocId {
+    let (mut lo, mut hi) = (0, n);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if past(mid) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    lo
 }
 
 /// The first value of `doc` in a string column, empty when it has none.

@@ -255,6 +255,7 @@ fn routes(backend: Backend, opts: ServeOptions, shard_routes: bool) -> Router {
         .route("/healthz", get(healthz))
         .route("/warcs/{name}", get(warc))
         .route("/web/{*rest}", get(web::web_route))
+        .route("/text/{*rest}", get(web::text_route))
         .route("/timegate/{*rest}", get(web::timegate_route))
         .route("/timemap/link/{*rest}", get(web::timemap_link_route))
         .route("/timemap/json/{*rest}", get(web::timemap_json_route))

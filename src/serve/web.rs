@@ -487,3 +487,70 @@ pub(crate) async fn timemap_json_route(
     let rest = rest_of(&uri, "/timemap/json/");
     super::streamed::streamed(move |out| timemap(access, rest, true, out)).await
 }
+
+/// `/text/DATE/URL`: the text the capture's version was indexed with.
+fn text(
+    access: Access,
+    index: Arc<super::Loaded>,
+    rest: String,
+    out: &mut Streamer,
+) -> Result<(), Refusal> {
+    let a = archival_url::parse(&rest).map_err(|e| refusal(StatusCode::BAD_REQUEST, e.0))?;
+    let (key, n) = lookup(&access.dir, &a.url, &a.date)?;
+    let Some(c) = n.capture else {
+        return Err(not_archived(&a.url));
+    };
+    if c.timestamp != a.date {
+        return redirect(
+            out,
+            &format!("/text/{}/{}", c.timestamp, a.url),
+            HeaderMap::new(),
+        );
+    }
+    let found = index
+        .index
+        .indexed_text(&key, &c.digest)
+        .map_err(|e| server_error(&e.to_string()))?;
+    let Some(t) = found else {
+        return Err(refusal(
+            StatusCode::NOT_FOUND,
+            format!("the capture of {} on {} was not indexed (its type has no text, or it was left out at import)", a.url, c.timestamp),
+        ));
+    };
+    let mut h = HeaderMap::new();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(
+            "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'",
+        ),
+    );
+    out.start(StatusCode::OK, h);
+    let page = crate::replay::text_page::text_page(PREFIX, &a.url, &c.timestamp, &t);
+    out.write_all(page.as_bytes())
+        .map_err(|e| refusal(StatusCode::OK, e.to_string()))
+}
+
+/// `GET /text/DATE/URL`.
+pub(crate) async fn text_route(
+    axum::extract::State(state): St,
+    uri: axum::http::Uri,
+    headers: HeaderMap,
+) -> axum::response::Response {
+    let Some(access) = access_of(&state, &headers).await else {
+        return front_refusal();
+    };
+    let super::Backend::Local(l) = &state.backend else {
+        return front_refusal();
+    };
+    let loaded = super::current(l, &state.opts).await;
+    let rest = rest_of(&uri, "/text/");
+    super::streamed::streamed(move |out| text(access, loaded, rest, out)).await
+}
