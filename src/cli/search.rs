@@ -13,8 +13,6 @@ use warcdex::render::{json, text};
 use warcdex::search::{NearDisplay, SearchIndex, SearchRequest, DEFAULT_HITS_PER_SITE};
 use warcdex::serve::{front_router, router, serve, ConnLimits, Front, ServeOptions};
 
-/// The Wayback URL form used for replay links unless `--replay-prefix` says otherwise.
-
 /// `warcdex search`.
 #[derive(Debug, Args)]
 pub struct SearchArgs {

@@ -91,10 +91,9 @@ fn treatment(head: &RecordHead, mode: Mode) -> Treatment {
 /// The status and headers of a capture replayed in `mode`; `decoded` when its content
 /// coding is undone (the payload is rewritten), so `Content-Encoding` must go.
 fn replay_head(head: &RecordHead, mode: Mode, decoded: bool, rw: &UrlRewriter) -> ReplayHead {
-    let status = match head.status {
-        Some(s @ 200..=599) => s,
-        _ => 200,
-    };
+    let status = (head.status)
+        .filter(|s| (200..=599).contains(s))
+        .unwrap_or(200);
     let mut headers = Vec::new();
     for (name, value) in head.headers.iter().take(MAX_HEADERS) {
         let lower = name.to_ascii_lowercase();

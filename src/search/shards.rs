@@ -243,6 +243,8 @@ mod tests {
                 collection: String::new(),
                 site: site.into(),
                 length: 0,
+                filename: String::new(),
+                offset: 0,
                 dates: vec!["20240101000000".into()],
                 replay: Vec::new(),
                 snippet: Snippet::default(),
