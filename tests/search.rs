@@ -327,7 +327,8 @@ fn serve_routes() {
             .find(|c| c.has_tag_name("link"))
             .unwrap()
             .text(),
-        Some("http://www.example.org/index.html")
+        // The newest capture's replay link, never the live page (issue 42).
+        Some("http://wayback.test/web/20071005120000/http://www.example.org/index.html")
     );
     let dates: Vec<&str> = item
         .children()
@@ -514,11 +515,12 @@ fn only_http_urls_become_links() {
     assert!(index.broken().is_empty(), "{:?}", index.broken());
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap().to_string();
-    let app = router(index, ServeOptions::default());
-    {
-        let opts = ServeOptions::default();
-        std::thread::spawn(move || serve(listener, app, &opts).unwrap());
-    }
+    let opts = ServeOptions {
+        replay_prefix: Some(warcdex::serve::VIEW_PREFIX.into()),
+        ..ServeOptions::default()
+    };
+    let app = router(index, opts.clone());
+    std::thread::spawn(move || serve(listener, app, &opts).unwrap());
 
     let r = get(&addr, "/?query=zebu&hitsPerSite=0");
     assert_eq!(r.status, 200);
@@ -534,11 +536,22 @@ fn only_http_urls_become_links() {
         .skip(1)
         .map(|s| &s[..s.find('"').unwrap()])
         .collect();
-    assert!(hrefs.contains(&"http://fine.example.com/zebu"), "{hrefs:?}");
+    // The one http(s) URL's title links to its capture view; the others' to nothing.
+    assert!(
+        hrefs.contains(&"/web/20100101000000/http://fine.example.com/zebu"),
+        "{hrefs:?}"
+    );
     for h in &hrefs {
+        assert!(h.starts_with('/'), "a link to {h:?}, off this server");
+    }
+    assert!(r
+        .body
+        .contains("<h2><a href=\"/web/20100101000000/http://fine.example.com/zebu\""));
+    for t in ["javascript", "JavaScript", "data:", "vbscript"] {
         assert!(
-            h.starts_with("http://") || h.starts_with('/'),
-            "a link to {h:?}"
+            !r.body
+                .contains(&format!("<h2><a href=\"/web/20100101000000/{t}")),
+            "{t} title linked"
         );
     }
     // The URLs are still shown, as text.
@@ -552,7 +565,14 @@ fn only_http_urls_become_links() {
         .filter_map(|i| i.children().find(|c| c.has_tag_name("link")))
         .filter_map(|l| l.text())
         .collect();
-    assert_eq!(links, ["http://fine.example.com/zebu"], "{}", r.body);
+    assert_eq!(
+        links,
+        [format!(
+            "http://{addr}/web/20100101000000/http://fine.example.com/zebu"
+        )],
+        "{}",
+        r.body
+    );
 }
 
 /// A `warcdex serve` process (killed on drop) and its address.
