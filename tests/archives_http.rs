@@ -9,55 +9,9 @@ use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::util::http::{request, Answer};
 use crate::util::{assert_closed_by_server, fixtures, run_warcdex, start_in_process};
 use warcdex::serve::{ConnLimits, ServeOptions};
-
-/// An answer: status, headers (names in lower case) and body.
-struct Answer {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-}
-
-impl Answer {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    }
-}
-
-/// Sends `METHOD PATH` with `extra` header lines (bytes, not always text), and reads the
-/// answer to the end.
-fn request(addr: &str, method: &str, path: &str, extra: impl AsRef<[u8]>) -> Answer {
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
-    let mut req = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\n").into_bytes();
-    req.extend_from_slice(extra.as_ref());
-    req.extend_from_slice(b"Connection: close\r\n\r\n");
-    s.write_all(&req).unwrap();
-    let mut raw = Vec::new();
-    s.read_to_end(&mut raw).unwrap();
-    let split = raw
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .expect("a response head");
-    let head = String::from_utf8(raw[..split].to_vec()).unwrap();
-    let mut lines = head.lines();
-    let status = lines.next().unwrap()[9..12].parse().unwrap();
-    let headers = lines
-        .map(|l| {
-            let (k, v) = l.split_once(':').unwrap();
-            (k.trim().to_ascii_lowercase(), v.trim().to_string())
-        })
-        .collect();
-    Answer {
-        status,
-        headers,
-        body: raw[split + 4..].to_vec(),
-    }
-}
 
 fn get(addr: &str, path: &str) -> Answer {
     request(addr, "GET", path, "")

@@ -9,52 +9,13 @@ use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::util::http::{request, Answer};
 use crate::util::{fixtures, run_warcdex, start_in_process};
 use warcdex::serve::ServeOptions;
 
-/// An answer: status, headers (names in lower case) and body.
-struct Answer {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-}
-
-impl Answer {
-    fn header(&self, name: &str) -> Option<&str> {
-        (self.headers.iter())
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    }
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.body).into_owned()
-    }
-}
-
-/// `GET PATH` over HTTP/1.0 (so the body is sent as it is, to the connection's end),
-/// with `extra` header lines.
+/// `GET PATH` with `extra` header lines.
 fn get_with(addr: &str, path: &str, extra: &str) -> Answer {
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
-    write!(s, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n{extra}\r\n").unwrap();
-    let mut raw = Vec::new();
-    s.read_to_end(&mut raw).unwrap();
-    let split = (raw.windows(4))
-        .position(|w| w == b"\r\n\r\n")
-        .expect("a response head");
-    let head = String::from_utf8(raw[..split].to_vec()).unwrap();
-    let mut lines = head.lines();
-    let status = lines.next().unwrap()[9..12].parse().unwrap();
-    let headers = lines
-        .map(|l| {
-            let (k, v) = l.split_once(':').unwrap();
-            (k.trim().to_ascii_lowercase(), v.trim().to_string())
-        })
-        .collect();
-    Answer {
-        status,
-        headers,
-        body: raw[split + 4..].to_vec(),
-    }
+    request(addr, "GET", path, extra)
 }
 
 fn get(addr: &str, path: &str) -> Answer {

@@ -68,7 +68,7 @@ footer a { color:var(--link); }
 "#;
 
 /// `2007-10-01 12:00:00` for `20071001120000` (as given when not 14 digits).
-fn human_date(d: &str) -> String {
+pub(crate) fn human_date(d: &str) -> String {
     if d.len() == 14 && d.bytes().all(|b| b.is_ascii_digit()) {
         format!(
             "{}-{}-{} {}:{}:{}",

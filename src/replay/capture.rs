@@ -71,19 +71,8 @@ pub fn seconds(date14: &str) -> Option<i64> {
     }
     let n = |r: std::ops::Range<usize>| -> i64 { date14[r].parse().unwrap_or(0) };
     let (y, mo, d) = (n(0..4), n(4..6).clamp(1, 12), n(6..8).clamp(1, 31));
-    let days = days_from_civil(y, mo, d);
+    let days = crate::reader::date::days_from_civil(y, mo, d);
     Some(((days * 24 + n(8..10)) * 60 + n(10..12)) * 60 + n(12..14))
-}
-
-/// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
-pub(crate) fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
 }
 
 /// The capture of a URL nearest a date, with what a banner shows about the others.

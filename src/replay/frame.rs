@@ -20,18 +20,7 @@ pub enum HighFidelity {
 
 /// `2024-01-15 03:00:00 UTC`.
 pub fn display_date(d: &str) -> String {
-    if d.len() != 14 {
-        return d.to_string();
-    }
-    format!(
-        "{}-{}-{} {}:{}:{} UTC",
-        &d[0..4],
-        &d[4..6],
-        &d[6..8],
-        &d[8..10],
-        &d[10..12],
-        &d[12..14]
-    )
+    format!("{} UTC", crate::render::page::human_date(d))
 }
 
 /// The top page of the capture view of `n.capture` (which must be set), asked for as

@@ -52,33 +52,7 @@ pub fn http_date(date14: &str) -> String {
 pub fn parse_http_date(v: &str) -> Option<String> {
     let t = httpdate::parse_http_date(v.trim()).ok()?;
     let s = t.duration_since(UNIX_EPOCH).ok()?.as_secs() as i64;
-    Some(date14_of(s))
-}
-
-/// Seconds since 1970 as a 14-digit date.
-pub fn date14_of(secs: i64) -> String {
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}{m:02}{d:02}{:02}{:02}{:02}",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
-}
-
-/// The proleptic Gregorian date of a day number (Howard Hinnant's algorithm).
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
+    Some(crate::reader::date::date14_of_secs(s))
 }
 
 /// A link value: `<uri>; rel="REL"` with a `datetime` when given.
@@ -276,7 +250,7 @@ mod tests {
         );
         assert_eq!(parse_http_date("yesterday"), None);
         for s in [0, 951_868_800, 1_700_000_000] {
-            assert_eq!(seconds(&date14_of(s)), Some(s));
+            assert_eq!(seconds(&crate::reader::date::date14_of_secs(s)), Some(s));
         }
     }
 

@@ -257,8 +257,8 @@ fn routes(backend: Backend, opts: ServeOptions, shard_routes: bool) -> Router {
         .route("/web/{*rest}", get(web::web_route))
         .route("/text/{*rest}", get(web::text_route))
         .route("/timegate/{*rest}", get(web::timegate_route))
-        .route("/timemap/link/{*rest}", get(web::timemap_link_route))
-        .route("/timemap/json/{*rest}", get(web::timemap_json_route))
+        .route("/timemap/link/{*rest}", get(web::timemap_route))
+        .route("/timemap/json/{*rest}", get(web::timemap_route))
         // A front server answers it with a 501 and a message.
         .route("/cdx", get(cdx_api::cdx));
     if shard_routes {

@@ -433,17 +433,27 @@ fn front_refusal() -> axum::response::Response {
 
 type St = axum::extract::State<Arc<super::AppState>>;
 
+/// Answers a capture route with `f`, run on the blocking pool and streamed; a front
+/// server has no captures.
+async fn capture_route(
+    state: &super::AppState,
+    headers: &HeaderMap,
+    f: impl FnOnce(Access, &mut Streamer) -> Result<(), Refusal> + Send + 'static,
+) -> axum::response::Response {
+    match access_of(state, headers).await {
+        Some(access) => super::streamed::streamed(move |out| f(access, out)).await,
+        None => front_refusal(),
+    }
+}
+
 /// `GET /web/DATE[MOD_]/URL`.
 pub(crate) async fn web_route(
     axum::extract::State(state): St,
     uri: axum::http::Uri,
     headers: HeaderMap,
 ) -> axum::response::Response {
-    let Some(access) = access_of(&state, &headers).await else {
-        return front_refusal();
-    };
     let rest = rest_of(&uri, "/web/");
-    super::streamed::streamed(move |out| web(access, rest, out)).await
+    capture_route(&state, &headers, move |a, out| web(a, rest, out)).await
 }
 
 /// `GET /timegate/URL` with `Accept-Datetime`.
@@ -452,40 +462,26 @@ pub(crate) async fn timegate_route(
     uri: axum::http::Uri,
     headers: HeaderMap,
 ) -> axum::response::Response {
-    let Some(access) = access_of(&state, &headers).await else {
-        return front_refusal();
-    };
     let rest = rest_of(&uri, "/timegate/");
-    let accept = headers
-        .get("accept-datetime")
+    let accept = (headers.get("accept-datetime"))
         .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
-    super::streamed::streamed(move |out| timegate(access, rest, accept, out)).await
+    capture_route(&state, &headers, move |a, out| {
+        timegate(a, rest, accept, out)
+    })
+    .await
 }
 
-/// `GET /timemap/link/URL`.
-pub(crate) async fn timemap_link_route(
+/// `GET /timemap/link/URL` and `GET /timemap/json/URL`.
+pub(crate) async fn timemap_route(
     axum::extract::State(state): St,
     uri: axum::http::Uri,
     headers: HeaderMap,
 ) -> axum::response::Response {
-    let Some(access) = access_of(&state, &headers).await else {
-        return front_refusal();
+    let (rest, json) = match uri.path().starts_with("/timemap/json/") {
+        true => (rest_of(&uri, "/timemap/json/"), true),
+        false => (rest_of(&uri, "/timemap/link/"), false),
     };
-    let rest = rest_of(&uri, "/timemap/link/");
-    super::streamed::streamed(move |out| timemap(access, rest, false, out)).await
-}
-
-/// `GET /timemap/json/URL`.
-pub(crate) async fn timemap_json_route(
-    axum::extract::State(state): St,
-    uri: axum::http::Uri,
-    headers: HeaderMap,
-) -> axum::response::Response {
-    let Some(access) = access_of(&state, &headers).await else {
-        return front_refusal();
-    };
-    let rest = rest_of(&uri, "/timemap/json/");
-    super::streamed::streamed(move |out| timemap(access, rest, true, out)).await
+    capture_route(&state, &headers, move |a, out| timemap(a, rest, json, out)).await
 }
 
 /// `/text/DATE/URL`: the text the capture's version was indexed with.
@@ -544,13 +540,10 @@ pub(crate) async fn text_route(
     uri: axum::http::Uri,
     headers: HeaderMap,
 ) -> axum::response::Response {
-    let Some(access) = access_of(&state, &headers).await else {
-        return front_refusal();
-    };
     let super::Backend::Local(l) = &state.backend else {
         return front_refusal();
     };
     let loaded = super::current(l, &state.opts).await;
     let rest = rest_of(&uri, "/text/");
-    super::streamed::streamed(move |out| text(access, loaded, rest, out)).await
+    capture_route(&state, &headers, move |a, out| text(a, loaded, rest, out)).await
 }

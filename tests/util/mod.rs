@@ -1,5 +1,7 @@
 //! Shared test helpers: corpus paths, running the reader in-process, comparing lines.
 
+pub mod http;
+
 use std::path::{Path, PathBuf};
 
 use warcdex::import::manifest::ManifestEntry;
