@@ -3,6 +3,7 @@
 mod util;
 
 mod analysis;
+mod cdx_api;
 mod cdx_corpus;
 mod cdx_fixtures;
 mod cdx_pieces;

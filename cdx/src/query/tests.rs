@@ -92,3 +92,35 @@ fn errors_in_pywb_words() {
     let many = "&filter=a".repeat(MAX_FILTERS + 1);
     assert!(ask(&format!("url=a{many}")).is_err());
 }
+
+#[test]
+fn closest_refuses_more_captures_than_it_may_hold() {
+    let mut f = tempfile::NamedTempFile::new().unwrap();
+    for i in 0..MAX_CLOSEST + 1 {
+        writeln!(
+            f,
+            "com,example)/p{i:06} 20200101000000 http://example.com/p{i:06} - - - - - 1 0 f"
+        )
+        .unwrap();
+    }
+    let cdx = SortedCdx::open(f.path()).unwrap();
+    let answer = |q: &str| {
+        let mut out = Vec::new();
+        CdxQuery::parse(q.as_bytes())
+            .unwrap()
+            .answer(&cdx, &mut out)
+            .map(|()| out)
+    };
+    match answer("url=example.com/*&closest=2020") {
+        Err(AnswerError::Query(e)) => assert!(e.message.contains("closest")),
+        other => panic!("{:?}", other.map(|o| o.len())),
+    }
+    let ten = answer(&format!(
+        "url=example.com/*&closest=2020&limit={MAX_CLOSEST}&output=text"
+    ))
+    .unwrap();
+    assert_eq!(ten.iter().filter(|&&b| b == b'\n').count(), MAX_CLOSEST);
+    // Other orders stream: no cap.
+    let all = answer("url=example.com/*&sort=reverse&output=text").unwrap();
+    assert_eq!(all.iter().filter(|&&b| b == b'\n').count(), MAX_CLOSEST + 1);
+}
