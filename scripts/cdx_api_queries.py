@@ -93,19 +93,22 @@ def _filter(rng, line):
         # The whole line: a needle taken from a field (never one that could match the
         # `source` fields pywb adds to the line).
         value = rng.choice([line[3], line[4], line[5][:6], line[10]])
-        if value in " " + COLL + " " + COLL:
-            value = line[2]
     name = field
     if field and rng.random() < 0.25 and field in ALT_FIELDS:
         name = rng.choice(ALT_FIELDS[field])
     if field and rng.random() < 0.05:
         name = "nosuchfield"
     mode = rng.choice(["", "", "=", "~", "~"])
-    if mode == "~":
+    if mode == "~" and not field:
+        # pywb's whole line ends with its `source` fields: a test that could reach them
+        # is never drawn (a needle without spaces found in them would be one).
+        a = rng.randint(0, max(0, len(value) - 1))
+        needle = value[a:a + rng.randint(1, 8)] or "x"
+        if needle in COLL:
+            needle = line[2]
+        text = ".*" + re.escape(needle)
+    elif mode == "~":
         text = _regex_for(rng, value)
-        if not field:
-            # pywb's whole line ends with its `source` fields: no test of the end.
-            text = text.replace("$", "")
     elif mode == "=":
         text = value if rng.random() < 0.7 else value + "x"
     else:
@@ -114,6 +117,8 @@ def _filter(rng, line):
             text = value[a:a + rng.randint(1, 8)]
         else:
             text = "nothing-like-this"
+    if not field and mode != "~" and text in COLL:
+        text = line[2]
     neg = "!" if rng.random() < 0.3 else ""
     prefix = neg + mode
     return prefix + (name + ":" if field else "") + text

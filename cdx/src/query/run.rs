@@ -71,9 +71,15 @@ pub(crate) fn run(
     emit: &mut dyn FnMut(&Record) -> io::Result<()>,
 ) -> Result<u64, AnswerError> {
     match plan.order {
-        Order::Forward { limit } if limit < 0 => Ok(0),
         Order::Forward { limit } => {
-            let cap = if limit == 0 { u64::MAX } else { limit as u64 };
+            // pywb's `zip(cdx_iter, range(limit))` pulls one capture more than it keeps
+            // (one for a negative limit, which keeps none): a line it cannot read before
+            // that capture fails the answer there too.
+            let cap = match limit {
+                0 => u64::MAX,
+                l if l < 0 => 0,
+                l => l as u64,
+            };
             let mut n = 0;
             for_each_forward(cdx, plan, &mut |r| {
                 if n >= cap {
@@ -81,7 +87,7 @@ pub(crate) fn run(
                 }
                 emit(&r)?;
                 n += 1;
-                Ok(n < cap)
+                Ok(true)
             })?;
             Ok(n)
         }
@@ -133,6 +139,15 @@ fn reverse(
             "Invalid value for limit= param with sort=reverse: {limit}"
         ))
         .into());
+    }
+    // pywb reads the whole range before its first answer, so a line of an unknown
+    // layout anywhere in it fails the query; read it once to say so before answering.
+    for line in cdx.lines_from(&plan.range.start)? {
+        let line = line?;
+        if line.as_slice() >= plan.range.end.as_slice() {
+            break;
+        }
+        Record::parse(&line)?;
     }
     let cap = limit as u64;
     let mut n = 0;
@@ -208,10 +223,8 @@ fn closest(
     limit: i64,
     emit: &mut dyn FnMut(&Record) -> io::Result<()>,
 ) -> Result<u64, AnswerError> {
-    if limit <= 0 {
-        return Ok(0);
-    }
-    let limit = limit as u64;
+    // pywb reads every capture whatever the limit (and keeps none for limit <= 0).
+    let limit = limit.max(0) as u64;
     let mut heap: BinaryHeap<Near> = BinaryHeap::new();
     let mut bytes = 0usize;
     let mut seq = 0u64;
@@ -224,6 +237,9 @@ fn closest(
             bytes: r.line().len() + 64,
             record: r,
         };
+        if limit == 0 {
+            return Ok(true);
+        }
         if (heap.len() as u64) < limit {
             bytes += near.bytes;
             heap.push(near);
