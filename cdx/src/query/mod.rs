@@ -18,6 +18,7 @@
 
 mod filter;
 mod fuzzy;
+mod fuzzy_rules;
 mod params;
 mod record;
 mod run;
@@ -139,8 +140,16 @@ pub struct CdxQuery {
     output: Output,
     fields: Option<Vec<String>>,
     plan: Plan,
-    /// The fallback query and its test, when the query finds nothing.
-    fuzzy: Option<(Plan, String, String)>,
+    /// The fallback query, when the query finds nothing.
+    fuzzy: Option<Fallback>,
+}
+
+/// pywb's fuzzy fallback: the second query, and the URL and key its captures are tested
+/// against (none for a site rule, which keeps them all).
+#[derive(Debug)]
+struct Fallback {
+    plan: Plan,
+    test: Option<(String, String)>,
 }
 
 impl CdxQuery {
@@ -214,36 +223,46 @@ impl CdxQuery {
             .or(p.get("fl"))
             .map(|f| f.split(',').map(str::to_string).collect());
         let allow_fuzzy = p.get("allowFuzzy").is_none_or(|v| to_bool(Some(v)));
-        let fuzzy = if allow_fuzzy {
-            let fb_url = fuzzy::fallback_url(&url);
-            // The fallback keeps every parameter but these (FUZZY_SKIP_PARAMS).
-            match search_range(&fb_url, MatchType::Prefix) {
-                Ok(fb_range) => {
-                    let fb_limit = parse_limit(p.get("limit"), FUZZY_LIMIT)?;
-                    let fb_filters = match p.get("content_type") {
-                        Some(ct) => vec![Filter::parse(&format!("=mime:{ct}"))?],
-                        None => Vec::new(),
-                    };
-                    let fb_order = if p.get("sort") == Some("reverse") {
-                        Order::Reverse { limit: fb_limit }
-                    } else {
-                        Order::Forward { limit: fb_limit }
-                    };
-                    let plan = Plan {
-                        range: fb_range,
-                        filters: fb_filters,
-                        from: from.clone(),
-                        to: to.clone(),
-                        collapse,
-                        order: fb_order,
-                    };
-                    let key = String::from_utf8_lossy(&range.start).into_owned();
-                    Some((plan, url.clone(), key))
-                }
-                Err(_) => None,
+        let key = String::from_utf8_lossy(&range.start).into_owned();
+        let fuzzy = match allow_fuzzy.then(|| fuzzy::fallback(&url, &key)).flatten() {
+            Some(fb) => {
+                // The fallback keeps every parameter but `url`, `matchType`, `filter`,
+                // `closest` and `reverse` (pywb's FUZZY_SKIP_PARAMS).
+                let match_type = if fb.domain {
+                    MatchType::Domain
+                } else {
+                    MatchType::Prefix
+                };
+                let fb_filters = match p.get("content_type") {
+                    Some(ct) => vec![Filter::parse(&format!("=mime:{ct}"))?],
+                    None => fb
+                        .filters
+                        .iter()
+                        .map(|f| Filter::parse_unbounded(f))
+                        .collect::<Result<_, _>>()?,
+                };
+                let fb_limit = parse_limit(p.get("limit"), FUZZY_LIMIT)?;
+                let fb_order = if p.get("sort") == Some("reverse") {
+                    Order::Reverse { limit: fb_limit }
+                } else {
+                    Order::Forward { limit: fb_limit }
+                };
+                // A fallback URL pywb cannot canonicalize fails there; none here.
+                search_range(&fb.url, match_type)
+                    .ok()
+                    .map(|fb_range| Fallback {
+                        plan: Plan {
+                            range: fb_range,
+                            filters: fb_filters,
+                            from: from.clone(),
+                            to: to.clone(),
+                            collapse,
+                            order: fb_order,
+                        },
+                        test: (!fb.custom).then(|| (url.clone(), key.clone())),
+                    })
             }
-        } else {
-            None
+            None => None,
         };
         Ok(CdxQuery {
             output,
@@ -282,10 +301,13 @@ impl CdxQuery {
         if found > 0 {
             return Ok(());
         }
-        if let Some((plan, url, key)) = &self.fuzzy {
-            let mut test = fuzzy::FuzzyMatch::new(url, key);
-            run::run(cdx, plan, &mut |r| {
-                if !test.accepts(r) {
+        if let Some(fb) = &self.fuzzy {
+            let mut test = fb
+                .test
+                .as_ref()
+                .map(|(url, key)| fuzzy::FuzzyMatch::new(url, key));
+            run::run(cdx, &fb.plan, &mut |r| {
+                if test.as_mut().is_some_and(|t| !t.accepts(r)) {
                     return Ok(());
                 }
                 // The record is the fallback's own; marking a copy keeps `run` simple.
