@@ -191,10 +191,7 @@ fn cdx_api_hostile_requests() {
     collection(dir.path(), true);
     let addr = start(dir.path());
     let long_url = format!("/cdx?url=http://a.com/{}", "a".repeat(20_000));
-    let bomb = format!(
-        "/cdx?url=iana.org/*&filter=~url:{}",
-        "(a%2B)%2B".repeat(1) + "$"
-    );
+    let bomb = "/cdx?url=iana.org/*&filter=~url:(a%2B)%2B%24".to_string();
     let huge_regex = format!("/cdx?url=iana.org/*&filter=~url:{}", "(a{1000}){1000}");
     let long_pattern = format!("/cdx?url=iana.org/&filter=~url:{}", "a".repeat(5000));
     let many_filters = format!("/cdx?url=iana.org/{}", "&filter=url:a".repeat(100));
