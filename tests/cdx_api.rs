@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use sha2::{Digest, Sha256};
 use warcdex::search::SearchIndex;
-use warcdex::serve::{router, serve, ServeOptions};
+use warcdex::serve::{front_router, router, serve, Front, ServeOptions};
 
 use crate::util::{page_row, write_rows_index};
 
@@ -182,6 +182,23 @@ fn cdx_api_without_an_index_is_a_404() {
     assert_eq!(got.status, 404);
     assert!(String::from_utf8_lossy(&got.body).contains("all.cdx"));
     assert!(got.content_type.starts_with("text/plain"));
+}
+
+/// A front server (`serve --remote`) has no all.cdx: a 501 with a message.
+#[test]
+fn cdx_api_on_a_front_server_is_a_501() {
+    let dir = tempfile::tempdir().unwrap();
+    collection(dir.path(), true);
+    let shard = start(dir.path());
+    let front = Front::new(&[format!("http://{shard}")], Duration::from_secs(10)).unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let opts = ServeOptions::default();
+    let app = front_router(front, opts.clone());
+    std::thread::spawn(move || serve(listener, app, &opts).unwrap());
+    let got = get(&addr, b"/cdx?url=iana.org/");
+    assert_eq!(got.status, 501);
+    assert!(String::from_utf8_lossy(&got.body).contains("front server"));
 }
 
 /// Hostile requests: each a 4xx in plain text, and the server still answers after them.
