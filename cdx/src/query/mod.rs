@@ -16,6 +16,7 @@
 //! `resolveRevisits` and `showNumPages` are refused. The differences are listed in
 //! docs/api.md.
 
+mod closest;
 mod filter;
 mod fuzzy;
 mod fuzzy_rules;
