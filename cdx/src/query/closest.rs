@@ -74,13 +74,12 @@ impl<I: Iterator<Item = io::Result<Vec<u8>>>> Backwards<I> {
     ) -> Result<Option<(i64, Vec<Record>)>, AnswerError> {
         let mut run: VecDeque<Record> = VecDeque::new();
         let mut run_sec = 0;
-        loop {
-            let Some(line) = self.lines.peek() else { break };
+        while let Some(line) = self.lines.peek() {
             let line = match line {
                 Ok(l) => l,
                 Err(_) => {
                     let e = self.lines.next().and_then(Result::err);
-                    return Err(e.map_or_else(|| io::Error::other("read"), |e| e).into());
+                    return Err(e.unwrap_or_else(|| io::Error::other("read")).into());
                 }
             };
             if line.as_slice() < self.start.as_slice() {
