@@ -9,9 +9,10 @@
 //! `filter` (repeatable, see [`filter`](self) below), `fl`/`fields`, `collapseTime`,
 //! `content_type`, `allowFuzzy`, `output` (`cdxj` by default, `json`, `text`).
 //!
-//! Bounded memory: every order but `closest` streams; `closest` keeps its best `limit`
-//! captures in a heap, at most [`MAX_CLOSEST`] (a query that would need more is refused
-//! before any output). What pywb answers with a 500 (a limit that is not a number, a
+//! Bounded memory: every order streams; `closest` merges the two directions from the
+//! time when the captures' times are in file order, else keeps its best `limit` in a
+//! heap of at most [`MAX_CLOSEST`] (a query that would need more is refused before any
+//! output). What pywb answers with a 500 (a limit that is not a number, a
 //! regular expression it cannot compile) is a 400 here; `output=link`,
 //! `resolveRevisits` and `showNumPages` are refused. The differences are listed in
 //! docs/api.md.
@@ -36,7 +37,8 @@ use params::{python_int, search_range, to_bool, MatchType, Params};
 use run::{Order, Plan};
 use time::{pad_timestamp, timestamp_to_sec, PAD_14_DOWN, PAD_14_UP};
 
-/// The most captures `closest=` orders at once (pywb holds `limit` of them too).
+/// The most captures `closest=` holds at once: its heap over a range whose times are not
+/// in file order, or one second's captures in its merge (pywb holds `limit` of them).
 pub const MAX_CLOSEST: usize = 10_000;
 /// The most bytes of captures `closest=` holds.
 pub const MAX_CLOSEST_BYTES: usize = 16 << 20;
