@@ -6,7 +6,7 @@
 //! (`exact`, `prefix`, `host`, `domain`), `from`/`from_ts`, `to` (padded to 14 digits
 //! and compared as text), `closest` (any timestamp or `now`; `sort=closest` is not
 //! needed), `sort=reverse` or `reverse=1`, `limit` (100000 by default; 0 is none),
-//! `filter` (repeatable, see [`filter`](self) below), `fl`/`fields`, `collapseTime`,
+//! `filter` (repeatable: `[!][=|~][field:]text`), `fl`/`fields`, `collapseTime`,
 //! `content_type`, `allowFuzzy`, `output` (`cdxj` by default, `json`, `text`).
 //!
 //! Bounded memory: every order streams; `closest` merges the two directions from the
@@ -16,6 +16,15 @@
 //! regular expression it cannot compile) is a 400 here; `output=link`,
 //! `resolveRevisits` and `showNumPages` are refused. The differences are listed in
 //! docs/api.md.
+//!
+//! ```no_run
+//! use warcdex_cdx::lookup::SortedCdx;
+//! use warcdex_cdx::query::CdxQuery;
+//! let cdx = SortedCdx::open("all.cdx".as_ref())?;
+//! let query = CdxQuery::parse(b"url=example.com/*&output=json&limit=10").expect("a valid query");
+//! query.answer(&cdx, &mut std::io::stdout()).expect("an answer");
+//! # Ok::<(), std::io::Error>(())
+//! ```
 
 mod closest;
 mod filter;
