@@ -26,7 +26,7 @@ fixture = os.path.join(root, "fixtures", "cdx-api")
 cdx = os.path.join(fixture, "all.cdx")
 wayback = os.path.join(os.path.dirname(sys.executable), "wayback")
 
-queries = q.make_queries(q.read_lines(cdx), SEED, COUNT) + q.ERROR_QUERIES
+queries = q.make_queries(q.read_lines(cdx), SEED, COUNT) + q.EDGE_QUERIES + q.ERROR_QUERIES
 pywb = q.Pywb(cdx, wayback)
 try:
     answers = [pywb.ask(query) for query in queries]

@@ -23,7 +23,7 @@ def main():
     lines = q.read_lines(cdx)
     if not lines:
         sys.exit("%s: no 11-field CDX lines" % cdx)
-    queries = q.make_queries(lines, seed, n) + q.ERROR_QUERIES
+    queries = q.make_queries(lines, seed, n) + q.EDGE_QUERIES + q.ERROR_QUERIES
     pywb = q.Pywb(cdx, wayback)
     differences = []
     counts = {"answered": 0, "empty": 0, "fuzzy": 0, "refused": 0}

@@ -193,6 +193,34 @@ def make_queries(lines, seed, n):
     return queries
 
 
+# Edge cases of pywb's parsing and ordering, over any collection (most name iana.org, a
+# site of the fixture).
+EDGE_QUERIES = [
+ "url=iana.org/*&matchType=exact", "url=*.iana.org&matchType=prefix", "url=iana.org/&closest=now&limit=2&output=text",
+ "url=iana.org/&from_ts=2014012700&output=text", "url=iana.org/*&reverse=1&limit=1&output=text", "url=iana.org/*&reverse=0&limit=2&output=text",
+ "url=iana.org/*&collapseTime=8&output=text&fl=timestamp,status", "url=iana.org/*&collapseTime=8&sort=reverse&output=text&fl=timestamp,status",
+ "url=iana.org/*&collapseTime=0&output=text&fl=timestamp,status", "url=iana.org/*&collapseTime=-4&output=text&fl=timestamp,status",
+ "url=iana.org/*&content_type=text/css&output=text&fl=url,mime", "url=iana.org/&fl=url,url,status&output=json", "url=iana.org/&fl=url,url,status&output=text",
+ "url=iana.org/&fl=urlkey,timestamp,url&output=cdxj", "url=iana.org/&fl=&output=json", "url=iana.org/&fl=,&output=json", "url=iana.org/&fl=,&output=text",
+ "url=iana.org/&filter=&output=text", "url=iana.org/&filter=!&output=text", "url=iana.org/&filter=~&output=text", "url=iana.org/&filter=:&output=text",
+ "url=iana.org/&filter=!~status:&output=text", "url=iana.org/&filter=status:&output=text", "url=iana.org/*&filter=~url:.*css&limit=3",
+ "url=iana.org/*&limit=+3&output=text&fl=url", "url=iana.org/*&limit=%203%20&output=text&fl=url", "url=iana.org/*&limit=1_0&output=text&fl=url",
+ "url=iana.org/*&closest=2014012617&sort=closest&limit=5&output=text&fl=timestamp,url", "url=iana.org/*&closest=abc&limit=3&output=text&fl=timestamp",
+ "url=iana.org/*&closest=20140126200624&limit=0&output=text", "url=iana.org/*&closest=20140126200624&limit=-1&output=text",
+ "url=http://iana.org/?a=b&output=text", "url=iana.org/_css/2013.1/screen.css?v=1&output=text", "url=iana.org/_css/2013.1/screen.css?_=123&output=text&limit=2",
+ "url=iana.org/&to=2014&from=2015&output=text", "url=iana.org/&allowFuzzy=off&filter=status:999", "url=iana.org/&filter=status:999&output=text",
+ "url=iana.org/&filter=status:999&sort=reverse&output=text", "url=iana.org/&filter=status:999&closest=2014&output=text", "url=iana.org/&filter=status:999&limit=1&output=text",
+ "url=IANA.ORG/&output=text", "url=https://www.iana.org:443/&output=text", "url=iana.org&matchType=host&limit=2&output=text", "url=org&matchType=domain&limit=2&output=text",
+ "url=*.org&limit=3&output=text", "url=*&limit=3&output=text", "url=*.&limit=3&output=text", "url=iana.org/*&matchType=prefix&output=text&limit=2",
+ "url=dns:www.rebels.dk&output=json", "url=filedesc://IAH20040511211249-5.arc&output=text", "url=iana.org/&output=text&nosource=true",
+ "url=iana.org/&page=3&output=text", "url=iana.org/&sort=closest&output=text", "url=iana.org/&sort=foo&output=text", "url=iana.org/&output=JSON",
+ "url=example.com/matched&output=text", "url=https://www.facebook.com/x?ab=1&output=text", "url=iana.org/&filter=~status:(?i)2&output=text",
+ "url=iana.org/&filter=~url:http%3A%2F%2Fwww%5C.&output=text", "url=iana.org/&filter=~url:\\w%2B:&output=text",
+ "url=iana.org/_css/2013.1/screen.css&closest=20140126200700&limit=3&output=text&fl=timestamp",
+    "url=http%3A%2F%2Fiana.org%2F&filter=%zz&output=text",
+    "url=iana.org/&filter=%1g&output=text",
+]
+
 # Queries pywb refuses (or fails on): warcdex answers a 4xx to each.
 ERROR_QUERIES = [
     "",
