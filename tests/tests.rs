@@ -5,6 +5,7 @@ mod util;
 mod analysis;
 mod archives_http;
 mod capture_view;
+mod cdx_api;
 mod cdx_corpus;
 mod cdx_fixtures;
 mod cdx_pieces;

@@ -1,4 +1,5 @@
-//! CDX lines, SURT keys, sorted-CDX plumbing, dedup and revisits.
+//! CDX lines, SURT keys, sorted-CDX plumbing, dedup and revisits, lookups in a sorted CDX
+//! file ([`lookup`]) and pywb's CDX server API over one ([`query`]).
 //!
 //! This crate is usable on its own: it reads and writes text lines and has no
 //! dependency on the ARC/WARC reader, tantivy, flate2 or HTML parsing.

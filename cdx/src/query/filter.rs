@@ -33,7 +33,17 @@ impl Filter {
     /// Parses one `filter=` value; a regular expression that does not compile, or one
     /// past the size limits, is an error.
     pub(crate) fn parse(s: &str) -> Result<Filter, QueryError> {
-        if s.len() > MAX_PATTERN {
+        Filter::parse_within(s, MAX_PATTERN)
+    }
+
+    /// [`Filter::parse`] without the length limit, for the filters pywb's fuzzy rules
+    /// make from the query's own key.
+    pub(crate) fn parse_unbounded(s: &str) -> Result<Filter, QueryError> {
+        Filter::parse_within(s, usize::MAX)
+    }
+
+    fn parse_within(s: &str, max: usize) -> Result<Filter, QueryError> {
+        if s.len() > max {
             return Err(QueryError::bad(format!(
                 "filter= is limited to {MAX_PATTERN} bytes"
             )));

@@ -1,11 +1,15 @@
 //! pywb's fuzzy fallback (pywb/warcserver/index/fuzzymatcher.py): a query that finds
-//! nothing is asked again as a prefix query for its URL without the query string, and the
-//! captures kept are those whose URL differs only by query, or whose key equals the
-//! query's once known cache-busting arguments are removed. They carry `is_fuzzy: 1`.
-//!
-//! Only the rule pywb applies to every URL (`url_prefix: ''`, the last of its
-//! `rules.yaml`) is reproduced; its site rules (Twitter, Facebook, YouTube…) are not.
+//! nothing is asked again as set by the first of pywb's rules (`fuzzy_rules.rs`, from its
+//! rules.yaml) whose URL-key prefix and pattern match the query's key. A site rule
+//! (Twitter, Facebook, YouTube…) keeps every capture of the second query; the rule for
+//! every URL asks for the URL without its query string as a prefix and keeps the captures
+//! whose URL differs only by query, or whose key equals the query's once known
+//! cache-busting arguments are removed. The captures kept carry `is_fuzzy: 1`.
 
+use std::collections::BTreeSet;
+use std::sync::OnceLock;
+
+use super::fuzzy_rules::RULES;
 use super::record::Record;
 
 /// Extensions that do not make a URL a file (`default_filters.not_exts`).
@@ -18,20 +22,179 @@ const MIMES: [&str; 4] = [
     "application/vnd.apple.mpegurl",
 ];
 
-/// The URL the fallback asks for as a prefix: `url` cut before its first `?` (and a `/`
-/// just before it), when the `?` is not its first character.
-pub(crate) fn fallback_url(url: &str) -> String {
-    let chars: Vec<char> = url.chars().collect();
-    match chars.iter().position(|&c| c == '?') {
-        Some(inx) if inx > 0 => {
-            let mut len = inx;
-            if chars[len - 1] == '/' {
-                len -= 1;
-            }
-            chars[..len].iter().collect()
+/// How a rule's pattern is applied to the query's key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ReType {
+    /// `re.search`: the groups of the first match make the filters.
+    Search,
+    /// `re.findall`: every match's group makes a filter.
+    FindAll,
+    /// `re.sub` on the URL: the rule always applies.
+    Sub,
+}
+
+/// One of pywb's rules, as its `FuzzyMatcher` parses it.
+#[derive(Debug)]
+pub(crate) struct RuleSpec {
+    pub(crate) url_prefix: &'static [&'static str],
+    pub(crate) regex: &'static str,
+    pub(crate) replace_after: &'static str,
+    pub(crate) filters: &'static [&'static str],
+    /// `type: domain` (else `prefix`).
+    pub(crate) domain: bool,
+    pub(crate) re_type: ReType,
+}
+
+/// The rules' patterns, compiled once; `None` for one the `regex` crate cannot compile
+/// (none of pywb 2.10's), whose rule is then never applied.
+fn patterns() -> &'static [Option<regex::Regex>] {
+    static PATTERNS: OnceLock<Vec<Option<regex::Regex>>> = OnceLock::new();
+    PATTERNS.get_or_init(|| {
+        RULES
+            .iter()
+            .map(|r| regex::Regex::new(r.regex).ok())
+            .collect()
+    })
+}
+
+/// The second query of the fallback (`get_fuzzy_match`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Fallback {
+    pub(crate) url: String,
+    /// `matchType=domain` (else `prefix`).
+    pub(crate) domain: bool,
+    /// `filter=` values, `urlkey:GROUP` mostly.
+    pub(crate) filters: Vec<String>,
+    /// A site rule: every capture found is kept.
+    pub(crate) custom: bool,
+}
+
+/// The fallback for a query of `url` whose range starts at `urlkey`; `None` when no rule
+/// applies (or pywb would fail on it).
+pub(crate) fn fallback(url: &str, urlkey: &str) -> Option<Fallback> {
+    let patterns = patterns();
+    let mut filters = BTreeSet::new();
+    let mut matched = None;
+    for (i, rule) in RULES.iter().enumerate() {
+        if !rule.url_prefix.iter().any(|p| urlkey.starts_with(p)) {
+            continue;
         }
-        _ => url.to_string(),
+        let Some(re) = &patterns[i] else { continue };
+        let groups: Vec<String> = match rule.re_type {
+            ReType::Sub => {
+                matched = Some((rule, re));
+                break;
+            }
+            ReType::Search => match re.captures(urlkey) {
+                None => continue,
+                // `m.groups()`: a group that took no part is `None`, formatted so.
+                Some(c) => (1..c.len())
+                    .map(|g| c.get(g).map_or("None", |m| m.as_str()).to_string())
+                    .collect(),
+            },
+            ReType::FindAll => findall(re, urlkey),
+        };
+        for g in &groups {
+            for f in rule.filters {
+                filters.insert(f.replace("{0}", g));
+            }
+        }
+        matched = Some((rule, re));
+        break;
     }
+    let (rule, re) = matched?;
+    let sub = rule.re_type == ReType::Sub;
+    let only_key = filters.is_empty() || (filters.len() == 1 && filters.contains("urlkey:"));
+    let no_filters = only_key && rule.replace_after == "?";
+    let mut url = url.to_string();
+    match url.find(rule.replace_after) {
+        Some(inx) if inx > 0 && !sub => {
+            let mut len = inx + rule.replace_after.len();
+            if no_filters {
+                len -= 1;
+                if url.as_bytes()[len - 1] == b'/' {
+                    len -= 1;
+                }
+            }
+            url.truncate(len);
+        }
+        _ if !no_filters && !sub => url.push_str(&rule.replace_after[..1]),
+        _ => {}
+    }
+    if rule.domain {
+        // `urlsplit(url).netloc.split('.', 1)[1]`; pywb fails without a dot.
+        let (_, rest) = netloc(&url).split_once('.')?;
+        url = rest.to_string();
+    }
+    if sub {
+        filters = BTreeSet::from(["urlkey:".to_string()]);
+        url = re
+            .replace_all(&url, python_template(rule.replace_after).as_str())
+            .into_owned();
+    }
+    Some(Fallback {
+        url,
+        domain: rule.domain,
+        filters: filters.into_iter().collect(),
+        custom: rule.url_prefix != [""],
+    })
+}
+
+/// `re.findall`: the whole matches, the one group's values, or tuples of several.
+fn findall(re: &regex::Regex, s: &str) -> Vec<String> {
+    re.captures_iter(s)
+        .map(|c| match c.len() {
+            1 => c[0].to_string(),
+            2 => c.get(1).map_or("", |m| m.as_str()).to_string(),
+            n => {
+                let parts: Vec<String> = (1..n)
+                    .map(|g| format!("'{}'", c.get(g).map_or("", |m| m.as_str())))
+                    .collect();
+                format!("({})", parts.join(", "))
+            }
+        })
+        .collect()
+}
+
+/// `urllib.parse.urlsplit(url).netloc`: after `scheme://` (or a leading `//`), up to
+/// the path, query or fragment.
+fn netloc(url: &str) -> &str {
+    let after_scheme = match url.find(':') {
+        Some(i)
+            if url.as_bytes()[0].is_ascii_alphabetic()
+                && url[..i]
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(&b)) =>
+        {
+            &url[i + 1..]
+        }
+        _ => url,
+    };
+    match after_scheme.strip_prefix("//") {
+        Some(rest) => rest.split(['/', '?', '#']).next().unwrap_or(""),
+        None => "",
+    }
+}
+
+/// A Python replacement template (`\1`) as the `regex` crate's (`${1}`).
+fn python_template(t: &str) -> String {
+    let mut out = String::new();
+    let mut chars = t.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '$' => out.push_str("$$"),
+            '\\' if chars.peek().is_some_and(char::is_ascii_digit) => {
+                out.push_str("${");
+                while let Some(d) = chars.peek().copied().filter(char::is_ascii_digit) {
+                    out.push(d);
+                    chars.next();
+                }
+                out.push('}');
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// The test each capture of the fallback query passes (`match_general_fuzzy_query`),
@@ -160,12 +323,54 @@ fn remove_followed_by_amp_or_end(re: &regex::Regex, s: &str) -> String {
 mod tests {
     use super::*;
 
+    fn fb(url: &str) -> Fallback {
+        let key = crate::surt::surt_key(url).unwrap();
+        fallback(url, &key).unwrap()
+    }
+
     #[test]
-    fn fallback_urls() {
-        assert_eq!(fallback_url("http://a.com/x?y=1"), "http://a.com/x");
-        assert_eq!(fallback_url("http://a.com/x/?y=1"), "http://a.com/x");
-        assert_eq!(fallback_url("?y"), "?y");
-        assert_eq!(fallback_url("http://a.com/x"), "http://a.com/x");
+    fn every_rule_compiles() {
+        assert!(patterns().iter().all(Option::is_some));
+        assert_eq!(RULES.last().unwrap().url_prefix, [""]);
+    }
+
+    #[test]
+    fn the_rule_for_every_url() {
+        let f = fb("http://a.com/x?y=1");
+        assert_eq!(f.url, "http://a.com/x");
+        assert_eq!(f.filters, ["urlkey:"]);
+        assert!(!f.custom && !f.domain);
+        assert_eq!(fb("http://a.com/x/?y=1").url, "http://a.com/x");
+        assert_eq!(fb("http://a.com/x").url, "http://a.com/x");
+        assert_eq!(fb("?y").url, "?y");
+    }
+
+    #[test]
+    fn site_rules_and_helpers() {
+        let f = fb("https://www.youtube.com/get_video_info?html5=1&video_id=abc&x=2");
+        assert!(f.custom);
+        assert_eq!(f.url, "https://www.youtube.com/get_video_info?");
+        assert_eq!(f.filters, ["urlkey:html5=1", "urlkey:video_id=abc"]);
+        // pywb's answers (get_fuzzy_match): a site rule whose pattern fails on the key
+        // gives way to the next rule that applies.
+        assert!(!fb("https://www.facebook.com/some/page?a=1").custom);
+        let f = fb("https://www.facebook.com/some/page?ab=1&cd=2");
+        assert!(f.custom);
+        assert_eq!(f.url, "https://www.facebook.com/some/page?");
+        assert_eq!(f.filters, ["urlkey:&cd=2"]);
+        let f = fb("http://example.com/matched/x");
+        assert_eq!(f.url, "http://example.com/replaced/x");
+        assert_eq!(f.filters, ["urlkey:"]);
+        let f = fb("http://r3---sn.googlevideo.com/videoplayback?id=5&itag=22&z=1");
+        assert_eq!(f.url, "googlevideo.com");
+        assert!(f.domain);
+        assert_eq!(
+            f.filters,
+            ["!mimetype:text/plain", "urlkey:id=5", "urlkey:itag=22"]
+        );
+        assert_eq!(netloc("http://a.b.com:80/x"), "a.b.com:80");
+        assert_eq!(netloc("a.com/x"), "");
+        assert_eq!(python_template(r"a\1$"), "a${1}$$");
     }
 
     #[test]

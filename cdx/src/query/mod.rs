@@ -6,18 +6,30 @@
 //! (`exact`, `prefix`, `host`, `domain`), `from`/`from_ts`, `to` (padded to 14 digits
 //! and compared as text), `closest` (any timestamp or `now`; `sort=closest` is not
 //! needed), `sort=reverse` or `reverse=1`, `limit` (100000 by default; 0 is none),
-//! `filter` (repeatable, see [`filter`](self) below), `fl`/`fields`, `collapseTime`,
+//! `filter` (repeatable: `[!][=|~][field:]text`), `fl`/`fields`, `collapseTime`,
 //! `content_type`, `allowFuzzy`, `output` (`cdxj` by default, `json`, `text`).
 //!
-//! Bounded memory: every order but `closest` streams; `closest` keeps its best `limit`
-//! captures in a heap, at most [`MAX_CLOSEST`] (a query that would need more is refused
-//! before any output). What pywb answers with a 500 (a limit that is not a number, a
+//! Bounded memory: every order streams; `closest` merges the two directions from the
+//! time when the captures' times are in file order, else keeps its best `limit` in a
+//! heap of at most [`MAX_CLOSEST`] (a query that would need more is refused before any
+//! output). What pywb answers with a 500 (a limit that is not a number, a
 //! regular expression it cannot compile) is a 400 here; `output=link`,
 //! `resolveRevisits` and `showNumPages` are refused. The differences are listed in
 //! docs/api.md.
+//!
+//! ```no_run
+//! use warcdex_cdx::lookup::SortedCdx;
+//! use warcdex_cdx::query::CdxQuery;
+//! let cdx = SortedCdx::open("all.cdx".as_ref())?;
+//! let query = CdxQuery::parse(b"url=example.com/*&output=json&limit=10").expect("a valid query");
+//! query.answer(&cdx, &mut std::io::stdout()).expect("an answer");
+//! # Ok::<(), std::io::Error>(())
+//! ```
 
+mod closest;
 mod filter;
 mod fuzzy;
+mod fuzzy_rules;
 mod params;
 mod record;
 mod run;
@@ -34,7 +46,8 @@ use params::{python_int, search_range, to_bool, MatchType, Params};
 use run::{Order, Plan};
 use time::{pad_timestamp, timestamp_to_sec, PAD_14_DOWN, PAD_14_UP};
 
-/// The most captures `closest=` orders at once (pywb holds `limit` of them too).
+/// The most captures `closest=` holds at once: its heap over a range whose times are not
+/// in file order, or one second's captures in its merge (pywb holds `limit` of them).
 pub const MAX_CLOSEST: usize = 10_000;
 /// The most bytes of captures `closest=` holds.
 pub const MAX_CLOSEST_BYTES: usize = 16 << 20;
@@ -139,8 +152,16 @@ pub struct CdxQuery {
     output: Output,
     fields: Option<Vec<String>>,
     plan: Plan,
-    /// The fallback query and its test, when the query finds nothing.
-    fuzzy: Option<(Plan, String, String)>,
+    /// The fallback query, when the query finds nothing.
+    fuzzy: Option<Fallback>,
+}
+
+/// pywb's fuzzy fallback: the second query, and the URL and key its captures are tested
+/// against (none for a site rule, which keeps them all).
+#[derive(Debug)]
+struct Fallback {
+    plan: Plan,
+    test: Option<(String, String)>,
 }
 
 impl CdxQuery {
@@ -214,36 +235,46 @@ impl CdxQuery {
             .or(p.get("fl"))
             .map(|f| f.split(',').map(str::to_string).collect());
         let allow_fuzzy = p.get("allowFuzzy").is_none_or(|v| to_bool(Some(v)));
-        let fuzzy = if allow_fuzzy {
-            let fb_url = fuzzy::fallback_url(&url);
-            // The fallback keeps every parameter but these (FUZZY_SKIP_PARAMS).
-            match search_range(&fb_url, MatchType::Prefix) {
-                Ok(fb_range) => {
-                    let fb_limit = parse_limit(p.get("limit"), FUZZY_LIMIT)?;
-                    let fb_filters = match p.get("content_type") {
-                        Some(ct) => vec![Filter::parse(&format!("=mime:{ct}"))?],
-                        None => Vec::new(),
-                    };
-                    let fb_order = if p.get("sort") == Some("reverse") {
-                        Order::Reverse { limit: fb_limit }
-                    } else {
-                        Order::Forward { limit: fb_limit }
-                    };
-                    let plan = Plan {
-                        range: fb_range,
-                        filters: fb_filters,
-                        from: from.clone(),
-                        to: to.clone(),
-                        collapse,
-                        order: fb_order,
-                    };
-                    let key = String::from_utf8_lossy(&range.start).into_owned();
-                    Some((plan, url.clone(), key))
-                }
-                Err(_) => None,
+        let key = String::from_utf8_lossy(&range.start).into_owned();
+        let fuzzy = match allow_fuzzy.then(|| fuzzy::fallback(&url, &key)).flatten() {
+            Some(fb) => {
+                // The fallback keeps every parameter but `url`, `matchType`, `filter`,
+                // `closest` and `reverse` (pywb's FUZZY_SKIP_PARAMS).
+                let match_type = if fb.domain {
+                    MatchType::Domain
+                } else {
+                    MatchType::Prefix
+                };
+                let fb_filters = match p.get("content_type") {
+                    Some(ct) => vec![Filter::parse(&format!("=mime:{ct}"))?],
+                    None => fb
+                        .filters
+                        .iter()
+                        .map(|f| Filter::parse_unbounded(f))
+                        .collect::<Result<_, _>>()?,
+                };
+                let fb_limit = parse_limit(p.get("limit"), FUZZY_LIMIT)?;
+                let fb_order = if p.get("sort") == Some("reverse") {
+                    Order::Reverse { limit: fb_limit }
+                } else {
+                    Order::Forward { limit: fb_limit }
+                };
+                // A fallback URL pywb cannot canonicalize fails there; none here.
+                search_range(&fb.url, match_type)
+                    .ok()
+                    .map(|fb_range| Fallback {
+                        plan: Plan {
+                            range: fb_range,
+                            filters: fb_filters,
+                            from: from.clone(),
+                            to: to.clone(),
+                            collapse,
+                            order: fb_order,
+                        },
+                        test: (!fb.custom).then(|| (url.clone(), key.clone())),
+                    })
             }
-        } else {
-            None
+            None => None,
         };
         Ok(CdxQuery {
             output,
@@ -282,10 +313,13 @@ impl CdxQuery {
         if found > 0 {
             return Ok(());
         }
-        if let Some((plan, url, key)) = &self.fuzzy {
-            let mut test = fuzzy::FuzzyMatch::new(url, key);
-            run::run(cdx, plan, &mut |r| {
-                if !test.accepts(r) {
+        if let Some(fb) = &self.fuzzy {
+            let mut test = fb
+                .test
+                .as_ref()
+                .map(|(url, key)| fuzzy::FuzzyMatch::new(url, key));
+            run::run(cdx, &fb.plan, &mut |r| {
+                if test.as_mut().is_some_and(|t| !t.accepts(r)) {
                     return Ok(());
                 }
                 // The record is the fallback's own; marking a copy keeps `run` simple.

@@ -15,6 +15,10 @@ pub(crate) struct Params {
 impl Params {
     /// Splits a raw query string as `urllib.parse.parse_qsl` does with its defaults.
     pub(crate) fn parse(query: &[u8]) -> Params {
+        // pywb's front end forwards the query with `requests`, whose `requote_uri` gives
+        // up on a `%` followed by two letters or digits that are not hex and quotes the
+        // whole URL, `%` included: every escape of such a query then arrives literal.
+        let literal = bad_escape(query);
         let mut pairs = Vec::new();
         for part in query.split(|&b| b == b'&') {
             let Some(eq) = part.iter().position(|&b| b == b'=') else {
@@ -25,7 +29,7 @@ impl Params {
             if value.is_empty() {
                 continue;
             }
-            pairs.push((unquote_plus(name), unquote_plus(value)));
+            pairs.push((unquote_plus(name, literal), unquote_plus(value, literal)));
         }
         Params { pairs }
     }
@@ -51,13 +55,17 @@ impl Params {
 /// `urllib.parse.unquote_plus`: `+` is a space, `%XX` a byte; the bytes are read as
 /// UTF-8 with invalid sequences replaced by U+FFFD; a `%` not followed by two hex
 /// digits stays as it is.
-fn unquote_plus(s: &[u8]) -> String {
+fn unquote_plus(s: &[u8], literal: bool) -> String {
     let mut out = Vec::with_capacity(s.len());
     let mut i = 0;
     while i < s.len() {
         match s[i] {
             b'+' => out.push(b' '),
-            b'%' if i + 2 < s.len() && hex(s[i + 1]).is_some() && hex(s[i + 2]).is_some() => {
+            b'%' if !literal
+                && i + 2 < s.len()
+                && hex(s[i + 1]).is_some()
+                && hex(s[i + 2]).is_some() =>
+            {
                 out.push(hex(s[i + 1]).unwrap_or(0) * 16 + hex(s[i + 2]).unwrap_or(0));
                 i += 2;
             }
@@ -66,6 +74,17 @@ fn unquote_plus(s: &[u8]) -> String {
         i += 1;
     }
     String::from_utf8_lossy(&out).into_owned()
+}
+
+/// `requests.utils.unquote_unreserved` fails: a `%` followed by two ASCII letters or
+/// digits that are not both hex.
+fn bad_escape(query: &[u8]) -> bool {
+    query.iter().enumerate().any(|(i, &b)| {
+        b == b'%'
+            && query.get(i + 1..i + 3).is_some_and(|h| {
+                h.iter().all(u8::is_ascii_alphanumeric) && !h.iter().all(u8::is_ascii_hexdigit)
+            })
+    })
 }
 
 fn hex(b: u8) -> Option<u8> {
@@ -194,13 +213,17 @@ mod tests {
 
     #[test]
     fn parse_qsl_rules() {
-        let p = Params::parse(b"url=a%20b+c&x&y=&filter=1&filter=%7E2&url=last&bad=%zz%4");
+        let p = Params::parse(b"url=a%20b+c&x&y=&filter=1&filter=%7E2&url=last&bad=%4");
         assert_eq!(p.get("url"), Some("last"));
         assert_eq!(p.get("x"), None);
         assert_eq!(p.get("y"), None);
         assert_eq!(p.all("filter").collect::<Vec<_>>(), ["1", "~2"]);
-        assert_eq!(p.get("bad"), Some("%zz%4"));
+        assert_eq!(p.get("bad"), Some("%4"));
         assert_eq!(Params::parse(b"u=%ff%41").get("u"), Some("\u{fffd}A"));
+        // An escape `requests` cannot read: every escape stays literal.
+        let p = Params::parse(b"url=http%3A%2F%2Fa.com&filter=%zz&x=a+b");
+        assert_eq!(p.get("url"), Some("http%3A%2F%2Fa.com"));
+        assert_eq!(p.get("x"), Some("a b"));
     }
 
     #[test]

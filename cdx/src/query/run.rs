@@ -1,15 +1,13 @@
 //! pywb's `process_cdx` over a key range, streamed: filters, `from`/`to`, `collapseTime`,
-//! then `closest` (best `limit` kept in a bounded heap), `sort=reverse` (the range read
-//! backwards from its end) or `limit`.
+//! then `closest` (closest.rs), `sort=reverse` (the range read backwards from its end) or
+//! `limit`.
 
-use std::collections::BinaryHeap;
 use std::io;
 
 use super::filter::Filter;
 use super::params::Range;
 use super::record::Record;
-use super::time::timestamp_to_sec;
-use super::{AnswerError, QueryError, MAX_CLOSEST, MAX_CLOSEST_BYTES};
+use super::{AnswerError, QueryError};
 use crate::lookup::SortedCdx;
 
 /// What to do after filtering.
@@ -39,7 +37,7 @@ pub(crate) struct Plan {
 
 impl Plan {
     /// Filters and `from`/`to`, the tests that do not depend on other captures.
-    fn keeps(&self, r: &Record) -> bool {
+    pub(crate) fn keeps(&self, r: &Record) -> bool {
         let ts = r.timestamp();
         if self.from.as_deref().is_some_and(|f| ts < f) {
             return false;
@@ -71,9 +69,15 @@ pub(crate) fn run(
     emit: &mut dyn FnMut(&Record) -> io::Result<()>,
 ) -> Result<u64, AnswerError> {
     match plan.order {
-        Order::Forward { limit } if limit < 0 => Ok(0),
         Order::Forward { limit } => {
-            let cap = if limit == 0 { u64::MAX } else { limit as u64 };
+            // pywb's `zip(cdx_iter, range(limit))` pulls one capture more than it keeps
+            // (one for a negative limit, which keeps none): a line it cannot read before
+            // that capture fails the answer there too.
+            let cap = match limit {
+                0 => u64::MAX,
+                l if l < 0 => 0,
+                l => l as u64,
+            };
             let mut n = 0;
             for_each_forward(cdx, plan, &mut |r| {
                 if n >= cap {
@@ -81,17 +85,17 @@ pub(crate) fn run(
                 }
                 emit(&r)?;
                 n += 1;
-                Ok(n < cap)
+                Ok(true)
             })?;
             Ok(n)
         }
         Order::Reverse { limit } => reverse(cdx, plan, limit, emit),
-        Order::Closest { sec, limit } => closest(cdx, plan, sec, limit, emit),
+        Order::Closest { sec, limit } => super::closest::closest(cdx, plan, sec, limit, emit),
     }
 }
 
 /// The range's captures that pass the plan's tests, in file order, until `f` says stop.
-fn for_each_forward(
+pub(crate) fn for_each_forward(
     cdx: &SortedCdx,
     plan: &Plan,
     f: &mut dyn FnMut(Record) -> Result<bool, AnswerError>,
@@ -134,6 +138,15 @@ fn reverse(
         ))
         .into());
     }
+    // pywb reads the whole range before its first answer, so a line of an unknown
+    // layout anywhere in it fails the query; read it once to say so before answering.
+    for line in cdx.lines_from(&plan.range.start)? {
+        let line = line?;
+        if line.as_slice() >= plan.range.end.as_slice() {
+            break;
+        }
+        Record::parse(&line)?;
+    }
     let cap = limit as u64;
     let mut n = 0;
     // collapseTime keeps the first of a run in file order; backwards, a capture is kept
@@ -172,77 +185,4 @@ fn reverse(
         }
     }
     Ok(n)
-}
-
-/// A capture waiting in the closest heap: ordered by distance, then file order.
-struct Near {
-    distance: i64,
-    seq: u64,
-    record: Record,
-    bytes: usize,
-}
-
-impl PartialEq for Near {
-    fn eq(&self, other: &Self) -> bool {
-        (self.distance, self.seq) == (other.distance, other.seq)
-    }
-}
-impl Eq for Near {}
-impl PartialOrd for Near {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Near {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        (self.distance, self.seq).cmp(&(other.distance, other.seq))
-    }
-}
-
-/// `cdx_sort_closest`: a stable sort by distance in seconds from `sec`, cut at `limit`,
-/// as a heap of at most `limit` captures, so a wide range is scanned in bounded memory.
-fn closest(
-    cdx: &SortedCdx,
-    plan: &Plan,
-    sec: i64,
-    limit: i64,
-    emit: &mut dyn FnMut(&Record) -> io::Result<()>,
-) -> Result<u64, AnswerError> {
-    if limit <= 0 {
-        return Ok(0);
-    }
-    let limit = limit as u64;
-    let mut heap: BinaryHeap<Near> = BinaryHeap::new();
-    let mut bytes = 0usize;
-    let mut seq = 0u64;
-    for_each_forward(cdx, plan, &mut |r| {
-        let distance = (sec - timestamp_to_sec(r.timestamp())).abs();
-        seq += 1;
-        let near = Near {
-            distance,
-            seq,
-            bytes: r.line().len() + 64,
-            record: r,
-        };
-        if (heap.len() as u64) < limit {
-            bytes += near.bytes;
-            heap.push(near);
-        } else if heap.peek().is_some_and(|top| near < *top) {
-            let out = heap.pop().map_or(0, |o| o.bytes);
-            bytes = bytes - out + near.bytes;
-            heap.push(near);
-        }
-        if heap.len() > MAX_CLOSEST || bytes > MAX_CLOSEST_BYTES {
-            return Err(QueryError::bad(format!(
-                "closest= keeps at most {MAX_CLOSEST} captures in order: give limit={MAX_CLOSEST} or less, or a narrower query"
-            ))
-            .into());
-        }
-        Ok(true)
-    })?;
-    let sorted = heap.into_sorted_vec();
-    for near in &sorted {
-        emit(&near.record)?;
-    }
-    Ok(sorted.len() as u64)
 }

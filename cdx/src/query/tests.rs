@@ -92,3 +92,100 @@ fn errors_in_pywb_words() {
     let many = "&filter=a".repeat(MAX_FILTERS + 1);
     assert!(ask(&format!("url=a{many}")).is_err());
 }
+
+#[test]
+fn closest_refuses_more_captures_than_it_may_hold() {
+    let mut f = tempfile::NamedTempFile::new().unwrap();
+    for i in 0..MAX_CLOSEST + 1 {
+        writeln!(
+            f,
+            "com,example)/p{i:06} 20200101000000 http://example.com/p{i:06} - - - - - 1 0 f"
+        )
+        .unwrap();
+    }
+    let cdx = SortedCdx::open(f.path()).unwrap();
+    let answer = |q: &str| {
+        let mut out = Vec::new();
+        CdxQuery::parse(q.as_bytes())
+            .unwrap()
+            .answer(&cdx, &mut out)
+            .map(|()| out)
+    };
+    match answer("url=example.com/*&closest=2020") {
+        Err(AnswerError::Query(e)) => assert!(e.message.contains("closest")),
+        other => panic!("{:?}", other.map(|o| o.len())),
+    }
+    let ten = answer(&format!(
+        "url=example.com/*&closest=2020&limit={MAX_CLOSEST}&output=text"
+    ))
+    .unwrap();
+    assert_eq!(ten.iter().filter(|&&b| b == b'\n').count(), MAX_CLOSEST);
+    // Other orders stream: no cap.
+    let all = answer("url=example.com/*&sort=reverse&output=text").unwrap();
+    assert_eq!(all.iter().filter(|&&b| b == b'\n').count(), MAX_CLOSEST + 1);
+}
+
+/// The two-direction merge gives what a stable sort of every capture by distance gives,
+/// ties (same second, or as far before as after) in file order.
+#[test]
+fn closest_merge_is_a_stable_sort_by_distance() {
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move |n: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % n
+    };
+    for round in 0..40 {
+        let mut stamps: Vec<String> = (0..next(300) + 1)
+            .map(|_| format!("2020{:02}{:02}{:02}0000", 1 + next(3), 1 + next(3), next(3)))
+            .collect();
+        stamps.sort();
+        let mut f = tempfile::NamedTempFile::new().unwrap();
+        writeln!(f, "com,a)/ 1 http://a.com/ - - - - - 1 0 f").unwrap();
+        for (i, ts) in stamps.iter().enumerate() {
+            // The field filtered on comes after the digest, so the file stays sorted.
+            let part = i % 3;
+            writeln!(
+                f,
+                "com,b)/ {ts} http://b.com/ text/html 200 D{i:04} - - 1 {i} f{part}"
+            )
+            .unwrap();
+        }
+        writeln!(f, "com,c)/ 1 http://c.com/ - - - - - 1 0 f").unwrap();
+        let cdx = SortedCdx::open(f.path()).unwrap();
+        let c = format!("2020{:02}{:02}{:02}", 1 + next(3), 1 + next(3), next(4));
+        let limit = 1 + next(40);
+        let filter = if round % 2 == 0 {
+            "&filter=!=filename:f0"
+        } else {
+            ""
+        };
+        let q = format!("url=b.com/&closest={c}&limit={limit}&output=text&fl=digest{filter}");
+        let mut out = Vec::new();
+        CdxQuery::parse(q.as_bytes())
+            .unwrap()
+            .answer(&cdx, &mut out)
+            .unwrap();
+        let got = String::from_utf8(out).unwrap();
+        let sec = time::timestamp_to_sec(&c);
+        let mut want: Vec<(i64, String)> = stamps
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| filter.is_empty() || i % 3 != 0)
+            .map(|(i, ts)| {
+                (
+                    (sec - time::timestamp_to_sec(ts)).abs(),
+                    format!("D{i:04}\n"),
+                )
+            })
+            .collect();
+        want.sort_by_key(|(d, _)| *d);
+        let want: String = want
+            .into_iter()
+            .take(limit as usize)
+            .map(|(_, d)| d)
+            .collect();
+        assert_eq!(got, want, "{q}");
+    }
+}
