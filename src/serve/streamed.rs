@@ -1,48 +1,106 @@
-//! A response written by synchronous code on the blocking pool (reading an archive,
-//! rewriting a page) and streamed to the client as it is produced: the status and
-//! headers first, through a one-shot channel, then the body in pieces through a bounded
-//! channel, so a slow client holds back the writer instead of filling memory.
+//! A response written by synchronous code on the blocking pool (a CDX query, an archived
+//! page being rewritten) and streamed to the client as it is produced, through a bounded
+//! channel: memory stays a few pieces whatever the answer's size, and a slow client holds
+//! back the writer instead of filling memory.
+//!
+//! The writer states its status and headers first ([`Streamer::start`]), but they leave
+//! with the first piece of body (or at the end): an error found before that is still
+//! answered as an error (a 400 for a bad query found while reading), one found later
+//! cuts the body short, which the client sees as an aborted response, not a whole one. A
+//! client that reads nothing for [`STALLED_CLIENT`] frees the thread it held.
 
 use std::io::{self, Write};
+use std::time::Duration;
 
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use tokio::sync::{mpsc, oneshot};
 
 /// Pieces of body in flight between the writer and the connection, at most.
-const IN_FLIGHT: usize = 8;
+const IN_FLIGHT: usize = 4;
 /// The size a piece is gathered to before it is sent.
 const PIECE: usize = 32 * 1024;
+/// How long a writer waits for a client that reads nothing before giving up.
+const STALLED_CLIENT: Duration = Duration::from_secs(60);
 
-/// An answer that failed before its head was sent: a status and a plain-text message.
+/// An answer refused: a status and a plain-text message (or, after the head left, why
+/// the body was cut short).
 pub(crate) type Refusal = (StatusCode, String);
 
 type Head = Result<(StatusCode, HeaderMap), Refusal>;
 
-/// The writing end: [`Streamer::start`] once, then `write`.
+/// The writing end: [`Streamer::start`], then `write`.
 pub(crate) struct Streamer {
+    rt: tokio::runtime::Handle,
     head: Option<oneshot::Sender<Head>>,
-    body: mpsc::Sender<Result<Bytes, io::Error>>,
+    pending: Option<(StatusCode, HeaderMap)>,
+    body: mpsc::Sender<io::Result<Bytes>>,
     buf: Vec<u8>,
 }
 
 impl Streamer {
-    /// Sends the status and headers; the body follows.
+    /// The status and headers of the answer; they leave with the first piece of body.
     pub(crate) fn start(&mut self, status: StatusCode, headers: HeaderMap) {
-        if let Some(h) = self.head.take() {
-            let _ = h.send(Ok((status, headers)));
+        self.pending = Some((status, headers));
+    }
+
+    /// Whether the head has left (an error can no longer change the status).
+    fn head_sent(&self) -> bool {
+        self.head.is_none()
+    }
+
+    fn send_head(&mut self) {
+        if let (Some(h), Some(p)) = (self.head.take(), self.pending.take()) {
+            let _ = h.send(Ok(p));
         }
     }
 
     fn send(&mut self) -> io::Result<()> {
+        self.send_head();
         if self.buf.is_empty() {
             return Ok(());
         }
         let piece = Bytes::from(std::mem::replace(&mut self.buf, Vec::with_capacity(PIECE)));
-        self.body
-            .blocking_send(Ok(piece))
-            .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "the client went away"))
+        let sent = (self.rt).block_on(tokio::time::timeout(
+            STALLED_CLIENT,
+            self.body.send(Ok(piece)),
+        ));
+        match sent {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(_)) => Err(io::Error::new(
+                io::ErrorKind::BrokenPipe,
+                "the client went away",
+            )),
+            Err(_) => Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "the client stopped reading",
+            )),
+        }
+    }
+
+    /// Ends the answer after `f` returned `r`.
+    fn finish(mut self, r: Result<(), Refusal>) {
+        match r {
+            Ok(()) if self.pending.is_some() || self.head_sent() => {
+                let _ = self.send();
+            }
+            Ok(()) => {
+                let failed = (StatusCode::INTERNAL_SERVER_ERROR, "no answer".to_string());
+                let _ = self.head.take().map(|h| h.send(Err(failed)));
+            }
+            Err(e) if !self.head_sent() => {
+                let _ = self.head.take().map(|h| h.send(Err(e)));
+            }
+            // The client went away: nobody to tell.
+            Err(_) if self.body.is_closed() => {}
+            Err((_, msg)) => {
+                eprintln!("warcdex serve: an answer was cut short: {msg}");
+                let _ = self.send();
+                let cut = io::Error::other(format!("answer cut short: {msg}"));
+                let _ = self.rt.block_on(self.body.send(Err(cut)));
+            }
+        }
     }
 }
 
@@ -61,32 +119,24 @@ impl Write for Streamer {
 }
 
 /// Runs `f` on the blocking pool and answers with what it starts and writes. An error
-/// returned before [`Streamer::start`] is the answer (a plain-text message); after it,
-/// the body ends where it was (and the error is logged).
+/// returned before the first piece of body left is the answer (a plain-text message);
+/// after it, the body is cut short (and the error logged).
 pub(crate) async fn streamed(
     f: impl FnOnce(&mut Streamer) -> Result<(), Refusal> + Send + 'static,
 ) -> Response {
     let (head_tx, head_rx) = oneshot::channel();
     let (body_tx, mut body_rx) = mpsc::channel(IN_FLIGHT);
-    tokio::task::spawn_blocking(move || {
+    let rt = tokio::runtime::Handle::current();
+    let task = tokio::task::spawn_blocking(move || {
         let mut s = Streamer {
+            rt,
             head: Some(head_tx),
+            pending: None,
             body: body_tx,
             buf: Vec::with_capacity(PIECE),
         };
         let r = f(&mut s);
-        match (r, s.head.take()) {
-            (Err(e), Some(h)) => {
-                let _ = h.send(Err(e));
-            }
-            (Ok(()), Some(h)) => {
-                let _ = h.send(Err((StatusCode::INTERNAL_SERVER_ERROR, "no answer".into())));
-            }
-            (Err((_, msg)), None) => eprintln!("warcdex serve: an answer was cut short: {msg}"),
-            (Ok(()), None) => {
-                let _ = s.flush();
-            }
-        }
+        s.finish(r);
     });
     match head_rx.await {
         Ok(Ok((status, headers))) => {
@@ -97,6 +147,15 @@ pub(crate) async fn streamed(
             r
         }
         Ok(Err((status, msg))) => super::plain(status, msg),
-        Err(_) => (StatusCode::INTERNAL_SERVER_ERROR, "the answer failed").into_response(),
+        Err(_) => {
+            // The writer ended without a word: it panicked.
+            if let Err(e) = task.await {
+                eprintln!("warcdex serve: an answer failed: {e}");
+            }
+            super::plain(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "the answer failed".into(),
+            )
+        }
     }
 }
