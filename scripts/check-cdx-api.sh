@@ -5,7 +5,8 @@
 # GET /cdx; prints every difference and a summary, exits 1 if any.
 #
 # WARCDEX=path/to/warcdex uses that binary (else the release build, built if needed);
-# PYWB_VENV=dir uses that venv (else target/pywb-venv, pywb 2.10 installed when missing).
+# PYWB_VENV=dir uses that venv (else the peers' venv, target/formats-venv, with pywb 2.10,
+# installed by scripts/formats-venv.sh when missing).
 set -euo pipefail
 [ $# -ge 1 ] || { echo "usage: $0 COLLECTION_DIR [N]" >&2; exit 2; }
 coll=$(cd "$1" && pwd)
@@ -14,12 +15,14 @@ seed=${SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 cd "$(dirname "$0")/.."
 [ -f "$coll/all.cdx" ] || { echo "$0: $coll/all.cdx: no such file" >&2; exit 2; }
 
-venv=${PYWB_VENV:-$PWD/target/pywb-venv}
-if ! "$venv/bin/python" -c "import pywb" 2> /dev/null; then
-    echo "check-cdx-api.sh: installing pywb 2.10 into $venv" >&2
-    python3 -m venv "$venv"
-    "$venv/bin/pip" install --quiet --disable-pip-version-check "pywb==2.10.*" >&2
+if [ -n "${PYWB_VENV:-}" ]; then
+    venv=$PYWB_VENV
+else
+    python=$(scripts/formats-venv.sh)
+    venv=$(dirname "$(dirname "$python")")
 fi
+"$venv/bin/python" -c 'import pywb, sys; sys.exit(not pywb.__version__.startswith("2.10."))' \
+    || { echo "check-cdx-api.sh: $venv has no pywb 2.10" >&2; exit 2; }
 
 if [ -n "${WARCDEX:-}" ]; then
     bin=$WARCDEX
