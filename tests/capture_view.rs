@@ -29,8 +29,13 @@ struct Rec<'a>(&'a str, &'a str, &'a str, &'a str, &'a [u8]);
 fn write_records(path: &Path, recs: &[Rec<'_>]) {
     let mut out = Vec::new();
     for (i, Rec(url, date, ct, extra, body)) in recs.iter().enumerate() {
+        // A record with a Location is a redirect.
+        let status = match extra.contains("Location:") {
+            true => "301 Moved Permanently",
+            false => "200 OK",
+        };
         let mut http = format!(
-            "HTTP/1.1 200 OK\r\nContent-Type: {ct}\r\n{extra}Content-Length: {}\r\n\r\n",
+            "HTTP/1.1 {status}\r\nContent-Type: {ct}\r\n{extra}Content-Length: {}\r\n\r\n",
             body.len()
         )
         .into_bytes();
@@ -94,6 +99,13 @@ fn collection(dir: &Path) -> PathBuf {
                 "image/png",
                 "",
                 png,
+            ),
+            Rec(
+                "http://docs.example.org/3/",
+                "2024-01-15T03:00:04Z",
+                "text/html",
+                "Location: page.html\r\n",
+                b"moved",
             ),
             Rec(
                 "https://cdn.example.net/logo.png",
@@ -204,6 +216,20 @@ fn capture_view_rewrites_a_page_and_its_resources() {
     }
     assert!(!body.contains("integrity"), "{body}");
     assert!(body.contains("target=\"_top\""));
+
+    // A redirect: the top page goes where it led; in the frame it stays in the frame.
+    let moved = get(&addr, "/web/20240115030004/http://docs.example.org/3/");
+    assert_eq!(moved.status, 302);
+    assert_eq!(
+        moved.header("location"),
+        Some("/web/20240115030004/http://docs.example.org/3/page.html")
+    );
+    let inner = get(&addr, "/web/20240115030004mp_/http://docs.example.org/3/");
+    assert_eq!(inner.status, 301);
+    assert_eq!(
+        inner.header("location"),
+        Some("/web/20240115030004mp_/http://docs.example.org/3/page.html")
+    );
 
     // The stylesheet: de-chunked, gunzipped and rewritten.
     let css = get(

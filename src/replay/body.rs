@@ -104,12 +104,10 @@ fn replay_head(head: &RecordHead, mode: Mode, decoded: bool, rw: &UrlRewriter) -
             continue;
         }
         if lower == "location" {
+            // A redirect stays in its mode: inside the view's frame it goes on in the
+            // frame (the top page follows a redirect itself, `serve/web.rs`).
             let target = String::from_utf8_lossy(value);
-            let to = match mode {
-                Mode::Identity => Mode::Identity,
-                _ => Mode::Frame,
-            };
-            if let Some(new) = rw.rewrite(&target, to).filter(|n| !n.is_empty()) {
+            if let Some(new) = rw.rewrite(&target, mode).filter(|n| !n.is_empty()) {
                 headers.push(("Location".to_string(), new.into_bytes()));
             }
             continue;
@@ -254,7 +252,10 @@ mod tests {
                 "X-Archive-Orig-Strict-Transport-Security"
             ]
         );
-        assert_eq!(r.headers[2].1, b"/web/20240115030000/http://example.org/b");
+        assert_eq!(
+            r.headers[2].1,
+            b"/web/20240115030000mp_/http://example.org/b"
+        );
         let id = replay_head(&h, Mode::Identity, false, &rw());
         assert!(id.headers.iter().any(|(n, _)| n == "Content-Encoding"));
         assert!(id

@@ -137,6 +137,14 @@ pub(crate) fn web(access: Access, rest: String, out: &mut Streamer) -> Result<()
             let to = archival_url::format(PREFIX, &c.timestamp, Mode::Frame, &a.url);
             return redirect(out, &to, HeaderMap::new());
         }
+        if c.status.starts_with('3') {
+            // A redirect: the top page goes where it led, so the banner names the page
+            // shown (a frame holding a second banner would not).
+            if let Some(to) = redirect_target(&access, &c, &a.url)? {
+                let to = archival_url::format(PREFIX, &c.timestamp, Mode::Frame, &to);
+                return redirect(out, &to, headers);
+            }
+        }
         headers.insert(
             header::CONTENT_TYPE,
             HeaderValue::from_static("text/html; charset=utf-8"),
@@ -156,6 +164,22 @@ pub(crate) fn web(access: Access, rest: String, out: &mut Streamer) -> Result<()
         false => c.clone(),
     };
     replay_record(&access, &a, &c, &source, headers, out)
+}
+
+/// Where a redirect capture of `url` led: its `Location` resolved against `url`, when it
+/// is an http(s) URL.
+fn redirect_target(access: &Access, c: &Capture, url: &str) -> Result<Option<String>, Refusal> {
+    let path = archive_path(&access.archives, &c.filename)?;
+    let location = with_record(&path, c.offset, c.length, |h, _| h.header_str("Location"))
+        .map_err(|e| server_error(&e.to_string()))?;
+    let Some(location) = location else {
+        return Ok(None);
+    };
+    let to = url::Url::parse(url).and_then(|base| base.join(&location));
+    Ok(to
+        .ok()
+        .filter(|u| matches!(u.scheme(), "http" | "https"))
+        .map(String::from))
 }
 
 /// The capture a revisit stands for: one of the same digest under the same URL, or
