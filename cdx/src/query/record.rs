@@ -199,9 +199,9 @@ fn write_object<'a>(
             out.extend_from_slice(b", ");
         }
         first = false;
-        write_json_str(n, out);
+        crate::line::write_json_str(out, n);
         out.extend_from_slice(b": ");
-        write_json_str(v, out);
+        crate::line::write_json_str(out, v);
     };
     match fl {
         None => {
@@ -221,31 +221,6 @@ fn write_object<'a>(
         }
     }
     out.extend_from_slice(b"}\n");
-}
-
-/// A JSON string as Python's `json.dumps` writes it (`ensure_ascii`): anything outside
-/// printable ASCII escaped, characters past U+FFFF as surrogate pairs.
-fn write_json_str(s: &str, out: &mut Vec<u8>) {
-    out.push(b'"');
-    for c in s.chars() {
-        match c {
-            '"' => out.extend_from_slice(b"\\\""),
-            '\\' => out.extend_from_slice(b"\\\\"),
-            '\n' => out.extend_from_slice(b"\\n"),
-            '\r' => out.extend_from_slice(b"\\r"),
-            '\t' => out.extend_from_slice(b"\\t"),
-            '\u{8}' => out.extend_from_slice(b"\\b"),
-            '\u{c}' => out.extend_from_slice(b"\\f"),
-            ' '..='~' => out.push(c as u8),
-            _ => {
-                let mut units = [0u16; 2];
-                for u in c.encode_utf16(&mut units) {
-                    out.extend_from_slice(format!("\\u{u:04x}").as_bytes());
-                }
-            }
-        }
-    }
-    out.push(b'"');
 }
 
 #[cfg(test)]
@@ -279,7 +254,7 @@ mod tests {
     #[test]
     fn json_escapes_as_python() {
         let mut out = Vec::new();
-        write_json_str("a\"\\\u{7f}é😀\u{1}", &mut out);
+        crate::line::write_json_str(&mut out, "a\"\\\u{7f}é😀\u{1}");
         assert_eq!(
             String::from_utf8(out).unwrap(),
             r#""a\"\\\u007f\u00e9\ud83d\ude00\u0001""#
