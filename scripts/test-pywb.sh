@@ -16,7 +16,8 @@ cd "$(dirname "$0")/.."
 
 die() { echo "test-pywb: $*" >&2; exit 1; }
 
-command -v chromium >/dev/null 2>&1 || die "chromium is missing (apt-get install chromium)"
+source scripts/chromium-lib.sh
+need_chromium test-pywb
 command -v python3 >/dev/null 2>&1 || die "python3 is missing"
 
 if [ -n "${WARCDEX_BIN:-}" ]; then

@@ -10,19 +10,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if [ "${WARCDEX_SKIP_BROWSER:-}" = 1 ]; then
-    echo "test-view: skipped (WARCDEX_SKIP_BROWSER=1)" >&2
-    exit 0
-fi
-if ! command -v chromium >/dev/null 2>&1; then
-    if [ "$(id -u)" != 0 ]; then
-        echo "test-view: chromium is missing and this is not root; install it (apt-get install chromium) or set WARCDEX_SKIP_BROWSER=1" >&2
-        exit 1
-    fi
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq >&2
-    apt-get install -y -qq --no-install-recommends chromium >&2
-fi
+source scripts/chromium-lib.sh
+need_chromium test-view
 
 source scripts/built-bin.sh
 bin=$(built_bin)
