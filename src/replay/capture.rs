@@ -176,6 +176,22 @@ pub fn original_of(
     Ok(before)
 }
 
+/// A capture of `http://example.org/` at `ts`, for the replay modules' tests.
+#[cfg(test)]
+pub(crate) fn test_capture(ts: &str) -> Capture {
+    Capture {
+        urlkey: "org,example)/".into(),
+        timestamp: ts.into(),
+        original: "http://example.org/".into(),
+        mime: "text/html".into(),
+        status: "200".into(),
+        digest: "A".into(),
+        length: 1,
+        offset: 0,
+        filename: "a.warc.gz".into(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -95,19 +95,7 @@ pub fn frame_page(prefix: &str, url: &str, n: &Nearest, hifi: &HighFidelity) -> 
 mod tests {
     use super::*;
 
-    fn cap(ts: &str) -> Capture {
-        Capture {
-            urlkey: "org,example)/".into(),
-            timestamp: ts.into(),
-            original: "http://example.org/".into(),
-            mime: "text/html".into(),
-            status: "200".into(),
-            digest: "A".into(),
-            length: 1,
-            offset: 0,
-            filename: "a.warc.gz".into(),
-        }
-    }
+    use crate::replay::capture::test_capture as cap;
 
     #[test]
     fn banner_links_and_escapes() {

@@ -7,7 +7,7 @@ use std::io::{self, Write};
 use std::time::{Duration, UNIX_EPOCH};
 
 use super::archival_url::{format as archival, Mode};
-use super::capture::{seconds, Capture};
+use super::capture::{seconds, Capture, Nearest};
 
 /// The addresses of one URL's Memento resources on this server.
 #[derive(Debug, Clone)]
@@ -65,14 +65,7 @@ fn link(uri: &str, rel: &str, date14: Option<&str>) -> String {
 
 /// The `Link` header of a memento (or of a TimeGate's redirect to it): the original,
 /// the TimeGate, the TimeMap, and the first, previous, next and last mementos known.
-pub fn memento_links<'c>(
-    u: &MementoUrls,
-    this: &'c Capture,
-    first: Option<&'c Capture>,
-    previous: Option<&'c Capture>,
-    next: Option<&'c Capture>,
-    last: Option<&'c Capture>,
-) -> String {
+pub fn memento_links<'a>(u: &MementoUrls, this: &'a Capture, n: &'a Nearest) -> String {
     let mut parts = vec![
         link(&u.original, "original", None),
         link(&u.timegate(), "timegate", None),
@@ -81,19 +74,19 @@ pub fn memento_links<'c>(
             u.timemap_link()
         ),
     ];
-    let mut rels: Vec<(&'c Capture, Vec<&str>)> = Vec::new();
-    let mut add = |c: Option<&'c Capture>, rel: &'static str| {
+    let mut rels: Vec<(&'a Capture, Vec<&str>)> = Vec::new();
+    let mut add = |c: Option<&'a Capture>, rel: &'static str| {
         let Some(c) = c else { return };
         match rels.iter_mut().find(|(k, _)| k.timestamp == c.timestamp) {
             Some((_, r)) => r.push(rel),
             None => rels.push((c, vec![rel])),
         }
     };
-    add(first, "first");
-    add(previous, "prev");
+    add(n.first.as_ref(), "first");
+    add(n.previous.as_ref(), "prev");
     add(Some(this), "");
-    add(next, "next");
-    add(last, "last");
+    add(n.next.as_ref(), "next");
+    add(n.last.as_ref(), "last");
     rels.sort_by(|a, b| a.0.timestamp.cmp(&b.0.timestamp));
     for (c, r) in rels {
         let words: Vec<&str> = r.into_iter().filter(|w| !w.is_empty()).collect();
@@ -216,19 +209,7 @@ fn each_memento(
 mod tests {
     use super::*;
 
-    fn cap(ts: &str) -> Capture {
-        Capture {
-            urlkey: "org,example)/".into(),
-            timestamp: ts.into(),
-            original: "http://example.org/".into(),
-            mime: "text/html".into(),
-            status: "200".into(),
-            digest: "A".into(),
-            length: 1,
-            offset: 0,
-            filename: "a.warc.gz".into(),
-        }
-    }
+    use crate::replay::capture::test_capture as cap;
 
     fn urls() -> MementoUrls {
         MementoUrls {
@@ -296,7 +277,15 @@ mod tests {
             cap("20070105000000"),
             cap("20080101000000"),
         );
-        let h = memento_links(&urls(), &b, Some(&a), Some(&a), Some(&c), Some(&c));
+        let n = Nearest {
+            capture: Some(b.clone()),
+            previous: Some(a.clone()),
+            next: Some(c.clone()),
+            first: Some(a.clone()),
+            last: Some(c.clone()),
+            count: 3,
+        };
+        let h = memento_links(&urls(), &b, &n);
         assert_eq!(
             h,
             "<http://example.org/>; rel=\"original\", \

@@ -294,18 +294,15 @@ fn memento_headers(urls: &MementoUrls, c: &Capture, n: &Nearest) -> HeaderMap {
     if let Ok(v) = HeaderValue::from_str(&memento::http_date(&c.timestamp)) {
         h.insert("memento-datetime", v);
     }
-    let links = memento::memento_links(
-        urls,
-        c,
-        n.first.as_ref(),
-        n.previous.as_ref(),
-        n.next.as_ref(),
-        n.last.as_ref(),
-    );
-    if let Ok(v) = HeaderValue::from_str(&links) {
+    insert_links(&mut h, urls, c, n);
+    h
+}
+
+/// The Memento `Link` header of capture `c` (a memento's, or a TimeGate's redirect to it).
+fn insert_links(h: &mut HeaderMap, urls: &MementoUrls, c: &Capture, n: &Nearest) {
+    if let Ok(v) = HeaderValue::from_str(&memento::memento_links(urls, c, n)) {
         h.insert(header::LINK, v);
     }
-    h
 }
 
 fn redirect(out: &mut Streamer, to: &str, mut headers: HeaderMap) -> Result<(), Refusal> {
@@ -353,17 +350,7 @@ pub(crate) fn timegate(
     };
     let mut h = HeaderMap::new();
     h.insert(header::VARY, HeaderValue::from_static("accept-datetime"));
-    let links = memento::memento_links(
-        &urls,
-        c,
-        n.first.as_ref(),
-        n.previous.as_ref(),
-        n.next.as_ref(),
-        n.last.as_ref(),
-    );
-    if let Ok(v) = HeaderValue::from_str(&links) {
-        h.insert(header::LINK, v);
-    }
+    insert_links(&mut h, &urls, c, &n);
     redirect(out, &urls.memento(&c.timestamp), h)
 }
 
