@@ -23,10 +23,12 @@ pub struct NearDupsArgs {
     /// A collection or a search directory (it holds `pindexes/<name>/main`), or one of
     /// its sets or main indexes (every set of that directory is read).
     pub dir: PathBuf,
-    /// Versions whose fingerprints differ in at most K of 64 bits are near-duplicates.
-    #[arg(short = 'k', default_value_t = near::DEFAULT_K,
-          value_parser = clap::value_parser!(u32).range(0..=i64::from(near::MAX_K)))]
-    pub k: u32,
+    /// A version is a near-duplicate of its cluster's first when the two have the same
+    /// title words and their texts' word 3-shingles resemble at least this much (the
+    /// estimated Jaccard similarity, 0 to 1).
+    #[arg(short = 't', long = "threshold", default_value_t = near::DEFAULT_THRESHOLD,
+          value_parser = threshold)]
+    pub threshold: f64,
     /// Versions with fewer words are not clustered (too short to judge).
     #[arg(long = "min-size", default_value_t = near::DEFAULT_MIN_WORDS)]
     pub min_size: u32,
@@ -37,12 +39,20 @@ pub struct NearDupsArgs {
     pub memory: MemoryFlags,
 }
 
+/// A resemblance between 0 and 1.
+fn threshold(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(t) if (0.0..=1.0).contains(&t) => Ok(t),
+        _ => Err(format!("{s:?} is not a number from 0 to 1")),
+    }
+}
+
 /// Lists the clusters; the counts go to stderr.
 pub fn near_dups(a: NearDupsArgs) -> anyhow::Result<i32> {
     a.memory.check()?;
     let index = SearchIndex::open_released(&search_dir_of(&a.dir))?;
     let opts = NearOptions {
-        k: a.k,
+        threshold: a.threshold,
         min_words: a.min_size,
         memory: a.memory.bytes(16),
         tmp_dir: a.memory.tmp_dir.clone(),
@@ -52,15 +62,15 @@ pub fn near_dups(a: NearDupsArgs) -> anyhow::Result<i32> {
     })?;
     eprintln!(
         "near-dups: {} versions, {} with fewer than {} words left out; {} distinct \
-         fingerprints, {} pairs compared, {} within {} bits; {} clusters of {} versions \
-         (largest {})",
+         sketches, {} pairs compared, {} near (resemblance at least {}); {} clusters of {} \
+         versions (largest {})",
         report.documents,
         report.too_short,
         a.min_size,
         report.counts.distinct,
         report.counts.compared,
         report.counts.near_pairs,
-        a.k,
+        a.threshold,
         report.clusters,
         report.clustered,
         report.largest
@@ -75,7 +85,7 @@ pub struct HistoryArgs {
     #[arg(short = 'd', long = "dir", default_value = ".")]
     pub dir: PathBuf,
     /// Versions at most K bits apart are a minor change.
-    #[arg(short = 'k', default_value_t = near::DEFAULT_K,
+    #[arg(short = 'k', default_value_t = 3,
           value_parser = clap::value_parser!(u32).range(0..=64))]
     pub k: u32,
     /// Versions with fewer words are not judged.

@@ -95,51 +95,17 @@ pub fn build_index(segments: &[PathBuf], out: &Path, opts: &IndexOptions) -> Res
     }
     let mut writer = MainWriter::create(out)?;
 
-    // Pass 1: URL keys numbered in version order, outlinks to the link collector, and
-    // the fingerprints. Import writes segments in (URL key, digest) order, so the
+    // Pass 1: URL keys numbered in version order, outlinks to the link collector.
+    // Import writes segments in (URL key, digest) order, so the
     // versions usually come from a merge of the segments, read without their text
     // (`Columns::WithoutText`), and pass 3 merges them again for the documents: no copy
     // of the collection's text is written between the passes (issue 22: spooling it as
     // JSON was 0.7 s of the bench's 2.4 s pass 1). A segment out of order, more than
     // MAX_MERGED_SEGMENTS segments (the merge holds one decoded batch of 1,024 rows per
-    // segment), or a row without a stored fingerprint (a segment from before format 3,
-    // fingerprinted from its text) send the versions through the external sort,
-    // bounded by `--memory`, and the rows to a spool file for pass 3. The fingerprints
-    // go to a sort of their own, by position (a pass that starts again starts them
-    // again).
-    let mut prints: Option<(crate::near::PrintSorter, u32)> = None;
-    let mut pass1 = |keep_rows: bool, source: VersionSource<'_>| {
-        prints = Some((crate::near::PrintSorter::new(&near_sort(opts)), 0));
-        let mut pushed: io::Result<()> = Ok(());
-        let mut text_needed = false;
-        let pass = first_pass(
-            opts,
-            style,
-            keep_rows,
-            &mut |_, row| {
-                let Some((sorter, seq)) = prints.as_mut() else {
-                    return;
-                };
-                if opts.shard.is_some_and(|s| !s.holds(&row.urlkey)) {
-                    return;
-                }
-                if !keep_rows && row.simhash.is_none() {
-                    text_needed = true;
-                    return;
-                }
-                let print = row.fingerprint();
-                if print.words >= crate::near::DEFAULT_MIN_WORDS && pushed.is_ok() {
-                    pushed = sorter.push(print.hash, *seq);
-                }
-                *seq += 1;
-            },
-            source,
-        );
-        pushed?;
-        if text_needed {
-            return Ok(None);
-        }
-        pass.map(Some)
+    // segment) send the versions through the external sort, bounded by `--memory`,
+    // and the rows to a spool file for pass 3.
+    let pass1 = |keep_rows: bool, source: VersionSource<'_>| {
+        first_pass(opts, style, keep_rows, &mut |_, _| {}, source).map(Some)
     };
     let merged_without_text: VersionSource<'_> =
         &|f: &mut dyn FnMut(VersionGroup) -> io::Result<()>| {
@@ -165,15 +131,6 @@ pub fn build_index(segments: &[PathBuf], out: &Path, opts: &IndexOptions) -> Res
     let mut resolved = links.resolve(&keys, &opts.links, &opts.sort)?;
     let scores = resolved.scores(&opts.links)?;
     let mut anchors = resolved.anchors();
-
-    // The clusters of near-duplicates, by position: stored as `near_cluster`.
-    if let Some((sorter, docs)) = prints.take() {
-        let mut uf = crate::near::UnionFind::new(docs);
-        sorter
-            .cluster(crate::near::DEFAULT_K, &mut uf)
-            .map_err(io::Error::other)?;
-        writer.set_near_clusters(uf);
-    }
 
     // Pass 3: documents in order, anchors merge-joined by URL key.
     let mut last_node: Option<usize> = None;
@@ -222,16 +179,6 @@ pub fn build_index(segments: &[PathBuf], out: &Path, opts: &IndexOptions) -> Res
     }
     let sources = segments.iter().map(|s| s.display().to_string()).collect();
     writer.finish(canonicalizer, sources, &opts.links, opts.shard)
-}
-
-/// The sort options of the near-duplicate clustering: an eighth of the budget, as the
-/// links' sort holds its whole budget in pass 1 (its lines are 24 bytes a version, so
-/// at 1,000,000 versions it spills a run or two).
-fn near_sort(opts: &IndexOptions) -> SortOptions {
-    SortOptions {
-        memory: (opts.sort.memory / 8).max(4 << 20),
-        ..opts.sort.clone()
-    }
 }
 
 /// Runs `pass` over the versions of `segments` in (URL key, digest) order: merged as
@@ -305,12 +252,7 @@ pub(crate) fn first_pass(
             Ok(())
         };
     source(&mut |group| {
-        let mut row = absorb_all(group);
-        if keep_rows && row.simhash.is_none() {
-            // A row of an older segment: fingerprinted once here, so that pass 1's
-            // clustering and pass 3's document read the same value from the spool.
-            row.set_fingerprint();
-        }
+        let row = absorb_all(group);
         let node = ids.id_of(&row.urlkey)?;
         on_row(node, &row);
         batch.push((node, row));

@@ -52,17 +52,11 @@ pub struct MainWriter {
     docs: u64,
     /// Text bytes handed to the writer since its last commit.
     pending_bytes: usize,
-    /// The clusters of near-duplicates of the documents to come, by position.
-    near_clusters: Option<crate::near::UnionFind>,
+    /// The documents' near-duplicate signatures, in order (`near.sig`).
+    sigs: crate::near::sig_file::SigWriter,
 }
 
 impl MainWriter {
-    /// Stores each document's cluster of near-duplicates (`near_cluster`): `uf` joins
-    /// the positions of the documents to be added.
-    pub fn set_near_clusters(&mut self, uf: crate::near::UnionFind) {
-        self.near_clusters = Some(uf);
-    }
-
     /// Starts an index at `out`, which must not exist.
     pub fn create(out: &Path) -> Result<Self> {
         if out.exists() {
@@ -86,6 +80,9 @@ impl MainWriter {
             .writer_with_num_threads::<TantivyDocument>(writer_threads(), WRITER_MEMORY)
             .at(out)?;
         writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
+        let sigs = crate::near::sig_file::SigWriter::create(
+            &tmp.path().join(crate::near::sig_file::SIG_FILE),
+        )?;
         Ok(MainWriter {
             out: out.to_path_buf(),
             tmp,
@@ -96,7 +93,7 @@ impl MainWriter {
             checksum: Sha1::new(),
             docs: 0,
             pending_bytes: 0,
-            near_clusters: None,
+            sigs,
         })
     }
 
@@ -104,13 +101,9 @@ impl MainWriter {
     pub fn add(&mut self, row: &SegmentRow, anchors: &[String], boost: f64) -> Result<()> {
         self.checksum.update(row.key.as_bytes());
         self.checksum.update(b"\n");
-        let mut doc = document(&self.fields, row, self.docs, anchors, boost);
-        if let (Some(uf), Some(f)) = (self.near_clusters.as_mut(), self.fields.near_cluster) {
-            // The clusters were made for exactly the documents added (build_index).
-            if let Some(seq) = u32::try_from(self.docs).ok().filter(|s| *s < uf.len()) {
-                doc.add_u64(f, u64::from(uf.find(seq)));
-            }
-        }
+        let doc = document(&self.fields, row, self.docs, anchors, boost);
+        self.sigs
+            .push(&crate::near::Signature::of(&row.text, row.title.as_deref()))?;
         self.writer.add_document(doc).map_err(|e| self.failed(e))?;
         self.docs += 1;
         // tantivy queues up to 10,000 documents for its indexing threads whatever
@@ -155,6 +148,7 @@ impl MainWriter {
             shard: shard.map(|s| s.to_string()),
         };
         let info = PindexInfo::Main(info);
+        self.sigs.finish()?;
         write_info(self.tmp.path(), &info)?;
         let PindexInfo::Main(info) = info else {
             unreachable!("written as main")

@@ -1,21 +1,23 @@
-//! Near-duplicate versions (issue 20): the text fingerprint ([`simhash`]) and the
-//! clustering of fingerprints that differ in at most `k` bits ([`clusters`]).
+//! Near-duplicate versions: the signature of a version's text ([`minhash`], issue 43),
+//! stored by document in an index's `near.sig` ([`sig_file`]), and the clustering of
+//! versions around the first of each cluster ([`leaders`]).
 //!
-//! The commands that read the fingerprints of a search directory, `warcdex near-dups` and
+//! `simhash` is the 64-bit fingerprint of issue 20, still written to segments and
+//! indexes for the tables that export it; near-duplicates are judged by the signature.
+//!
+//! The commands that read the signatures of a search directory, `warcdex near-dups` and
 //! `warcdex history`, are in `src/search/` (`near_dups.rs`, `history.rs`).
 
 pub mod clusters;
+pub mod leaders;
+pub mod minhash;
+pub mod sig_file;
 pub mod simhash;
+pub mod words;
 
-pub use clusters::{ClusterCounts, PrintSorter, UnionFind};
-
-/// The default largest distance, in bits, of two near-duplicates: measured on the
-/// labelled set of `scripts/near-dups-eval.py` (`docs/near-duplicates.md`).
-pub const DEFAULT_K: u32 = 3;
-
-/// The largest `k` accepted: past it the blocks are so narrow that every group of the
-/// band method holds a large share of the collection.
-pub const MAX_K: u32 = 12;
+pub use clusters::{ClusterCounts, UnionFind};
+pub use leaders::LeaderClusters;
+pub use minhash::{Signature, DEFAULT_THRESHOLD};
 
 /// The default `--min-size`: documents with fewer words are not clustered.
 pub const DEFAULT_MIN_WORDS: u32 = 20;

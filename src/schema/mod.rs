@@ -59,15 +59,12 @@ pub struct Fields {
     /// The stemmed text, one field per language of [`analysis::STEMMED_LANGUAGES`] (in
     /// its order): a document's text is in the field of its language.
     pub stems: [Option<Field>; STEMS],
-    /// The near-duplicate fingerprint (`crate::near::simhash`, its 64 bits as i64; fast,
-    /// stored): what `near-dups`, `history` and search's collapsing compare.
+    /// The 64-bit SimHash of issue 20 (`crate::near::simhash`, as i64; fast, stored), kept
+    /// for the tables that export it: near-duplicates are judged by the signatures of
+    /// the index's `near.sig` (`crate::near::sig_file`).
     pub simhash: Option<Field>,
-    /// The words the fingerprint was made from (fast, stored): `near-dups --min-size`.
+    /// The words of the text (fast, stored).
     pub simhash_words: Option<Field>,
-    /// The document's cluster of near-duplicates in this index (fast, stored): the `seq`
-    /// of the cluster's first document, its own when it has no near-duplicate here.
-    /// Written by `index` (not by `merge` or `index --graph`, which leave it out).
-    pub near_cluster: Option<Field>,
 }
 
 /// The number of stemmed fields.
@@ -120,7 +117,6 @@ pub fn schema() -> (Schema, Fields) {
         }),
         simhash: Some(b.add_i64_field("simhash", FAST | STORED)),
         simhash_words: Some(b.add_u64_field("simhash_words", FAST | STORED)),
-        near_cluster: Some(b.add_u64_field("near_cluster", FAST | STORED)),
     };
     (b.build(), f)
 }

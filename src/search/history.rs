@@ -39,6 +39,18 @@ impl Change {
         }
     }
 
+    /// The change between two versions' signatures: the same text, a near-duplicate, or
+    /// a rewrite.
+    pub fn between(a: &crate::near::Signature, b: &crate::near::Signature) -> Change {
+        if a.text == b.text {
+            Change::Same
+        } else if a.is_near(b, crate::near::DEFAULT_THRESHOLD) {
+            Change::Minor
+        } else {
+            Change::Major
+        }
+    }
+
     /// The change from a version to the next: `distance` bits apart, near-duplicates up
     /// to `k`; `judged` is false when either has fewer words than the minimum.
     pub fn of(distance: u32, k: u32, judged: bool) -> Change {

@@ -190,19 +190,16 @@ fn url_history(
     rows.sort();
     rows.truncate(HISTORY_CAP as usize);
     let mut out: Vec<VersionChange> = Vec::with_capacity(rows.len());
-    let mut before: Option<Option<u64>> = None;
+    let mut before: Option<Option<crate::near::Signature>> = None;
     for ((date, digest), (s, d)) in rows {
-        let print = sets[s].near.as_ref().and_then(|n| n.judged(d));
-        let (distance, change) = match before {
+        let print = sets[s]
+            .near
+            .as_ref()
+            .and_then(|n| n.judged(d).ok().flatten());
+        let (distance, change) = match &before {
             None => (None, super::history::Change::First),
-            Some(prev) => match (prev, print) {
-                (Some(a), Some(b)) => {
-                    let dist = crate::near::simhash::distance(a, b);
-                    (
-                        Some(dist),
-                        super::history::Change::of(dist, crate::near::DEFAULT_K, true),
-                    )
-                }
+            Some(prev) => match (prev, &print) {
+                (Some(a), Some(b)) => (None, super::history::Change::between(a, b)),
                 _ => (None, super::history::Change::Unknown),
             },
         };

@@ -3,26 +3,27 @@
 //!
 //! Within a set, the versions of one URL are consecutive DocIds (the index is in (URL key,
 //! digest) order, src/index/versions.rs), so each set's [`NearTable`], built when the set
-//! is opened, joins the versions of each URL whose fingerprints (`crate::near::simhash`) are at
-//! most [`crate::near::DEFAULT_K`] bits apart, transitively, and names each group by its
-//! first DocId. The collector (`collect.rs`) keeps one candidate per group: the group's best
-//! score, shown as its newest matching version. Across sets (batches of a collection) and,
-//! with `collapse=near`, across URLs (mirrors), `select.rs::select` folds candidates into a
-//! kept hit whose fingerprint is as near, and `unwalked.rs` the versions of a hit's URL
-//! that rank below where the walk stopped.
+//! is opened, groups the versions of each URL around the first of each group: a version
+//! joins the group of the first earlier version it is a near-duplicate of
+//! ([`crate::near::Signature::is_near`]) that leads a group, as `near-dups` clusters
+//! (`crate::near::leaders`), so no chain of small changes joins a rewritten page to its
+//! first version. Each group is named by its first DocId. The collector (`collect.rs`)
+//! keeps one candidate per group: the group's best score, shown as its newest matching
+//! version. Across sets (batches of a collection) and, with `collapse=near`, across URLs
+//! (mirrors), `select.rs::select` folds candidates into a kept hit that is as near, and
+//! `unwalked.rs` the versions of a hit's URL that rank below where the walk stopped.
 
 use std::sync::Arc;
 
-use tantivy::columnar::{Column, StrColumn};
+use tantivy::columnar::StrColumn;
 use tantivy::DocId;
 
-use crate::near::{UnionFind, DEFAULT_K, DEFAULT_MIN_WORDS};
+use crate::near::sig_file::SigFile;
+use crate::near::{Signature, DEFAULT_MIN_WORDS, DEFAULT_THRESHOLD};
 
-/// Versions of one URL compared pairwise up to this many; past it, each version is
-/// compared with the 256 before it only (a URL captured daily for years), which still
-/// joins a run of near-identical captures.
-const ALL_PAIRS_UP_TO: usize = 2048;
-const WINDOW: usize = 256;
+/// The group leaders of one URL a version is compared with, at most: the first and
+/// the latest (a URL captured daily for years, its text changing every week).
+const LEADERS_COMPARED: usize = 256;
 
 /// Each document's group of near-identical versions of its URL.
 pub(crate) struct NearTable {
@@ -35,25 +36,21 @@ pub(crate) struct NearTable {
     /// server's cycles under load (issue 22). Indexed by DocId, the lookups follow the
     /// collector's ascending DocIds through memory, for 4 bytes a document.
     last_of: Vec<u32>,
-    /// The fingerprints and their word counts.
-    hash: Column<i64>,
-    words: Column<u64>,
+    /// The signatures, read by position.
+    sigs: SigFile,
 }
 
 impl NearTable {
-    /// Builds the table of a set from main's `urlkey`, `simhash` and `simhash_words`
-    /// columns; `None` for an index without fingerprints.
+    /// Builds the table of a set from main's `urlkey` column and its `near.sig`.
     pub(crate) fn read(
         urlkeys: &StrColumn,
-        hash: Column<i64>,
-        words: Column<u64>,
+        sigs: SigFile,
         docs: u32,
-    ) -> Arc<NearTable> {
+    ) -> std::io::Result<Arc<NearTable>> {
         let mut t = NearTable {
             group_of: (0..docs).collect(),
             last_of: (0..docs).collect(),
-            hash,
-            words,
+            sigs,
         };
         let mut start = 0u32;
         let mut start_ord = urlkeys.term_ords(0).next();
@@ -65,49 +62,42 @@ impl NearTable {
             };
             if doc == docs || ord != start_ord {
                 if doc - start > 1 {
-                    t.group_run(start, doc);
+                    t.group_run(start, doc)?;
                 }
                 start = doc;
                 start_ord = ord;
             }
         }
-        Arc::new(t)
+        Ok(Arc::new(t))
     }
 
-    /// Joins the near-identical versions of the run `from..to` (one URL).
-    fn group_run(&mut self, from: u32, to: u32) {
-        let n = (to - from) as usize;
-        let prints: Vec<Option<u64>> = (from..to).map(|d| self.judged(d)).collect();
-        // The union-find of near-dups: its root is the smallest index, the group's first
-        // DocId.
-        let mut uf = UnionFind::new(n as u32);
-        for j in 1..n {
-            let Some(b) = prints[j] else { continue };
-            let lo = if n <= ALL_PAIRS_UP_TO {
-                0
-            } else {
-                j.saturating_sub(WINDOW)
-            };
-            for (i, a) in prints.iter().enumerate().take(j).skip(lo) {
-                if a.is_some_and(|a| crate::near::simhash::distance(a, b) <= DEFAULT_K) {
-                    uf.union(i as u32, j as u32);
+    /// Groups the versions of the run `from..to` (one URL) around their leaders.
+    fn group_run(&mut self, from: u32, to: u32) -> std::io::Result<()> {
+        let mut leaders: Vec<(u32, Signature)> = Vec::new();
+        for d in from..to {
+            let Some(sig) = self.judged(d)? else { continue };
+            let n = leaders.len();
+            let recent = n.saturating_sub(LEADERS_COMPARED - 1).max(1).min(n);
+            let found = leaders
+                .iter()
+                .take(1)
+                .chain(leaders.iter().skip(recent))
+                .find(|(_, l)| l.is_near(&sig, DEFAULT_THRESHOLD))
+                .map(|(g, _)| *g);
+            match found {
+                Some(g) => {
+                    self.group_of[d as usize] = g;
+                    self.last_of[g as usize] = d;
                 }
+                None => leaders.push((d, sig)),
             }
         }
-        for i in 0..n as u32 {
-            let root = uf.find(i);
-            let (g, d) = (from + root, from + i);
-            self.group_of[d as usize] = g;
-            if root != i {
-                self.last_of[g as usize] = d;
-            }
-        }
+        Ok(())
     }
 
-    /// The fingerprint of `doc` when it has enough words to be judged.
-    pub(crate) fn judged(&self, doc: DocId) -> Option<u64> {
-        let words = self.words.first(doc).unwrap_or(0);
-        (words >= u64::from(DEFAULT_MIN_WORDS)).then(|| self.hash.first(doc).unwrap_or(0) as u64)
+    /// The signature of `doc` when it has enough words to be judged.
+    pub(crate) fn judged(&self, doc: DocId) -> std::io::Result<Option<Signature>> {
+        Ok(self.sigs.get(doc)?.filter(|s| s.words >= DEFAULT_MIN_WORDS))
     }
 
     /// The first DocId of `doc`'s group.

@@ -1,12 +1,13 @@
-//! `warcdex near-dups` (issue 20): clusters of versions whose text fingerprints
-//! (`crate::near::simhash`) differ in at most `k` bits. `warcdex history` (`history.rs`)
-//! shows how far each version of a URL is from the one before.
+//! `warcdex near-dups` (issues 20 and 43): clusters of near-duplicate versions, each
+//! version near the first of its cluster (`crate::near::leaders`). `warcdex history`
+//! (`history.rs`) shows how each version of a URL differs from the one before.
 //!
-//! Both read the fingerprints from main's `simhash` and `simhash_words` fast columns of
-//! every set of a search directory (a collection or `index`'s output), through the same
-//! [`SearchIndex`] the search opens, so the dates are those a search shows. Clustering is
-//! `crate::near::clusters`; the listing is written through external sorts, so it holds one
-//! cluster line at a time whatever the clusters' sizes.
+//! The signatures come from each set's `near.sig` (`crate::near::sig_file`), for every
+//! set of a search directory (a collection or `index`'s output), opened through the same
+//! [`SearchIndex`] the search opens, so the dates are those a search shows. Versions are
+//! clustered in the order of their first capture, then digest and URL: the same clusters
+//! however the collection is cut into sets or shards. The listing is written through
+//! external sorts, so it holds one cluster line at a time whatever the clusters' sizes.
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -15,8 +16,9 @@ use tantivy::columnar::{Column, StrColumn};
 use warcdex_cdx::{ExternalSorter, SortOptions};
 
 use super::{OpenSet, SearchIndex};
-use crate::near::clusters::{self, ClusterCounts, UnionFind};
-use crate::near::{DEFAULT_K, DEFAULT_MIN_WORDS};
+use crate::near::clusters::{ClusterCounts, UnionFind};
+use crate::near::sig_file::SigFile;
+use crate::near::{LeaderClusters, DEFAULT_MIN_WORDS, DEFAULT_THRESHOLD};
 
 /// What went wrong finding near-duplicates.
 #[derive(Debug, thiserror::Error)]
@@ -32,10 +34,11 @@ pub enum NearError {
         /// What tantivy said.
         source: tantivy::TantivyError,
     },
-    /// An index built before fingerprints were stored.
+    /// An index built before signatures were stored.
     #[error(
-        "{}: this index has no near-duplicate fingerprints (built before warcdex stored \
-         them): rebuild it with `warcdex index`",
+        "{}: this index has no near-duplicate signatures (built before they were \
+         stored in near.sig): rebuild it with `warcdex index`, or a collection's \
+         sets with `warcdex update --compact`",
         .0.display()
     )]
     NoFingerprints(PathBuf),
@@ -50,8 +53,8 @@ pub enum NearError {
 /// How `near-dups` clusters.
 #[derive(Debug, Clone)]
 pub struct NearOptions {
-    /// The largest number of differing bits of two near-duplicates.
-    pub k: u32,
+    /// The least estimated resemblance (0 to 1) of a version to its cluster's first.
+    pub threshold: f64,
     /// Documents with fewer words are left out (too short to judge).
     pub min_words: u32,
     /// Memory for the sorts, in bytes.
@@ -63,7 +66,7 @@ pub struct NearOptions {
 impl Default for NearOptions {
     fn default() -> Self {
         NearOptions {
-            k: DEFAULT_K,
+            threshold: DEFAULT_THRESHOLD,
             min_words: DEFAULT_MIN_WORDS,
             memory: 256 << 20,
             tmp_dir: None,
@@ -208,28 +211,72 @@ pub fn near_dups(
         unique: false,
     };
     let mut uf = UnionFind::new(total);
+    let mut leaders = LeaderClusters::new(&sort, opts.threshold)?;
     let bar = crate::progress::count_bar(u64::from(total), "near-dups", "versions");
-    let too_short = std::cell::Cell::new(0u64);
-    let prints = sets
-        .iter()
-        .zip(&columns)
-        .zip(&bases)
-        .flat_map(|((set, cols), base)| {
-            let docs = if cols.is_some() { set.docs } else { 0 };
-            let (bar, too_short) = (&bar, &too_short);
-            (0..docs).filter_map(move |doc| {
+    for ((set, cols), base) in sets.iter().zip(&columns).zip(&bases) {
+        let Some(cols) = cols else { continue };
+        let sigs = SigFile::open(&set.main_dir)?
+            .ok_or_else(|| NearError::NoFingerprints(set.main_dir.clone()))?;
+        // Each version's place in the order of first captures needs its URL and
+        // digest: the keys are read in the order of the dictionary.
+        let mut by_ord: Vec<(u64, u32)> = Vec::with_capacity(set.docs as usize);
+        for doc in 0..set.docs {
+            if let Some(ord) = cols.key.term_ords(doc).next() {
+                by_ord.push((ord, doc));
+            }
+        }
+        by_ord.sort_unstable();
+        let ords: Vec<u64> = by_ord.iter().map(|m| m.0).collect();
+        let mut next = 0usize;
+        let mut failed: Option<io::Error> = None;
+        let mut order = Vec::new();
+        let found = cols
+            .key
+            .dictionary()
+            .sorted_ords_to_term_cb(&ords, |bytes| {
+                let doc = by_ord[next].1;
+                next += 1;
                 bar.inc(1);
-                let (hash, words) = cols.as_ref()?.print(doc);
-                if words < opts.min_words {
-                    too_short.set(too_short.get() + 1);
-                    return None;
+                if failed.is_some() {
+                    return;
                 }
-                Some((hash, *base as u32 + doc))
+                let sig = match sigs.get(doc) {
+                    Ok(Some(sig)) => sig,
+                    Ok(None) => {
+                        failed = Some(damaged(&set.main_dir, "near.sig"));
+                        return;
+                    }
+                    Err(e) => {
+                        failed = Some(e);
+                        return;
+                    }
+                };
+                if sig.words < opts.min_words {
+                    report.too_short += 1;
+                    return;
+                }
+                let key = String::from_utf8_lossy(bytes);
+                let (url, digest) = split_key(&key);
+                order.clear();
+                order.extend_from_slice(first_date14(set.dates.of(doc)).as_bytes());
+                order.push(1);
+                order.extend_from_slice(digest.as_bytes());
+                order.push(1);
+                order.extend_from_slice(url.as_bytes());
+                if let Err(e) = leaders.push(*base as u32 + doc, &order, &sig) {
+                    failed = Some(e);
+                }
             })
-        });
-    report.counts = clusters::cluster(prints, opts.k, &sort, &mut uf)?;
+            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", set.main_dir.display())))?;
+        if let Some(e) = failed {
+            return Err(e.into());
+        }
+        if !found || next != by_ord.len() {
+            return Err(damaged(&set.main_dir, "key").into());
+        }
+    }
+    report.counts = leaders.cluster(&mut uf)?;
     bar.finish_and_clear();
-    report.too_short = too_short.get();
     // The listing's two sorts overlap while the first is read back: half the budget each.
     let sort = SortOptions {
         memory: (sort.memory / 2).max(1 << 20),

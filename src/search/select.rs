@@ -56,20 +56,21 @@ pub(crate) struct Folded {
     pub mirrors: Vec<(usize, DocId)>,
 }
 
-/// A candidate's fingerprint and URL key rank (`url_table.rs`).
-pub(crate) type NearKey = (u64, u32);
+/// A candidate's near-duplicate signature and URL key rank (`url_table.rs`).
+pub(crate) type NearKey = (crate::near::Signature, u32);
 
-/// The fingerprint and URL key rank of a candidate, when its set has fingerprints and it
-/// has enough words to be judged.
+/// The signature and URL key rank of a candidate, when its set has signatures and it
+/// has enough words to be judged. A signature that cannot be read (a damaged
+/// `near.sig`) leaves the candidate unfolded: shown on its own, never lost.
 pub(super) fn near_key(sets: &[OpenSet], c: Candidate) -> Option<NearKey> {
     let s = &sets[c.0];
-    let hash = s.near.as_ref()?.judged(c.1)?;
-    Some((hash, s.urls.rank(c.1)))
+    let sig = s.near.as_ref()?.judged(c.1).ok()??;
+    Some((sig, s.urls.rank(c.1)))
 }
 
 /// The kept candidate `c` folds into, if any: a version of the same URL in another set
 /// (unless versions are shown), or with `collapse_urls` a page of another URL, whose
-/// fingerprint is at most [`crate::near::DEFAULT_K`] bits from `c`'s.
+/// signature is near `c`'s ([`crate::near::Signature::is_near`]).
 pub(super) fn fold_into(
     near: NearDisplay,
     keys: &[Option<NearKey>],
@@ -77,10 +78,10 @@ pub(super) fn fold_into(
     c: Candidate,
     key: &Option<NearKey>,
 ) -> Option<(usize, bool)> {
-    let (hash, url) = key.as_ref()?;
+    let (sig, url) = key.as_ref()?;
     keys.iter().enumerate().find_map(|(j, k)| {
-        let (h, u) = k.as_ref()?;
-        if crate::near::simhash::distance(*h, *hash) > crate::near::DEFAULT_K {
+        let (s, u) = k.as_ref()?;
+        if !s.is_near(sig, crate::near::DEFAULT_THRESHOLD) {
             return None;
         }
         // Ranks are over every set's keys: equal ranks, one URL.

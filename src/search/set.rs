@@ -363,7 +363,6 @@ fn fields_of(index: &Index, dir: &Path) -> pindex::Result<Fields> {
         }),
         simhash: optional("simhash"),
         simhash_words: optional("simhash_words"),
-        near_cluster: optional("near_cluster"),
     })
 }
 
@@ -501,16 +500,15 @@ pub(crate) fn open(dir: &Path, released: bool) -> io::Result<OpenSet> {
                 .map(Arc::new);
             let col = |n| ff.str(n).at(&main_dir).map_err(pindex::Error::from);
             let order = col("urlkey")?.zip(col("digest")?);
-            let near = match (&order, fields.simhash, fields.simhash_words) {
-                (Some((urlkeys, _)), Some(_), Some(_)) => {
-                    let hash = ff
-                        .i64("simhash")
-                        .at(&main_dir)
-                        .map_err(pindex::Error::from)?;
-                    let words =
-                        (ff.u64("simhash_words").at(&main_dir)).map_err(pindex::Error::from)?;
-                    Some(super::near::NearTable::read(urlkeys, hash, words, docs))
-                }
+            // An index built before issue 43 has no signatures: its versions are
+            // shown one by one.
+            let sigs =
+                crate::near::sig_file::SigFile::open(&main_dir).map_err(pindex::Error::from)?;
+            let near = match (&order, sigs) {
+                (Some((urlkeys, _)), Some(sigs)) => Some(
+                    super::near::NearTable::read(urlkeys, sigs, docs)
+                        .map_err(pindex::Error::from)?,
+                ),
                 _ => None,
             };
             (order, near, factor)
