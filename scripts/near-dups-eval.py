@@ -24,7 +24,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import near_dups_sets  # noqa: E402
 
-DEFAULT_PAGES = {"real-site": 120, "real-mixed": 120, "synthetic": 150}
+DEFAULT_PAGES = {"real-site": 120, "real-mixed": 120, "synthetic": 150, "synthetic-short": 150}
 
 
 def pairs(n):
@@ -82,37 +82,48 @@ def run(cmd):
                           stderr=subprocess.PIPE).stdout.decode()
 
 
+def clusters_of(args, coll, flags):
+    clusters = {}
+    for line in run([args.bin, "near-dups", coll] + flags).splitlines():
+        c, url, digest, _ = line.split("\t")
+        clusters[(url, digest)] = c
+    return clusters
+
+
 def evaluate(args, kind):
+    """Builds the set and its collection; returns the pages, the versions, the scores
+    and errors with the defaults (or the flags given), and the scores at each
+    threshold of --sweep."""
     n = args.pages or DEFAULT_PAGES[kind]
     warc, versions = near_dups_sets.build(kind, n, args.seed, args.out)
     coll = os.path.join(args.out, "%s-coll" % kind)
     if os.path.isdir(coll):
         shutil.rmtree(coll)
     run([args.bin, "update", coll, warc])
-    lines = run([args.bin, "near-dups", coll] + args.flags)
-    clusters = {}
-    for line in lines.splitlines():
-        c, url, digest, _ = line.split("\t")
-        clusters[(url, digest)] = c
-    return n, len(versions), score(versions, clusters), errors(versions, clusters)
+    clusters = clusters_of(args, coll, args.flags)
+    sweep = [(t, score(versions, clusters_of(args, coll, ["--threshold", t])))
+             for t in args.sweep.split(",") if t]
+    return n, len(versions), score(versions, clusters), errors(versions, clusters), sweep
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--sets", default="real-site,real-mixed,synthetic")
+    ap.add_argument("--sets", default="real-site,real-mixed,synthetic,synthetic-short")
     ap.add_argument("--pages", type=int, default=0, help="pages per set (default: 120, 120, 150)")
     ap.add_argument("--bin", default=os.environ.get("WARCDEX", "target/release/warcdex"))
+    ap.add_argument("--sweep", default="", help="thresholds to score too, comma-separated")
     ap.add_argument("flags", nargs="*", help="flags for near-dups (after --)")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     print("| set (seed %d) | pages | versions | pairs | near pairs | TP | FN | FP | precision | recall | largest cluster |" % a.seed)
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     worst = 1.0
-    notes = []
+    notes, sweeps = [], []
     for kind in a.sets.split(","):
-        pages, nv, s, errs = evaluate(a, kind)
+        pages, nv, s, errs, sweep = evaluate(a, kind)
+        sweeps.append((kind, sweep))
         worst = min(worst, s["precision"], s["recall"])
         print("| %s | %d | %d | %d | %d | %d | %d | %d | %.4f | %.4f | %d |" % (
             kind, pages, nv, s["pairs"], s["near"], s["tp"], s["fn"], s["fp"],
@@ -121,6 +132,11 @@ def main():
     print()
     for n in notes:
         print("- " + n)
+    for kind, sweep in sweeps:
+        for t, s in sweep:
+            print("sweep\t%s\t%d\t%s\t%d\t%d\t%d\t%.4f\t%.4f\t%d" % (
+                kind, a.seed, t, s["tp"], s["fn"], s["fp"], s["precision"], s["recall"],
+                s["largest"]))
     sys.exit(0 if worst >= 0.95 else 3)
 
 

@@ -21,7 +21,8 @@ Kinds of set:
 - `real-site`: pages of one site side by side (Python's library reference, the hard case);
 - `real-mixed`: pages of every documentation site of the bench corpus;
 - `synthetic`: pages drawn from one invented vocabulary (Zipf-distributed words) in one
-  template.
+  template;
+- `synthetic-short`: the same with short pages (60-250 words) that all have one title.
 
 Only the standard library is used.
 """
@@ -197,18 +198,21 @@ class Vocabulary:
                 for _ in range(n)]
 
 
-def synthetic_pages(n, rng):
+def synthetic_pages(n, rng, short=False):
     """`n` pages of one invented site: one template (navigation, header, footer) and
-    paragraphs drawn from one vocabulary."""
+    paragraphs drawn from one vocabulary. `short`: 60-250 words a page, every page with
+    the same title (a site that titles every page with its own name)."""
     vocab = Vocabulary(rng)
+    site_title = " ".join(vocab.draw(rng, 3))
     nav = " ".join('<li><a href="https://docs.example.org/%s.html">%s</a></li>' % (w, w)
                    for w in vocab.draw(rng, 24))
     footer = " ".join(vocab.draw(rng, 30))
     pages = []
     for i in range(n):
-        title = " ".join(vocab.draw(rng, 4))
-        paras = "\n".join("<p>%s.</p>" % " ".join(vocab.draw(rng, rng.randrange(15, 70)))
-                          for _ in range(rng.randrange(6, 24)))
+        title = site_title if short else " ".join(vocab.draw(rng, 4))
+        sizes, count = ((10, 35), (6, 8)) if short else ((15, 70), (6, 24))
+        paras = "\n".join("<p>%s.</p>" % " ".join(vocab.draw(rng, rng.randrange(*sizes)))
+                          for _ in range(rng.randrange(*count)))
         html = ("<!DOCTYPE html><html><head><title>%s</title></head><body>"
                 '<div class="nav"><ul>%s</ul></div><div class="main"><h1>%s</h1>\n%s\n</div>'
                 '<div class="footer">%s</div></body></html>') % (title, nav, title, paras, footer)
@@ -219,8 +223,8 @@ def synthetic_pages(n, rng):
 def build(kind, n, seed, out_dir):
     """Writes `out_dir/KIND.warc.gz` and returns the versions: (url, digest, group, role)."""
     rng = random.Random("%s-%d" % (kind, seed))
-    if kind == "synthetic":
-        bases = synthetic_pages(n, rng)
+    if kind.startswith("synthetic"):
+        bases = synthetic_pages(n, rng, short=kind == "synthetic-short")
     else:
         bases = real_pages(kind, n, rng)
     donors = [words_of(h) for _, h in bases]

@@ -107,13 +107,11 @@ for f in cluster.idx cluster.loc cdx-00000.gz; do
     cmp -s "$one/zipnum/$f" "$spark/zipnum/$f" || fail "zipnum/$f differs from the single-machine build's"
 done
 
-# Documents without their position: the field list's `seq` column is dropped, and
-# `near_cluster` (the position of a cluster's first document, which `index --graph` does
-# not write; ARCHITECTURE.md, "Floor 9: `index/` and `dates/`").
+# Documents without their position: the field list's `seq` column is dropped.
 docs() {
     local cols
     cols=$("$bin" dumpindex -l "$1/main" "$1/dates" | tr '\t' '\n' \
-        | grep -n -x -e seq -e near_cluster | cut -d: -f1 | paste -sd,)
+        | grep -n -x -e seq | cut -d: -f1 | paste -sd,)
     "$bin" dumpindex "$1/main" "$1/dates" | tail -n +2 | cut -f "$cols" --complement
 }
 docs "$one/pindexes/one" | LC_ALL=C sort > "$work/one.docs"
@@ -122,9 +120,15 @@ cut -f 2- "$work/spark.docs" | LC_ALL=C sort > "$work/spark.sorted"
 cmp -s "$work/one.docs" "$work/spark.sorted" \
     || { diff "$work/one.docs" "$work/spark.sorted" | head -5 >&2; fail "documents differ"; }
 [ -s "$work/one.docs" ] || fail "no documents"
+# The same clusters of near-duplicates over the shards as over the one set (issue 43).
+"$bin" near-dups "$one" > "$work/one.near" 2> /dev/null
+"$bin" near-dups "$spark" > "$work/spark.near" 2> /dev/null
+cmp -s "$work/one.near" "$work/spark.near" \
+    || { diff "$work/one.near" "$work/spark.near" | head -5 >&2; fail "near-dups differ"; }
+[ -s "$work/one.near" ] || fail "no near-duplicates"
 # Each URL key in one shard, the one FNV-1a names.
 urlkey_col=$("$bin" dumpindex -l "$one/pindexes/one/main" "$one/pindexes/one/dates" \
-    | tr '\t' '\n' | grep -v -x -e seq -e near_cluster | grep -n '^urlkey$' | cut -d: -f1)
+    | tr '\t' '\n' | grep -v -x -e seq | grep -n '^urlkey$' | cut -d: -f1)
 "$venv/bin/python" - "$work/spark.docs" "$urlkey_col" << 'EOF'
 import sys
 sys.path.insert(0, "spark")
