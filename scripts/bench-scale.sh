@@ -13,6 +13,7 @@
 # peak RSS should not grow with the size.
 #
 # Usage: scripts/bench-scale.sh DATA_DIR [SIZE...]   (default sizes 10000 100000 1000000)
+#   UPDATES=0 leaves out the `update` runs (the pipeline's steps alone, a third of the time).
 #   DATA_DIR keeps the generated collections (DATA_DIR/scale-SIZE, about 14 KB of gzip a
 #   version: 14 GB for a million) for later runs.
 # The pages come from the Debian doc packages of ../shared/bench (see its README.md for the
@@ -67,15 +68,19 @@ for n in "${sizes[@]}"; do
     mkdir -p "$w/s/pindexes" && ln -s "$w/p" "$w/s/pindexes/p"
     warm=("$w"/p/main/*)
     step near-dups "$bin" near-dups "$w/s" -o "$w/near.tsv"
+    versions=$(sed -n 's/.*"documents": *\([0-9]*\).*/\1/p' "$w/p/main/pindex.json")
+    echo "near-dups at $n: $(cut -f1 "$w/near.tsv" | uniq -c | sort -rn | head -1 | awk '{print "largest cluster " $1}'), $(wc -l < "$w/near.tsv") versions in clusters of $versions" >&2
     rm -rf "$w/seg" "$w/p" "$w/s" "$w"/*.cdx "$w/near.tsv"
     # The same collection kept by `update`, one batch per crawl (default settings).
-    for i in "${!files[@]}"; do
+    [ "${UPDATES:-1}" = 0 ] && files_updated=() || files_updated=("${!files[@]}")
+    for i in "${files_updated[@]}"; do
         warm=("${files[$i]}")
         step "update-$((i + 1))" "$bin" update "$w/coll" "${files[$i]}"
     done
-    versions=$(sed -n 's/.*"new_versions": *\([0-9]*\).*/\1/p' "$w/coll/collection.json" | paste -sd+ | bc)
+    [ -f "$w/coll/collection.json" ] \
+        && versions=$(sed -n 's/.*"new_versions": *\([0-9]*\).*/\1/p' "$w/coll/collection.json" | paste -sd+ | bc)
     steps=(cdx sort-cdx dedup-cdx import index add-dates near-dups)
-    for i in "${!files[@]}"; do steps+=("update-$((i + 1))"); done
+    for i in "${files_updated[@]}"; do steps+=("update-$((i + 1))"); done
     for step in "${steps[@]}"; do
         read -r s rss u sy <<< "${res[$step]}"
         awk -v n="$n" -v v="$versions" -v step="$step" -v s="$s" -v r="$rss" -v c="$(echo "$u + $sy" | bc)" 'BEGIN {

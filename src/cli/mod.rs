@@ -88,16 +88,13 @@ pub enum Command {
     /// A pywb 2.10 config.yaml that replays the collection from `warcdex serve`: captures
     /// found through its /cdx route, records read from its /warcs/ route by byte range.
     PywbConfig(pywb::PywbConfigArgs),
-    /// Clusters of near-duplicate versions (text fingerprints at most K bits apart) as
+    /// Clusters of near-duplicate versions (same title, texts alike at least the
+    /// threshold; every member near its cluster's first version) as
     /// CLUSTER<TAB>URL<TAB>sha1:DIGEST<TAB>FIRST_DATE14 lines.
     NearDups(near::NearDupsArgs),
     /// Every version of a URL with its dates and how much its text changed from the
     /// version before (minor or major).
     History(near::HistoryArgs),
-    /// The fingerprint of every row of a segment, with the features asked (for the
-    /// near-duplicate measurements).
-    #[command(hide = true)]
-    Fingerprints(near::FingerprintsArgs),
     /// Decompress every gzip member and discard the output (the benchmark's lower bound).
     #[command(hide = true)]
     Inflate {

@@ -1,19 +1,14 @@
-//! `warcdex near-dups`, `warcdex history` and the hidden `warcdex fingerprints`: flags,
-//! then the library (`warcdex::search::near_dups`, `warcdex::search::history`,
-//! `warcdex::near`).
+//! `warcdex near-dups` and `warcdex history`: flags, then the library
+//! (`warcdex::search::near_dups`, `warcdex::search::history`).
 
 use std::path::PathBuf;
 
-use anyhow::Context;
-use clap::{Args, ValueEnum};
+use clap::Args;
 
 use warcdex::near;
-use warcdex::near::simhash::{self, Features, Weighting};
 use warcdex::search::history::history;
 use warcdex::search::near_dups::{search_dir_of, NearOptions};
 use warcdex::search::SearchIndex;
-use warcdex::segment::layout::ROWS_FILE;
-use warcdex::segment::rows::read_rows;
 
 use super::{with_output, MemoryFlags};
 
@@ -125,60 +120,6 @@ pub fn history_cmd(a: HistoryArgs) -> anyhow::Result<i32> {
                 v.dates.len(),
                 v.dates.join(",")
             )?;
-        }
-        Ok(())
-    })?;
-    Ok(0)
-}
-
-/// How the hidden `fingerprints` command weighs features.
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum WeightingArg {
-    /// Each distinct shingle once.
-    Set,
-    /// Each occurrence.
-    Count,
-    /// 1 + log2 of the occurrences.
-    Log,
-}
-
-/// `warcdex fingerprints` (hidden): the fingerprint of every row of a segment with the
-/// features asked, for scripts/near-dups-eval.py's measurements.
-#[derive(Debug, Args)]
-pub struct FingerprintsArgs {
-    /// The segment directory.
-    pub segment: PathBuf,
-    /// Words per shingle.
-    #[arg(long, default_value_t = Features::default().shingle)]
-    pub shingle: usize,
-    /// How repeated shingles count.
-    #[arg(long, value_enum, default_value_t = WeightingArg::Set)]
-    pub weighting: WeightingArg,
-    /// The whole text's weight against the main content's, in quarters (0: the main
-    /// content alone; 4: the whole text alone).
-    #[arg(long = "boilerplate", default_value_t = Features::default().boilerplate_quarters,
-          value_parser = clap::value_parser!(u8).range(0..=4))]
-    pub boilerplate: u8,
-}
-
-/// Prints `KEY<TAB>SIMHASH(16 hex)<TAB>WORDS` per row.
-pub fn fingerprints(a: FingerprintsArgs) -> anyhow::Result<i32> {
-    let features = Features {
-        shingle: a.shingle,
-        weighting: match a.weighting {
-            WeightingArg::Set => Weighting::Set,
-            WeightingArg::Count => Weighting::Count,
-            WeightingArg::Log => Weighting::LogCount,
-        },
-        boilerplate_quarters: a.boilerplate,
-    };
-    let rows = read_rows(&a.segment.join(ROWS_FILE))
-        .with_context(|| format!("reading {}", a.segment.display()))?;
-    with_output(None, |out| {
-        for row in rows {
-            let row = row?;
-            let f = simhash::fingerprint_with(&row.text, row.main_text.as_deref(), features);
-            writeln!(out, "{}\t{:016x}\t{}", row.key, f.hash, f.words)?;
         }
         Ok(())
     })?;
