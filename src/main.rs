@@ -52,6 +52,7 @@ fn main() -> ExitCode {
         cli::Command::PywbConfig(a) => cli::pywb::run(a),
         cli::Command::NearDups(a) => cli::near::near_dups(a),
         cli::Command::History(a) => cli::near::history_cmd(a),
+        cli::Command::Diff(a) => cli::near::diff_cmd(a),
         cli::Command::Inflate { file } => inflate(&file),
     };
     match result {

@@ -328,17 +328,71 @@ fn near_dups_lists_one_cluster_and_history_tells_minor_from_major() {
     // The rewrite (a third of the page) is in no cluster.
     assert!(!out.contains("\t20250322060000\n"), "{out}");
 
-    let versions = history(&index, "http://courier.example/", 3, 20).unwrap();
+    let versions = history(&index, "http://courier.example/").unwrap();
     assert_eq!(versions.len(), 21);
     let labels: Vec<&str> = versions.iter().map(|v| v.change.label()).collect();
     assert_eq!(labels[0], "first");
     assert!(
-        labels[1..20]
-            .iter()
-            .all(|l| *l == "same text" || *l == "minor change"),
+        labels[1..20].iter().all(|l| *l == "minor change"),
         "{labels:?}"
     );
     assert_eq!(labels[20], "major change");
-    assert!(versions[20].distance.unwrap() > 3);
+    // A date line's weekday and day: 2 words removed and 2 added of the two texts'.
+    let words = versions[0].words;
+    assert_eq!(versions[1].changed, Some(4.0 / (2 * words) as f64));
+    assert!(
+        versions[20].changed.unwrap() > 0.5,
+        "{:?}",
+        versions[20].changed
+    );
     assert_eq!(versions[20].dates, ["20250322060000"]);
+}
+
+/// `warcdex diff`: the versions nearest two dates, the share of words changed and the
+/// words themselves.
+#[test]
+fn diff_shows_the_words_that_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = daily_front_page(dir.path());
+    let words =
+        warcdex::search::history::history(&index, "http://courier.example/").unwrap()[0].words;
+    drop(index);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_warcdex"))
+        .args(["diff", "-d"])
+        .arg(dir.path())
+        .args(["http://courier.example/", "20250301", "20250302070000"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 4, "{text}");
+    assert!(lines[0].starts_with("old\t20250301060000\tsha1:"), "{text}");
+    assert!(lines[1].starts_with("new\t20250302060000\tsha1:"), "{text}");
+    assert!(lines[0].ends_with(&format!("\t{words} words")), "{text}");
+    let share = 4.0 * 100.0 / (2 * words) as f64;
+    assert_eq!(
+        lines[2],
+        format!("changed\t{share:.1} %\tremoved 2\tadded 2"),
+        "{text}"
+    );
+    assert!(
+        lines[3].starts_with(
+            "[-Monday, 1-] {+Tuesday, 2+} March 2025 Daily Courier front page The harbour"
+        ),
+        "{text}"
+    );
+    assert_eq!(lines[3].matches("[-").count(), 1, "{text}");
+    // A URL with no version: exit 1.
+    let none = std::process::Command::new(env!("CARGO_BIN_EXE_warcdex"))
+        .args(["diff", "-d"])
+        .arg(dir.path())
+        .args(["http://elsewhere.example/", "2025", "2026"])
+        .output()
+        .unwrap();
+    assert_eq!(none.status.code(), Some(1));
 }

@@ -92,9 +92,11 @@ pub enum Command {
     /// threshold; every member near its cluster's first version) as
     /// CLUSTER<TAB>URL<TAB>sha1:DIGEST<TAB>FIRST_DATE14 lines.
     NearDups(near::NearDupsArgs),
-    /// Every version of a URL with its dates and how much its text changed from the
-    /// version before (minor or major).
+    /// Every version of a URL with its dates and the share of its words that changed
+    /// from the version before.
     History(near::HistoryArgs),
+    /// What changed between the versions of a URL nearest two dates, word by word.
+    Diff(near::DiffArgs),
     /// Decompress every gzip member and discard the output (the benchmark's lower bound).
     #[command(hide = true)]
     Inflate {

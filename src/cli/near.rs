@@ -79,13 +79,6 @@ pub struct HistoryArgs {
     /// The search directory (a collection or `index`'s output).
     #[arg(short = 'd', long = "dir", default_value = ".")]
     pub dir: PathBuf,
-    /// Versions at most K bits apart are a minor change.
-    #[arg(short = 'k', default_value_t = 3,
-          value_parser = clap::value_parser!(u32).range(0..=64))]
-    pub k: u32,
-    /// Versions with fewer words are not judged.
-    #[arg(long = "min-size", default_value_t = near::DEFAULT_MIN_WORDS)]
-    pub min_size: u32,
     /// JSON lines instead of tab-separated ones.
     #[arg(long)]
     pub json: bool,
@@ -93,11 +86,12 @@ pub struct HistoryArgs {
     pub url: String,
 }
 
-/// Prints each version of the URL: `FIRST_DATE14<TAB>sha1:DIGEST<TAB>DISTANCE<TAB>CHANGE
-/// <TAB>CAPTURES<TAB>DATES` (dates joined by commas; `-` for the first version's distance).
+/// Prints each version of the URL: `FIRST_DATE14<TAB>sha1:DIGEST<TAB>CHANGED<TAB>CHANGE
+/// <TAB>CAPTURES<TAB>DATES`: the share of words changed from the version before (`-` for
+/// the first), what kind of change, the captures and their dates joined by commas.
 pub fn history_cmd(a: HistoryArgs) -> anyhow::Result<i32> {
     let index = SearchIndex::open_released(&search_dir_of(&a.dir))?;
-    let versions = history(&index, &a.url, a.k, a.min_size)?;
+    let versions = history(&index, &a.url)?;
     if versions.is_empty() {
         eprintln!("history: no version of {} in {}", a.url, a.dir.display());
         return Ok(1);
@@ -114,13 +108,65 @@ pub fn history_cmd(a: HistoryArgs) -> anyhow::Result<i32> {
                 "{}\t{}\t{}\t{}\t{}\t{}",
                 v.dates.first().map_or("-", String::as_str),
                 v.digest,
-                v.distance
-                    .map_or_else(|| "-".to_string(), |d| d.to_string()),
+                v.changed_label(),
                 v.change.label(),
                 v.dates.len(),
                 v.dates.join(",")
             )?;
         }
+        Ok(())
+    })?;
+    Ok(0)
+}
+
+/// `warcdex diff`.
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The search directory (a collection or `index`'s output).
+    #[arg(short = 'd', long = "dir", default_value = ".")]
+    pub dir: PathBuf,
+    /// The URL.
+    pub url: String,
+    /// The older date: 4 to 14 digits (`2025`, `20250301`, `20250301060000`); the
+    /// version with the capture nearest it.
+    pub date1: String,
+    /// The newer date, as DATE1.
+    pub date2: String,
+}
+
+/// Prints the two versions (`old`/`new`, capture date, digest, words), the share of
+/// words changed (`changed`, removed, added), then the text with removed words in
+/// `[-…-]` and added ones in `{+…+}`. Exit 1 when the URL has no version.
+pub fn diff_cmd(a: DiffArgs) -> anyhow::Result<i32> {
+    use warcdex::near::word_diff::{diff_words, percent, word_diff_text};
+    use warcdex::search::history::{nearest_version, pad_date};
+    for d in [&a.date1, &a.date2] {
+        if pad_date(d).is_none() {
+            anyhow::bail!("{d:?} is not a date: give 4 to 14 digits (YYYY[MM[DD[hh[mm[ss]]]]])");
+        }
+    }
+    let index = SearchIndex::open_released(&search_dir_of(&a.dir))?;
+    let versions = history(&index, &a.url)?;
+    let (Some((old, at1)), Some((new, at2))) = (
+        nearest_version(&versions, &a.date1),
+        nearest_version(&versions, &a.date2),
+    ) else {
+        eprintln!("diff: no version of {} in {}", a.url, a.dir.display());
+        return Ok(1);
+    };
+    let diff = diff_words(&old.text, &new.text);
+    with_output(None, |out| {
+        writeln!(out, "old\t{at1}\t{}\t{} words", old.digest, diff.old_words)?;
+        writeln!(out, "new\t{at2}\t{}\t{} words", new.digest, diff.new_words)?;
+        writeln!(
+            out,
+            "changed\t{}\tremoved {}\tadded {}{}",
+            percent(diff.share_changed()),
+            diff.removed,
+            diff.added,
+            if diff.cut { "\t(texts cut)" } else { "" }
+        )?;
+        writeln!(out, "{}", word_diff_text(&diff))?;
         Ok(())
     })?;
     Ok(0)

@@ -13,6 +13,7 @@ pub mod leaders;
 pub mod minhash;
 pub mod sig_file;
 pub mod simhash;
+pub mod word_diff;
 pub mod words;
 
 pub use clusters::{ClusterCounts, UnionFind};

@@ -1,14 +1,16 @@
 //! `warcdex history URL`: every version of a URL, earliest first, with its dates and how
-//! far its text is from the version before (issue 20), so a reader sees when the page
-//! really changed rather than when its bytes did.
+//! much of its text changed from the version before (issues 20 and 43): the share of
+//! words, from a word-level diff of the two indexed texts (`crate::near::word_diff`), so
+//! a reader sees when the page really changed rather than when its bytes did. "Same
+//! text" only where the two texts are equal.
 
 use serde::{Deserialize, Serialize};
-use tantivy::schema::IndexRecordOption;
-use tantivy::{DocSet, Term, TERMINATED};
 use warcdex_cdx::KeyStyle;
 
-use super::near_dups::{split_key, NearError, PrintColumns};
+use super::near_dups::NearError;
 use super::SearchIndex;
+use crate::near::word_diff::{diff_words, percent};
+use crate::near::Signature;
 
 /// How a version's text differs from the version before it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -16,14 +18,14 @@ use super::SearchIndex;
 pub enum Change {
     /// The earliest version.
     First,
-    /// The same fingerprint: the bytes changed (markup, a counter, a date), the words
-    /// did not.
+    /// The same text: the bytes changed (markup, scripts), the words did not.
     Same,
-    /// At most `k` bits apart: a near-duplicate (an ad, a date line, a few words).
+    /// A near-duplicate (same title, texts alike at the near-dups threshold): an ad, a
+    /// date line, a few words.
     Minor,
-    /// More than `k` bits apart: the text was rewritten.
+    /// Not a near-duplicate: the text was rewritten (or the title changed).
     Major,
-    /// One of the two has too few words to judge.
+    /// One of the two has no signature (an index built before they were stored).
     Unknown,
 }
 
@@ -35,13 +37,13 @@ impl Change {
             Change::Same => "same text",
             Change::Minor => "minor change",
             Change::Major => "major change",
-            Change::Unknown => "too short to tell",
+            Change::Unknown => "changed",
         }
     }
 
     /// The change between two versions' signatures: the same text, a near-duplicate, or
     /// a rewrite.
-    pub fn between(a: &crate::near::Signature, b: &crate::near::Signature) -> Change {
+    pub fn between(a: &Signature, b: &Signature) -> Change {
         if a.text == b.text {
             Change::Same
         } else if a.is_near(b, crate::near::DEFAULT_THRESHOLD) {
@@ -50,21 +52,10 @@ impl Change {
             Change::Major
         }
     }
-
-    /// The change from a version to the next: `distance` bits apart, near-duplicates up
-    /// to `k`; `judged` is false when either has fewer words than the minimum.
-    pub fn of(distance: u32, k: u32, judged: bool) -> Change {
-        match (judged, distance) {
-            (false, _) => Change::Unknown,
-            (true, 0) => Change::Same,
-            (true, d) if d <= k => Change::Minor,
-            _ => Change::Major,
-        }
-    }
 }
 
 /// One version of a URL in its history.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Version {
     /// The URL as captured.
     pub url: String,
@@ -72,35 +63,30 @@ pub struct Version {
     pub digest: String,
     /// Every capture date (14 digits), ascending.
     pub dates: Vec<String>,
-    /// Its text fingerprint (hexadecimal in the output).
-    #[serde(serialize_with = "hex64")]
-    pub simhash: u64,
-    /// The words the fingerprint was made from.
-    pub words: u32,
-    /// Bits that differ from the version before; `None` for the first.
-    pub distance: Option<u32>,
-    /// What that distance means.
+    /// The words of its indexed text.
+    pub words: usize,
+    /// The share of words changed from the version before (0 to 1; `None` for the
+    /// first): removed and added words over the words of both.
+    pub changed: Option<f64>,
+    /// What kind of change that is.
     pub change: Change,
+    /// The indexed text (not in the JSON: `warcdex diff` shows it word by word).
+    #[serde(skip)]
+    pub text: String,
 }
 
-fn hex64<S: serde::Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(&format!("{v:016x}"))
+impl Version {
+    /// The share changed as printed (`-` for the first version).
+    pub fn changed_label(&self) -> String {
+        self.changed.map_or_else(|| "-".to_string(), percent)
+    }
 }
 
 /// Every version of `url` in the search directory's sets, in order of first capture
-/// (then digest), each compared with the one before: distances of at most `k` bits are
-/// minor changes; versions with fewer than `min_words` words are not judged.
-pub fn history(
-    index: &SearchIndex,
-    url: &str,
-    k: u32,
-    min_words: u32,
-) -> Result<Vec<Version>, NearError> {
-    let mut found: Vec<(Version, Vec<u64>)> = Vec::new();
+/// (then digest), each compared with the one before.
+pub fn history(index: &SearchIndex, url: &str) -> Result<Vec<Version>, NearError> {
+    let mut found: Vec<(Version, Option<Signature>, u64)> = Vec::new();
     for set in index.live_sets() {
-        let Some(cols) = PrintColumns::open(set)? else {
-            continue;
-        };
         let style = match crate::pindex::info::read_main_info(&set.main_dir) {
             Ok(info) if info.canonicalizer == "url" => KeyStyle::Url,
             _ => KeyStyle::Surt,
@@ -108,60 +94,72 @@ pub fn history(
         let Ok(urlkey) = warcdex_cdx::url_key(url, style) else {
             continue;
         };
-        let at = |source| NearError::Index {
-            dir: set.main_dir.clone(),
-            source,
-        };
-        for seg in set.searcher.segment_readers() {
-            let inverted = seg.inverted_index(set.fields.urlkey).map_err(at)?;
-            let term = Term::from_field_text(set.fields.urlkey, &urlkey);
-            let Some(mut postings) = inverted
-                .read_postings(&term, IndexRecordOption::Basic)
-                .map_err(|e| at(e.into()))?
-            else {
-                continue;
+        for doc in set.docs_of_urlkey(urlkey.as_bytes()) {
+            let t = super::indexed_text::read(set, doc).map_err(|e| NearError::Text {
+                dir: set.main_dir.clone(),
+                source: Box::new(e),
+            })?;
+            let sig = match &set.near {
+                Some(n) => n.judged_any(doc)?,
+                None => None,
             };
-            let mut doc = postings.doc();
-            while doc != TERMINATED {
-                let mut key = String::new();
-                if let Some(ord) = cols.key.term_ords(doc).next() {
-                    cols.key
-                        .ord_to_str(ord, &mut key)
-                        .map_err(|e| at(e.into()))?;
-                }
-                let (u, digest) = split_key(&key);
-                let (simhash, words) = cols.print(doc);
-                let dates = set.dates.of(doc).to_vec();
-                found.push((
-                    Version {
-                        url: u.to_string(),
-                        digest: digest.to_string(),
-                        dates: dates.iter().map(|&d| super::date14(d)).collect(),
-                        simhash,
-                        words,
-                        distance: None,
-                        change: Change::First,
-                    },
-                    dates,
-                ));
-                doc = postings.advance();
-            }
+            let dates = set.dates.of(doc);
+            found.push((
+                Version {
+                    url: t.url,
+                    digest: t.digest,
+                    dates: dates.iter().map(|&d| super::date14(d)).collect(),
+                    words: t.text.split_whitespace().count(),
+                    changed: None,
+                    change: Change::First,
+                    text: t.text,
+                },
+                sig,
+                dates.first().copied().unwrap_or(u64::MAX),
+            ));
         }
     }
     // Versions without a possible capture date go last.
-    found.sort_by(|(a, ad), (b, bd)| {
-        let first = |d: &Vec<u64>| d.first().copied().unwrap_or(u64::MAX);
-        (first(ad), &a.digest).cmp(&(first(bd), &b.digest))
-    });
-    let mut out: Vec<Version> = found.into_iter().map(|(v, _)| v).collect();
-    for i in 1..out.len() {
-        let (prev, cur) = (&out[i - 1], &out[i]);
-        let d = crate::near::simhash::distance(prev.simhash, cur.simhash);
-        let judged = prev.words >= min_words && cur.words >= min_words;
-        out[i].distance = Some(d);
-        out[i].change = Change::of(d, k, judged);
+    found.sort_by(|(a, _, ad), (b, _, bd)| (ad, &a.digest).cmp(&(bd, &b.digest)));
+    for i in 1..found.len() {
+        let (before, rest) = found.split_at_mut(i);
+        let (prev, prev_sig, _) = &before[i - 1];
+        let (cur, cur_sig, _) = &mut rest[0];
+        let diff = diff_words(&prev.text, &cur.text);
+        cur.changed = Some(diff.share_changed());
+        cur.change = match (prev_sig, cur_sig) {
+            _ if prev.text == cur.text => Change::Same,
+            (Some(a), Some(b)) => Change::between(a, b),
+            _ => Change::Unknown,
+        };
     }
-    Ok(out)
+    Ok(found.into_iter().map(|(v, _, _)| v).collect())
+}
+
+/// A date as 14 digits from a prefix of one (`2025`, `202503`, `20250301`…), the parts not
+/// given at their start (January, the 1st, midnight); `None` without a 4-digit year.
+pub fn pad_date(prefix: &str) -> Option<String> {
+    let digits: String = prefix.chars().take(14).collect();
+    if digits.len() < 4 || !digits.chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let start = "00000101000000";
+    Some(format!("{digits}{}", &start[digits.len()..]))
+}
+
+/// The version holding the capture nearest `date` (a prefix of 14 digits), with that
+/// capture's date; `None` for an empty history or a date that is not one.
+pub fn nearest_version<'a>(versions: &'a [Version], date: &str) -> Option<(&'a Version, String)> {
+    let want = crate::reader::date::capture_micros(&pad_date(date)?, i64::MAX)?;
+    versions
+        .iter()
+        .flat_map(|v| v.dates.iter().map(move |d| (v, d)))
+        .filter_map(|(v, d)| {
+            let at = crate::reader::date::capture_micros(d, i64::MAX)?;
+            Some(((at - want).abs(), v, d))
+        })
+        .min_by_key(|(gap, _, d)| (*gap, (*d).clone()))
+        .map(|(_, v, d)| (v, d.clone()))
 }
 
 #[cfg(test)]
@@ -169,10 +167,41 @@ mod tests {
     use super::*;
 
     #[test]
-    fn changes_are_labelled_by_distance() {
-        assert_eq!(Change::of(0, 6, true), Change::Same);
-        assert_eq!(Change::of(6, 6, true), Change::Minor);
-        assert_eq!(Change::of(7, 6, true), Change::Major);
-        assert_eq!(Change::of(0, 6, false), Change::Unknown);
+    fn changes_are_labelled_by_signature() {
+        let words: Vec<String> = (0..300).map(|i| format!("w{i}")).collect();
+        let text = words.join(" ");
+        let a = Signature::of(&text, Some("T"));
+        let mut other = text.clone();
+        other.push_str(" one more");
+        let b = Signature::of(&other, Some("T"));
+        let c = Signature::of(&words[..100].join(" "), Some("T"));
+        assert_eq!(Change::between(&a, &a), Change::Same);
+        assert_eq!(Change::between(&a, &b), Change::Minor);
+        assert_eq!(Change::between(&a, &c), Change::Major);
+    }
+
+    #[test]
+    fn dates_are_padded_and_the_nearest_capture_found() {
+        assert_eq!(pad_date("2025").as_deref(), Some("20250101000000"));
+        assert_eq!(pad_date("20250307").as_deref(), Some("20250307000000"));
+        assert_eq!(pad_date("202"), None);
+        assert_eq!(pad_date("2025x"), None);
+        let v = |digest: &str, dates: &[&str]| Version {
+            url: "http://a/".into(),
+            digest: digest.into(),
+            dates: dates.iter().map(|d| d.to_string()).collect(),
+            words: 0,
+            changed: None,
+            change: Change::First,
+            text: String::new(),
+        };
+        let versions = [
+            v("A", &["20250301060000", "20250302060000"]),
+            v("B", &["20250310060000"]),
+        ];
+        let (got, at) = nearest_version(&versions, "20250303").unwrap();
+        assert_eq!((got.digest.as_str(), at.as_str()), ("A", "20250302060000"));
+        let (got, at) = nearest_version(&versions, "2026").unwrap();
+        assert_eq!((got.digest.as_str(), at.as_str()), ("B", "20250310060000"));
     }
 }

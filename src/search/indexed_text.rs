@@ -46,7 +46,8 @@ impl SearchIndex {
     }
 }
 
-fn read(s: &super::set::OpenSet, doc: DocId) -> Result<IndexedText, SearchError> {
+/// Document `doc` of set `s`'s indexed text.
+pub(crate) fn read(s: &super::set::OpenSet, doc: DocId) -> Result<IndexedText, SearchError> {
     let raw = s.stored_bytes(doc)?;
     let f = s.shown(doc, &raw)?;
     let text = stored_str(&f.text())?.to_string();

@@ -100,6 +100,11 @@ impl NearTable {
         Ok(self.sigs.get(doc)?.filter(|s| s.words >= DEFAULT_MIN_WORDS))
     }
 
+    /// The signature of `doc`, however few its words.
+    pub(crate) fn judged_any(&self, doc: DocId) -> std::io::Result<Option<Signature>> {
+        self.sigs.get(doc)
+    }
+
     /// The first DocId of `doc`'s group.
     pub(crate) fn group_of(&self, doc: DocId) -> u32 {
         self.group_of.get(doc as usize).copied().unwrap_or(doc)

@@ -12,7 +12,7 @@
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use tantivy::columnar::{Column, StrColumn};
+use tantivy::columnar::StrColumn;
 use warcdex_cdx::{ExternalSorter, SortOptions};
 
 use super::{OpenSet, SearchIndex};
@@ -42,6 +42,14 @@ pub enum NearError {
         .0.display()
     )]
     NoFingerprints(PathBuf),
+    /// A version's indexed text could not be read (`history`).
+    #[error("{}: {source}", dir.display())]
+    Text {
+        /// The main index.
+        dir: PathBuf,
+        /// What reading it said.
+        source: Box<super::SearchError>,
+    },
     /// More documents than the clustering numbers.
     #[error(
         "more than {} documents in the sets: near-dups numbers them in 32 bits",
@@ -91,46 +99,28 @@ pub struct NearReport {
     pub largest: u64,
 }
 
-/// The fingerprint columns of one set's main index; `None` for an empty index.
+/// The key column of one set's main index; `None` for an empty index.
 pub(crate) struct PrintColumns {
-    /// The fingerprints.
-    pub hash: Column<i64>,
-    /// The words each was made from.
-    pub words: Column<u64>,
     /// `URL sha1:DIGEST` of each document.
     pub key: StrColumn,
 }
 
 impl PrintColumns {
-    /// Opens the columns of `set`'s main index.
+    /// Opens the column of `set`'s main index.
     pub(crate) fn open(set: &OpenSet) -> Result<Option<PrintColumns>, NearError> {
-        if set.fields.simhash.is_none() || set.fields.simhash_words.is_none() {
-            return Err(NearError::NoFingerprints(set.main_dir.clone()));
-        }
         let Some(seg) = set.searcher.segment_readers().first() else {
             return Ok(None);
         };
         let dir = &set.main_dir;
-        let at = |source| NearError::Index {
-            dir: dir.clone(),
-            source,
-        };
-        let ff = seg.fast_fields();
-        Ok(Some(PrintColumns {
-            hash: ff.i64("simhash").map_err(at)?,
-            words: ff.u64("simhash_words").map_err(at)?,
-            key: ff
-                .str("key")
-                .map_err(at)?
-                .ok_or_else(|| NearError::NoFingerprints(dir.clone()))?,
-        }))
-    }
-
-    /// Document `doc`'s fingerprint and words (0 and 0 when it has none).
-    pub(crate) fn print(&self, doc: u32) -> (u64, u32) {
-        let hash = self.hash.first(doc).unwrap_or(0) as u64;
-        let words = self.words.first(doc).unwrap_or(0);
-        (hash, u32::try_from(words).unwrap_or(u32::MAX))
+        let key = seg
+            .fast_fields()
+            .str("key")
+            .map_err(|source| NearError::Index {
+                dir: dir.clone(),
+                source,
+            })?
+            .ok_or_else(|| NearError::NoFingerprints(dir.clone()))?;
+        Ok(Some(PrintColumns { key }))
     }
 }
 
