@@ -154,7 +154,11 @@ pub fn diff_cmd(a: DiffArgs) -> anyhow::Result<i32> {
         eprintln!("diff: no version of {} in {}", a.url, a.dir.display());
         return Ok(1);
     };
-    let diff = diff_words(&old.text, &new.text);
+    let text_of = |v: &warcdex::search::history::Version| -> anyhow::Result<String> {
+        warcdex::search::history::version_text(&index, &v.url, &v.digest)?
+            .ok_or_else(|| anyhow::anyhow!("{} {}: text not found", v.url, v.digest))
+    };
+    let diff = diff_words(&text_of(old)?, &text_of(new)?);
     with_output(None, |out| {
         writeln!(out, "old\t{at1}\t{}\t{} words", old.digest, diff.old_words)?;
         writeln!(out, "new\t{at2}\t{}\t{} words", new.digest, diff.new_words)?;

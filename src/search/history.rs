@@ -70,9 +70,6 @@ pub struct Version {
     pub changed: Option<f64>,
     /// What kind of change that is.
     pub change: Change,
-    /// The indexed text (not in the JSON: `warcdex diff` shows it word by word).
-    #[serde(skip)]
-    pub text: String,
 }
 
 impl Version {
@@ -83,57 +80,98 @@ impl Version {
 }
 
 /// Every version of `url` in the search directory's sets, in order of first capture
-/// (then digest), each compared with the one before.
+/// (then digest), each compared with the one before. The texts are read one at a time,
+/// in that order, and not kept: memory holds two texts whatever the versions.
 pub fn history(index: &SearchIndex, url: &str) -> Result<Vec<Version>, NearError> {
-    let mut found: Vec<(Version, Option<Signature>, u64)> = Vec::new();
-    for set in index.live_sets() {
-        let style = match crate::pindex::info::read_main_info(&set.main_dir) {
-            Ok(info) if info.canonicalizer == "url" => KeyStyle::Url,
-            _ => KeyStyle::Surt,
-        };
-        let Ok(urlkey) = warcdex_cdx::url_key(url, style) else {
+    let sets: Vec<&super::set::OpenSet> = index.live_sets().collect();
+    // (first date, digest, set, DocId): sorted, the order of the history.
+    let mut found: Vec<(u64, Vec<u8>, usize, tantivy::DocId)> = Vec::new();
+    for (i, set) in sets.iter().enumerate() {
+        let Some(urlkey) = urlkey_in(set, url) else {
             continue;
         };
         for doc in set.docs_of_urlkey(urlkey.as_bytes()) {
+            let first = set.dates.of(doc).first().copied().unwrap_or(u64::MAX);
+            found.push((first, set.order_digest(doc), i, doc));
+        }
+    }
+    // Versions without a possible capture date go last.
+    found.sort();
+    let mut out: Vec<Version> = Vec::with_capacity(found.len());
+    let mut before: Option<(String, Option<Signature>)> = None;
+    for (_, _, i, doc) in found {
+        let set = sets[i];
+        let t = super::indexed_text::read(set, doc).map_err(|e| NearError::Text {
+            dir: set.main_dir.clone(),
+            source: Box::new(e),
+        })?;
+        let sig = match &set.near {
+            Some(n) => n.judged_any(doc)?,
+            None => None,
+        };
+        let (changed, change) = match &before {
+            None => (None, Change::First),
+            Some((prev, prev_sig)) => {
+                let share = diff_words(prev, &t.text).share_changed();
+                let change = match (prev_sig, &sig) {
+                    _ if *prev == t.text => Change::Same,
+                    (Some(a), Some(b)) => Change::between(a, b),
+                    _ => Change::Unknown,
+                };
+                (Some(share), change)
+            }
+        };
+        out.push(Version {
+            url: t.url,
+            digest: t.digest,
+            dates: set
+                .dates
+                .of(doc)
+                .iter()
+                .map(|&d| super::date14(d))
+                .collect(),
+            words: t.text.split_whitespace().count(),
+            changed,
+            change,
+        });
+        before = Some((t.text, sig));
+    }
+    Ok(out)
+}
+
+/// `url`'s key in `set` (its canonicalizer's), `None` for a URL that has none.
+fn urlkey_in(set: &super::set::OpenSet, url: &str) -> Option<String> {
+    let style = match crate::pindex::info::read_main_info(&set.main_dir) {
+        Ok(info) if info.canonicalizer == "url" => KeyStyle::Url,
+        _ => KeyStyle::Surt,
+    };
+    warcdex_cdx::url_key(url, style).ok()
+}
+
+/// The indexed text of `url`'s version with `digest`; `None` when no set holds it.
+pub fn version_text(
+    index: &SearchIndex,
+    url: &str,
+    digest: &str,
+) -> Result<Option<String>, NearError> {
+    for set in index.live_sets() {
+        let Some(urlkey) = urlkey_in(set, url) else {
+            continue;
+        };
+        let want = digest.strip_prefix("sha1:").unwrap_or(digest).as_bytes();
+        for doc in set.docs_of_urlkey(urlkey.as_bytes()) {
+            let d = set.order_digest(doc);
+            if d.strip_prefix(b"sha1:").unwrap_or(&d) != want {
+                continue;
+            }
             let t = super::indexed_text::read(set, doc).map_err(|e| NearError::Text {
                 dir: set.main_dir.clone(),
                 source: Box::new(e),
             })?;
-            let sig = match &set.near {
-                Some(n) => n.judged_any(doc)?,
-                None => None,
-            };
-            let dates = set.dates.of(doc);
-            found.push((
-                Version {
-                    url: t.url,
-                    digest: t.digest,
-                    dates: dates.iter().map(|&d| super::date14(d)).collect(),
-                    words: t.text.split_whitespace().count(),
-                    changed: None,
-                    change: Change::First,
-                    text: t.text,
-                },
-                sig,
-                dates.first().copied().unwrap_or(u64::MAX),
-            ));
+            return Ok(Some(t.text));
         }
     }
-    // Versions without a possible capture date go last.
-    found.sort_by(|(a, _, ad), (b, _, bd)| (ad, &a.digest).cmp(&(bd, &b.digest)));
-    for i in 1..found.len() {
-        let (before, rest) = found.split_at_mut(i);
-        let (prev, prev_sig, _) = &before[i - 1];
-        let (cur, cur_sig, _) = &mut rest[0];
-        let diff = diff_words(&prev.text, &cur.text);
-        cur.changed = Some(diff.share_changed());
-        cur.change = match (prev_sig, cur_sig) {
-            _ if prev.text == cur.text => Change::Same,
-            (Some(a), Some(b)) => Change::between(a, b),
-            _ => Change::Unknown,
-        };
-    }
-    Ok(found.into_iter().map(|(v, _, _)| v).collect())
+    Ok(None)
 }
 
 /// A date as 14 digits from a prefix of one (`2025`, `202503`, `20250301`…), the parts not
@@ -193,7 +231,6 @@ mod tests {
             words: 0,
             changed: None,
             change: Change::First,
-            text: String::new(),
         };
         let versions = [
             v("A", &["20250301060000", "20250302060000"]),
