@@ -136,6 +136,7 @@ fn hit(url: &str, score: f32) -> ShardHit {
             near_versions: 1,
             also_at: Vec::new(),
             history: Vec::new(),
+            versions_total: 0,
         },
         urlkey: url.into(),
     }

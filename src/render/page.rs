@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 
 use super::escape::{escape, is_web_url, push_escaped, snippet_html, url_encode};
+use crate::near::word_diff::percent;
 use crate::search::{Hit, SearchResults};
 
 /// What the page was asked for (echoed in the form and the links).
@@ -51,6 +52,9 @@ li.hit h2 a:hover { text-decoration:underline; }
 ul.dates { list-style:none; padding:0; margin:4px 0 0; display:flex; flex-wrap:wrap; gap:4px 6px; font-size:13px; }
 ul.dates li { border:1px solid var(--line); border-radius:4px; padding:1px 6px; }
 ul.dates a { color:var(--link); text-decoration:none; }
+.timeline { font-size:13px; margin:4px 0 0; color:var(--muted); }
+.timeline a { color:var(--link); text-decoration:none; }
+ul.years { list-style:none; padding:0; margin:2px 0 0; }
 nav.pages { display:flex; gap:16px; margin-top:12px; }
 nav.pages a { color:var(--link); }
 .facets { display:flex; flex-wrap:wrap; gap:6px 28px; font-size:13px; margin:6px 0 10px; }
@@ -62,7 +66,7 @@ svg.timeline { display:block; margin:4px 0 10px; }
 svg.timeline rect { fill:#1a4fa0; }
 svg.timeline a:hover rect { fill:#0b2d66; }
 svg.captures { display:block; margin:3px 0 0; }
-svg.captures line { stroke:#1a4fa0; stroke-width:2; }
+svg.captures line, svg.captures path { stroke:#1a4fa0; stroke-width:2; }
 footer { padding:12px 24px; color:var(--muted); font-size:13px; border-top:1px solid var(--line); }
 footer a { color:var(--link); }
 "#;
@@ -160,6 +164,21 @@ fn hit_html(out: &mut String, h: &Hit, req: &PageRequest, query: &str) {
     }
     out.push_str("</div>\n");
     captures_svg(out, &h.dates);
+    if h.dates.len() > CHIPS_UP_TO {
+        timeline_html(out, h);
+    } else {
+        dates_html(out, h);
+    }
+    versions_html(out, h);
+    out.push_str("</li>\n");
+}
+
+/// Past this many captures a hit shows its first and last dates and a timeline by year
+/// and month instead of one link per date (a reader saw 400 of them for one page).
+const CHIPS_UP_TO: usize = 20;
+
+/// Every capture date of the hit, each a link to its capture.
+fn dates_html(out: &mut String, h: &Hit) {
     out.push_str("<ul class=\"dates\">");
     for (i, d) in h.dates.iter().enumerate() {
         let label = human_date(d);
@@ -179,39 +198,137 @@ fn hit_html(out: &mut String, h: &Hit, req: &PageRequest, query: &str) {
         }
     }
     out.push_str("</ul>");
-    versions_html(out, h);
-    out.push_str("</li>\n");
 }
 
-/// The versions of the hit's URL, earliest first, each with how much its text changed
-/// from the one before (issue 20); those this hit stands for in bold.
+/// A date linked to its capture when the hit has replay links.
+fn date_link(out: &mut String, h: &Hit, i: usize, label: &str) {
+    match h.replay.get(i) {
+        Some(r) => {
+            let _ = write!(
+                out,
+                "<a href=\"{}\" title=\"{}\">{}</a>",
+                escape(r),
+                escape(&h.dates[i]),
+                escape(label)
+            );
+        }
+        None => out.push_str(&escape(label)),
+    }
+}
+
+const MONTHS: [&str; 12] = [
+    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+];
+
+/// Many captures: the first and last, then one line per year with the months that have
+/// captures, each a link to the month's first capture with its count, and a link to the
+/// page listing every capture (`/history/URL`). At most 12 links a year.
+fn timeline_html(out: &mut String, h: &Hit) {
+    let (first, last) = (0, h.dates.len() - 1);
+    out.push_str("<div class=\"timeline\">First ");
+    date_link(out, h, first, &human_date(&h.dates[first]));
+    out.push_str(" · last ");
+    date_link(out, h, last, &human_date(&h.dates[last]));
+    if is_web_url(&h.url) {
+        let _ = write!(
+            out,
+            " · <a href=\"{}\">all {} captures, by version</a>",
+            escape(&format!("/history/{}", h.url)),
+            h.dates.len()
+        );
+    }
+    out.push_str("<ul class=\"years\">");
+    // (year, month) → (index of its first date, count): the dates are sorted.
+    let mut i = 0;
+    while i < h.dates.len() {
+        let year = h.dates[i].get(..4).unwrap_or("");
+        let _ = write!(out, "<li><b>{}</b>", escape(year));
+        while i < h.dates.len() && h.dates[i].get(..4).unwrap_or("") == year {
+            let month = h.dates[i].get(4..6).unwrap_or("");
+            let start = i;
+            while i < h.dates.len() && h.dates[i].get(..6) == h.dates[start].get(..6) {
+                i += 1;
+            }
+            let name = month
+                .parse::<usize>()
+                .ok()
+                .and_then(|m| MONTHS.get(m.wrapping_sub(1)))
+                .copied()
+                .unwrap_or("?");
+            out.push(' ');
+            date_link(out, h, start, &format!("{name} ({})", i - start));
+        }
+        out.push_str("</li>");
+    }
+    out.push_str("</ul></div>");
+}
+
+/// The versions of the hit's URL listed at most: the latest, with a link to all.
+const VERSIONS_LISTED: usize = 10;
+
+/// The versions of the hit's URL, earliest first, each a link to its first capture with
+/// how much its text changed from the one before (issue 43: a share of words, estimated
+/// from the signatures; the change links to the diff page, which has the exact words);
+/// those this hit stands for in bold. At most the latest [`VERSIONS_LISTED`], with a
+/// link to the page of all of them.
 fn versions_html(out: &mut String, h: &Hit) {
     if h.history.len() < 2 {
         return;
     }
     out.push_str("<p class=\"help versions\">Versions of this page: ");
-    for (i, v) in h.history.iter().enumerate() {
-        if i > 0 {
+    let skip = h.history.len().saturating_sub(VERSIONS_LISTED);
+    if skip > 0 && is_web_url(&h.url) {
+        let _ = write!(
+            out,
+            "<a href=\"{}\">all {} versions</a> · … ",
+            escape(&format!("/history/{}", h.url)),
+            h.versions_total.max(h.history.len())
+        );
+    }
+    for (i, v) in h.history.iter().enumerate().skip(skip) {
+        if i > skip {
             out.push_str(" · ");
         }
         let date = v
             .first_date
             .get(..10)
             .map_or(String::new(), |_| human_date(&v.first_date));
-        let what = match v.distance {
-            Some(d) if d > 0 => format!("{} ({d} bits)", v.change.label()),
-            _ => v.change.label().to_string(),
-        };
+        let date = date.get(..10).unwrap_or(&date).to_string();
         let (open, close) = if v.in_hit { ("<b>", "</b>") } else { ("", "") };
-        let _ = write!(
-            out,
-            "{open}<span title=\"{} · {} capture{}\">{}: {}</span>{close}",
-            escape(&v.digest),
-            v.captures,
-            if v.captures == 1 { "" } else { "s" },
-            escape(date.get(..10).unwrap_or(&date)),
-            escape(&what)
-        );
+        out.push_str(open);
+        match &v.replay {
+            Some(r) => {
+                let _ = write!(
+                    out,
+                    "<a href=\"{}\" title=\"{} · {} capture{}\">{}</a>",
+                    escape(r),
+                    escape(&v.digest),
+                    v.captures,
+                    if v.captures == 1 { "" } else { "s" },
+                    escape(&date)
+                );
+            }
+            None => out.push_str(&escape(&date)),
+        }
+        let what = match (v.change, v.changed) {
+            (crate::search::history::Change::Same, _) | (_, None) => v.change.label().to_string(),
+            (_, Some(share)) => format!("{}, ≈ {}", v.change.label(), percent(share)),
+        };
+        let before = i.checked_sub(1).map(|p| &h.history[p].first_date);
+        match before {
+            Some(b) if !b.is_empty() && !v.first_date.is_empty() && is_web_url(&h.url) => {
+                let _ = write!(
+                    out,
+                    ": <a href=\"{}\" title=\"what changed, word by word\">{}</a>",
+                    escape(&format!("/diff/{b}/{}/{}", v.first_date, h.url)),
+                    escape(&what)
+                );
+            }
+            _ => {
+                let _ = write!(out, ": {}", escape(&what));
+            }
+        }
+        out.push_str(close);
     }
     out.push_str("</p>");
 }
@@ -321,7 +438,8 @@ fn timeline_svg(out: &mut String, r: &SearchResults, req: &PageRequest, query: &
     out.push_str("</svg>\n");
 }
 
-/// A hit's capture dates on a line from its first to its last: one tick each.
+/// A hit's capture dates on a line from its first to its last: one tick each, captures
+/// that fall on one pixel sharing it (at most 240 ticks, whatever the captures).
 fn captures_svg(out: &mut String, dates: &[String]) {
     let secs: Vec<i64> = dates
         .iter()
@@ -341,17 +459,23 @@ fn captures_svg(out: &mut String, dates: &[String]) {
         escape(&human_date(&dates[0])),
         escape(&human_date(&dates[dates.len() - 1]))
     );
+    // One path of vertical strokes: a few bytes a tick.
+    let mut drawn: Option<i64> = None;
+    out.push_str("<path d=\"");
     for t in &secs {
         let x = if hi == lo {
             W / 2.0
         } else {
             1.0 + (t - lo) as f64 / span * (W - 2.0)
         };
-        let _ = write!(
-            out,
-            "<line x1=\"{x:.1}\" y1=\"1\" x2=\"{x:.1}\" y2=\"11\"/>"
-        );
+        let pixel = x.round() as i64;
+        if drawn == Some(pixel) {
+            continue;
+        }
+        drawn = Some(pixel);
+        let _ = write!(out, "M{pixel} 1v10");
     }
+    out.push_str("\"/>");
     out.push_str("</svg>\n");
 }
 

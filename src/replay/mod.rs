@@ -13,3 +13,4 @@ pub mod memento;
 pub mod record;
 pub mod rewrite;
 pub mod text_page;
+pub mod versions_page;

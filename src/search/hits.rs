@@ -93,18 +93,26 @@ pub struct Hit {
     /// in name order: those met ranking the hits up to this page (`unwalked.rs`).
     #[serde(default)]
     pub also_at: Vec<String>,
-    /// Every version of this URL (up to [`HISTORY_CAP`]), earliest first, each with how
-    /// far its text is from the one before: when the page really changed (issue 20).
+    /// The versions of this URL (the latest [`HISTORY_CAP`]), earliest first, each with
+    /// how much its text changed from the one before: when the page really changed.
     /// Empty when the URL has one version.
     #[serde(default)]
     pub history: Vec<VersionChange>,
+    /// How many versions the URL has (up to [`RUN_CAP`] a set): `history` holds the
+    /// latest [`HISTORY_CAP`] of them.
+    #[serde(default)]
+    pub versions_total: usize,
 }
 
 /// Versions of a URL listed with a hit, at most.
 pub const HISTORY_CAP: u32 = 100;
 
+/// Versions of a URL counted in a set, at most (their dates are in memory; only the
+/// latest [`HISTORY_CAP`] are read further).
+pub const RUN_CAP: u32 = 10_000;
+
 /// One version of a hit's URL in its history.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct VersionChange {
     /// `sha1:DIGEST`.
     pub digest: String,
@@ -112,8 +120,15 @@ pub struct VersionChange {
     pub first_date: String,
     /// How many captures it has.
     pub captures: usize,
-    /// Bits its fingerprint differs from the version before; `None` for the first.
-    pub distance: Option<u32>,
+    /// The share of words changed from the version before, estimated from the two
+    /// signatures: (1 − r) / (1 + r) of their resemblance r, what replacing that share of
+    /// a text's words in one run gives (0 for the same text; `None` for the first or
+    /// without signatures). The diff page has the exact share.
+    #[serde(default)]
+    pub changed: Option<f64>,
+    /// The capture view of its first capture (`None` without a replay prefix).
+    #[serde(default)]
+    pub replay: Option<String>,
     /// What that distance means.
     pub change: super::history::Change,
     /// Whether this hit shows it (its dates are among the hit's).
@@ -161,7 +176,7 @@ fn url_history(
     folded: Option<&Folded>,
     shown: &[(usize, DocId)],
     known: ((usize, DocId), &str),
-) -> Vec<VersionChange> {
+) -> (Vec<VersionChange>, usize) {
     let mut all: Vec<(usize, DocId)> = Vec::new();
     let starts = std::iter::once((c.0, c.1))
         .chain(folded.map_or(&[][..], |f| &f.versions[..]).iter().copied());
@@ -169,12 +184,20 @@ fn url_history(
         if all.contains(&(s, d)) {
             continue;
         }
-        all.extend(sets[s].url_run(d, HISTORY_CAP).map(|v| (s, v)));
+        all.extend(sets[s].url_run(d, RUN_CAP).map(|v| (s, v)));
     }
-    if all.len() < 2 {
-        return Vec::new();
+    let total = all.len();
+    if total < 2 {
+        return (Vec::new(), total);
     }
     let first = |(s, d): (usize, DocId)| sets[s].dates.of(d).first().copied().unwrap_or(u64::MAX);
+    // The latest versions by first capture (and the one before them, to tell how the
+    // first of them changed): only theirs need digests.
+    let cut = total > HISTORY_CAP as usize;
+    if cut {
+        all.sort_by_key(|&v| (first(v), v));
+        all.drain(..total - HISTORY_CAP as usize - 1);
+    }
     // ((first date, digest), (set, DocId)): sorted, the order of the history.
     type Row = ((u64, Vec<u8>), (usize, DocId));
     let mut rows: Vec<Row> = all
@@ -188,18 +211,25 @@ fn url_history(
         })
         .collect();
     rows.sort();
-    rows.truncate(HISTORY_CAP as usize);
     let mut out: Vec<VersionChange> = Vec::with_capacity(rows.len());
     let mut before: Option<Option<crate::near::Signature>> = None;
     for ((date, digest), (s, d)) in rows {
         let print = sets[s]
             .near
             .as_ref()
-            .and_then(|n| n.judged(d).ok().flatten());
-        let (distance, change) = match &before {
+            .and_then(|n| n.judged_any(d).ok().flatten());
+        let (changed, change) = match &before {
             None => (None, super::history::Change::First),
             Some(prev) => match (prev, &print) {
-                (Some(a), Some(b)) => (None, super::history::Change::between(a, b)),
+                (Some(a), Some(b)) => {
+                    let change = super::history::Change::between(a, b);
+                    let r = a.resemblance(b);
+                    let share = match change {
+                        super::history::Change::Same => 0.0,
+                        _ => ((1.0 - r) / (1.0 + r)).max(0.001),
+                    };
+                    (Some(share), change)
+                }
                 _ => (None, super::history::Change::Unknown),
             },
         };
@@ -212,12 +242,16 @@ fn url_history(
                 date14(date)
             },
             captures: sets[s].dates.of(d).len(),
-            distance,
+            changed,
+            replay: None,
             change,
             in_hit: shown.contains(&(s, d)),
         });
     }
-    out
+    if cut {
+        out.remove(0);
+    }
+    (out, total)
 }
 
 /// Builds the hit shown for a candidate.
@@ -273,10 +307,15 @@ pub(crate) fn build_hit(
     all_dates.sort_unstable();
     all_dates.dedup();
     let dates: Vec<String> = all_dates.into_iter().map(date14).collect();
-    let history = match with_history {
+    let (mut history, versions_total) = match with_history {
         true => url_history(sets, c, folded, &versions, ((set, doc), &stored.digest)),
-        false => Vec::new(),
+        false => (Vec::new(), 0),
     };
+    for v in &mut history {
+        if !v.first_date.is_empty() {
+            v.replay = replay_links(replay_prefix, std::slice::from_ref(&v.first_date), &url).pop();
+        }
+    }
     let mut also_at: Vec<String> = Vec::new();
     for &(ms, md) in folded.map_or(&[][..], |f| &f.mirrors[..]) {
         if let Some(name) = site(sets, ms, md) {
@@ -308,6 +347,7 @@ pub(crate) fn build_hit(
         more_from_site: hidden_sites.contains(&site_name),
         near_versions: versions.len(),
         history,
+        versions_total,
         also_at: also_at.into_iter().filter(|a| *a != site_name).collect(),
         site: site_name,
         url,

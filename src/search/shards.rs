@@ -252,6 +252,7 @@ mod tests {
                 near_versions: 1,
                 also_at: Vec::new(),
                 history: Vec::new(),
+                versions_total: 0,
             },
             urlkey: url.into(),
         }

@@ -23,6 +23,7 @@ pub mod pywb;
 mod range;
 pub mod remote;
 mod streamed;
+mod versions;
 mod warcs;
 mod web;
 
@@ -256,6 +257,8 @@ fn routes(backend: Backend, opts: ServeOptions, shard_routes: bool) -> Router {
         .route("/warcs/{name}", get(warc))
         .route("/web/{*rest}", get(web::web_route))
         .route("/text/{*rest}", get(web::text_route))
+        .route("/history/{*rest}", get(versions::history_route))
+        .route("/diff/{*rest}", get(versions::diff_route))
         .route("/timegate/{*rest}", get(web::timegate_route))
         .route("/timemap/link/{*rest}", get(web::timemap_route))
         .route("/timemap/json/{*rest}", get(web::timemap_route))

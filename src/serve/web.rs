@@ -47,7 +47,7 @@ pub(crate) struct Access {
     pub base: String,
 }
 
-fn refusal(status: StatusCode, msg: impl Into<String>) -> Refusal {
+pub(crate) fn refusal(status: StatusCode, msg: impl Into<String>) -> Refusal {
     (status, msg.into())
 }
 
@@ -86,7 +86,7 @@ fn with_captures<T>(
 }
 
 /// A 500 whose detail (paths) goes to the log, not to the client.
-fn server_error(detail: &str) -> Refusal {
+pub(crate) fn server_error(detail: &str) -> Refusal {
     eprintln!("warcdex serve: {detail}");
     refusal(
         StatusCode::INTERNAL_SERVER_ERROR,
@@ -94,7 +94,7 @@ fn server_error(detail: &str) -> Refusal {
     )
 }
 
-fn not_archived(url: &str) -> Refusal {
+pub(crate) fn not_archived(url: &str) -> Refusal {
     refusal(
         StatusCode::NOT_FOUND,
         format!("{url} is not in this collection"),
@@ -435,18 +435,18 @@ pub(crate) fn base_url(public: Option<&str>, headers: &HeaderMap) -> String {
     }
 }
 
-fn front_refusal() -> axum::response::Response {
+pub(crate) fn front_refusal() -> axum::response::Response {
     super::plain(
         StatusCode::NOT_FOUND,
         "a front server holds no captures: open them on a shard server".into(),
     )
 }
 
-type St = axum::extract::State<Arc<super::AppState>>;
+pub(crate) type St = axum::extract::State<Arc<super::AppState>>;
 
 /// Answers a capture route with `f`, run on the blocking pool and streamed; a front
 /// server has no captures.
-async fn capture_route(
+pub(crate) async fn capture_route(
     state: &super::AppState,
     headers: &HeaderMap,
     f: impl FnOnce(Access, &mut Streamer) -> Result<(), Refusal> + Send + 'static,
@@ -524,6 +524,16 @@ fn text(
             format!("the capture of {} on {} was not indexed (its type has no text, or it was left out at import)", a.url, c.timestamp),
         ));
     };
+    let h = page_headers();
+    out.start(StatusCode::OK, h);
+    let page = crate::replay::text_page::text_page(PREFIX, &a.url, &c.timestamp, &t);
+    out.write_all(page.as_bytes())
+        .map_err(|e| refusal(StatusCode::OK, e.to_string()))
+}
+
+/// The headers of a page the server writes itself (no archived content in it but
+/// escaped text): HTML, not sniffed, no scripts, styles inline.
+pub(crate) fn page_headers() -> HeaderMap {
     let mut h = HeaderMap::new();
     h.insert(
         header::CONTENT_TYPE,
@@ -539,10 +549,7 @@ fn text(
             "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'",
         ),
     );
-    out.start(StatusCode::OK, h);
-    let page = crate::replay::text_page::text_page(PREFIX, &a.url, &c.timestamp, &t);
-    out.write_all(page.as_bytes())
-        .map_err(|e| refusal(StatusCode::OK, e.to_string()))
+    h
 }
 
 /// `GET /text/DATE/URL`.

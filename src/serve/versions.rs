@@ -1,0 +1,101 @@
+//! `/history/URL` and `/diff/DATE1/DATE2/URL` (issue 43): a URL's versions with the share
+//! of words each changed, and what changed between two of them, word by word. The pages
+//! are `replay::versions_page`'s; the versions come from the search index
+//! (`search::history`), so they are the versions a search shows.
+
+use std::io::Write;
+use std::sync::Arc;
+
+use axum::http::{HeaderMap, StatusCode};
+
+use super::streamed::{Refusal, Streamer};
+use super::web::{
+    capture_route, front_refusal, not_archived, page_headers, refusal, rest_of, server_error, St,
+    PREFIX,
+};
+use crate::near::word_diff::diff_words;
+use crate::replay::versions_page::{diff_page, history_page};
+use crate::search::history::{history, nearest_version, pad_date, version_text, Version};
+
+fn versions_of(index: &super::Loaded, url: &str) -> Result<Vec<Version>, Refusal> {
+    let versions = history(&index.index, url).map_err(|e| server_error(&e.to_string()))?;
+    if versions.is_empty() {
+        return Err(not_archived(url));
+    }
+    Ok(versions)
+}
+
+fn write_page(out: &mut Streamer, page: &str) -> Result<(), Refusal> {
+    out.start(StatusCode::OK, page_headers());
+    out.write_all(page.as_bytes())
+        .map_err(|e| refusal(StatusCode::OK, e.to_string()))
+}
+
+/// `/history/URL`.
+fn history_of(index: &super::Loaded, url: &str, out: &mut Streamer) -> Result<(), Refusal> {
+    let versions = versions_of(index, url)?;
+    write_page(out, &history_page(PREFIX, url, &versions))
+}
+
+/// `/diff/DATE1/DATE2/URL`: the versions holding the captures nearest the two dates.
+fn diff_of(index: &super::Loaded, rest: &str, out: &mut Streamer) -> Result<(), Refusal> {
+    let mut parts = rest.splitn(3, '/');
+    let (Some(d1), Some(d2), Some(url)) = (parts.next(), parts.next(), parts.next()) else {
+        return Err(refusal(
+            StatusCode::BAD_REQUEST,
+            "give /diff/DATE1/DATE2/URL",
+        ));
+    };
+    if pad_date(d1).is_none() || pad_date(d2).is_none() {
+        return Err(refusal(
+            StatusCode::BAD_REQUEST,
+            "the dates are 4 to 14 digits (YYYY[MM[DD[hh[mm[ss]]]]])",
+        ));
+    }
+    let versions = versions_of(index, url)?;
+    let (Some(old), Some(new)) = (
+        nearest_version(&versions, d1),
+        nearest_version(&versions, d2),
+    ) else {
+        return Err(not_archived(url));
+    };
+    let text = |v: &Version| -> Result<String, Refusal> {
+        version_text(&index.index, &v.url, &v.digest)
+            .map_err(|e| server_error(&e.to_string()))?
+            .ok_or_else(|| not_archived(url))
+    };
+    let diff = diff_words(&text(old.0)?, &text(new.0)?);
+    let page = diff_page(PREFIX, url, (old.0, &old.1), (new.0, &new.1), &diff);
+    write_page(out, &page)
+}
+
+/// `GET /history/URL`.
+pub(crate) async fn history_route(
+    axum::extract::State(state): St,
+    uri: axum::http::Uri,
+    headers: HeaderMap,
+) -> axum::response::Response {
+    let super::Backend::Local(l) = &state.backend else {
+        return front_refusal();
+    };
+    let loaded: Arc<super::Loaded> = super::current(l, &state.opts).await;
+    let url = rest_of(&uri, "/history/");
+    capture_route(&state, &headers, move |_, out| {
+        history_of(&loaded, &url, out)
+    })
+    .await
+}
+
+/// `GET /diff/DATE1/DATE2/URL`.
+pub(crate) async fn diff_route(
+    axum::extract::State(state): St,
+    uri: axum::http::Uri,
+    headers: HeaderMap,
+) -> axum::response::Response {
+    let super::Backend::Local(l) = &state.backend else {
+        return front_refusal();
+    };
+    let loaded: Arc<super::Loaded> = super::current(l, &state.opts).await;
+    let rest = rest_of(&uri, "/diff/");
+    capture_route(&state, &headers, move |_, out| diff_of(&loaded, &rest, out)).await
+}
