@@ -31,4 +31,5 @@ mod search;
 mod segment_rows;
 mod shards;
 mod update;
+mod versions_pages;
 mod zipnum;
