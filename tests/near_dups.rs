@@ -358,18 +358,19 @@ fn diff_shows_the_words_that_changed() {
     let words =
         warcdex::search::history::history(&index, "http://courier.example/").unwrap()[0].words;
     drop(index);
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_warcdex"))
-        .args(["diff", "-d"])
-        .arg(dir.path())
-        .args(["http://courier.example/", "20250301", "20250302070000"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let diff = |url: &str, d1: &str, d2: &str| {
+        let d = dir.path().as_os_str();
+        crate::util::run_warcdex(&[
+            "diff".as_ref(),
+            "-d".as_ref(),
+            d,
+            url.as_ref(),
+            d1.as_ref(),
+            d2.as_ref(),
+        ])
+    };
+    let (code, text, err) = diff("http://courier.example/", "20250301", "20250302070000");
+    assert_eq!(code, 0, "{err}");
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 4, "{text}");
     assert!(lines[0].starts_with("old\t20250301060000\tsha1:"), "{text}");
@@ -389,13 +390,7 @@ fn diff_shows_the_words_that_changed() {
     );
     assert_eq!(lines[3].matches("[-").count(), 1, "{text}");
     // A URL with no version: exit 1.
-    let none = std::process::Command::new(env!("CARGO_BIN_EXE_warcdex"))
-        .args(["diff", "-d"])
-        .arg(dir.path())
-        .args(["http://elsewhere.example/", "2025", "2026"])
-        .output()
-        .unwrap();
-    assert_eq!(none.status.code(), Some(1));
+    assert_eq!(diff("http://elsewhere.example/", "2025", "2026").0, 1);
 }
 
 /// Issue 43: a page captured 400 times (a visit counter makes each capture a version of

@@ -4,15 +4,11 @@
 //! (`search::history`), so they are the versions a search shows.
 
 use std::io::Write;
-use std::sync::Arc;
 
 use axum::http::{HeaderMap, StatusCode};
 
 use super::streamed::{Refusal, Streamer};
-use super::web::{
-    capture_route, front_refusal, not_archived, page_headers, refusal, rest_of, server_error, St,
-    PREFIX,
-};
+use super::web::{index_route, not_archived, page_headers, refusal, server_error, St, PREFIX};
 use crate::near::word_diff::diff_words;
 use crate::replay::versions_page::{diff_page, history_page};
 use crate::search::history::{history, nearest_version, pad_date, version_text, Version};
@@ -75,13 +71,8 @@ pub(crate) async fn history_route(
     uri: axum::http::Uri,
     headers: HeaderMap,
 ) -> axum::response::Response {
-    let super::Backend::Local(l) = &state.backend else {
-        return front_refusal();
-    };
-    let loaded: Arc<super::Loaded> = super::current(l, &state.opts).await;
-    let url = rest_of(&uri, "/history/");
-    capture_route(&state, &headers, move |_, out| {
-        history_of(&loaded, &url, out)
+    index_route(&state, &uri, &headers, "/history/", |_, index, url, out| {
+        history_of(&index, &url, out)
     })
     .await
 }
@@ -92,10 +83,8 @@ pub(crate) async fn diff_route(
     uri: axum::http::Uri,
     headers: HeaderMap,
 ) -> axum::response::Response {
-    let super::Backend::Local(l) = &state.backend else {
-        return front_refusal();
-    };
-    let loaded: Arc<super::Loaded> = super::current(l, &state.opts).await;
-    let rest = rest_of(&uri, "/diff/");
-    capture_route(&state, &headers, move |_, out| diff_of(&loaded, &rest, out)).await
+    index_route(&state, &uri, &headers, "/diff/", |_, index, rest, out| {
+        diff_of(&index, &rest, out)
+    })
+    .await
 }

@@ -552,16 +552,30 @@ pub(crate) fn page_headers() -> HeaderMap {
     h
 }
 
+/// A route that reads the loaded index: `f` gets the access, the index and the request
+/// path after `route`; refused on a front server, which holds no sets.
+pub(crate) async fn index_route(
+    state: &super::AppState,
+    uri: &axum::http::Uri,
+    headers: &HeaderMap,
+    route: &str,
+    f: impl FnOnce(Access, Arc<super::Loaded>, String, &mut Streamer) -> Result<(), Refusal>
+        + Send
+        + 'static,
+) -> axum::response::Response {
+    let super::Backend::Local(l) = &state.backend else {
+        return front_refusal();
+    };
+    let loaded = super::current(l, &state.opts).await;
+    let rest = rest_of(uri, route);
+    capture_route(state, headers, move |a, out| f(a, loaded, rest, out)).await
+}
+
 /// `GET /text/DATE/URL`.
 pub(crate) async fn text_route(
     axum::extract::State(state): St,
     uri: axum::http::Uri,
     headers: HeaderMap,
 ) -> axum::response::Response {
-    let super::Backend::Local(l) = &state.backend else {
-        return front_refusal();
-    };
-    let loaded = super::current(l, &state.opts).await;
-    let rest = rest_of(&uri, "/text/");
-    capture_route(&state, &headers, move |a, out| text(a, loaded, rest, out)).await
+    index_route(&state, &uri, &headers, "/text/", text).await
 }
