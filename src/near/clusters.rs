@@ -64,8 +64,8 @@ impl UnionFind {
 pub struct ClusterCounts {
     /// Distinct sketches among the versions clustered.
     pub distinct: u64,
-    /// Pairs of sketches compared (they agreed on a band).
+    /// Comparisons of sketches that agreed on a band.
     pub compared: u64,
-    /// Pairs found near.
+    /// Pairs found near (a pair that agrees on several bands, once per band).
     pub near_pairs: u64,
 }

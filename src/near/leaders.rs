@@ -181,6 +181,7 @@ impl LeaderClusters {
             for (r, d, s) in heads.iter().chain(window.iter()) {
                 counts.compared += 1;
                 if s.is_near(&sig, threshold) {
+                    counts.near_pairs += 1;
                     pairs.push(format!("{rank:08x}{r:08x}N{doc:08x}{d:08x}").as_bytes())?;
                 }
             }
@@ -206,13 +207,7 @@ impl LeaderClusters {
             if decided == Some(later) {
                 return Ok(());
             }
-            let joins = match line[16] {
-                b'E' => true,
-                _ => {
-                    counts.near_pairs += 1;
-                    !is_member(&member, earlier)
-                }
-            };
+            let joins = line[16] == b'E' || !is_member(&member, earlier);
             if joins {
                 uf.union(with, doc);
                 member[later as usize / 64] |= 1 << (later % 64);
