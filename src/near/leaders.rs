@@ -39,7 +39,6 @@ pub struct LeaderClusters {
     sigs: File,
     half: SortOptions,
     threshold: f64,
-    docs: u32,
 }
 
 fn damaged() -> io::Error {
@@ -90,7 +89,6 @@ impl LeaderClusters {
             sigs,
             half,
             threshold,
-            docs: 0,
         })
     }
 
@@ -104,7 +102,6 @@ impl LeaderClusters {
         line.extend(order.iter().map(|&b| if b == b'\n' { b' ' } else { b }));
         line.push(0);
         line.extend_from_slice(format!("{:016x}{doc:08x}", sig.sketch_key()).as_bytes());
-        self.docs += 1;
         self.order.push(&line)
     }
 
@@ -115,7 +112,6 @@ impl LeaderClusters {
             sigs,
             half,
             threshold,
-            ..
         } = self;
         let mut counts = ClusterCounts::default();
         // 1. Ranks in the order of versions, and versions with equal sketches together.
@@ -216,16 +212,6 @@ impl LeaderClusters {
             Ok(())
         })?;
         Ok(counts)
-    }
-
-    /// The versions pushed.
-    pub fn len(&self) -> u32 {
-        self.docs
-    }
-
-    /// Whether none were.
-    pub fn is_empty(&self) -> bool {
-        self.docs == 0
     }
 }
 

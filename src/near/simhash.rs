@@ -1,69 +1,23 @@
-//! Text fingerprints for near-duplicate versions (issue 20): a 64-bit SimHash (Charikar,
-//! STOC 2002) over the words of a document's main content.
+//! The 64-bit SimHash of issue 20 (Charikar, STOC 2002), still stored in segments and
+//! indexes (`simhash`, `simhash_words`) for the tables that export it; near-duplicates are
+//! judged by the signatures of `minhash.rs` since issue 43 (docs/near-duplicates.md tells
+//! why).
 //!
-//! The stored fingerprint ([`Features::default`]) takes single words, each occurrence
-//! counting (a word's weight is its frequency), from the whole text at a quarter of the
-//! weight of the main content (`html/main_content.rs`), so boilerplate counts less.
-//! Measured on the labelled set (docs/near-duplicates.md): longer shingles or counting each
-//! distinct feature once spread near variants wider (one changed word in 500 moved 2-word
-//! shingles up to 9 bits, single words counted by frequency at most 3), and at the chosen
-//! `k` this gave the best balance of precision and recall.
-//!
-//! Each feature (a shingle of consecutive words) is hashed to 64 bits with XXH64 (seed 0,
-//! the same on every machine and in the Spark build, which runs this binary); every bit of
-//! the fingerprint is the sign of the sum, over the features, of +1 where the feature's
-//! hash has that bit set and -1 where it has not. Two texts that share most features get
-//! fingerprints a few bits apart; the number of differing bits estimates the angle between
-//! their feature vectors. Which features and weights, and the default distance, were chosen
-//! on the labelled set of `scripts/near-dups-eval.py`: the measurements are in
-//! `docs/near-duplicates.md`.
-//!
-//! Words are runs of letters and digits, lower-cased; a Han, Kana or Hangul character is a
-//! word of its own (those scripts have no spaces). Words made of digits only are left out:
-//! a visit counter, a date line or a price changes them from capture to capture while the
-//! page stays the same (measured in `docs/near-duplicates.md`).
+//! Features are single words (`words.rs`), each occurrence counting, from the whole text
+//! at a quarter of the weight of the main content (`html/main_content.rs`). Each word is
+//! hashed to 64 bits with XXH64 (seed 0, the same on every machine and in the Spark
+//! build, which runs this binary); every bit of the fingerprint is the sign of the
+//! weighted sum, over the words, of +1 where the word's hash has that bit set and -1
+//! where it has not. Integer weights keep the sums exact; a test pins one value.
 
 use twox_hash::XxHash64;
 
 use super::words::for_each_word;
 
-/// How a text is cut into features and how they are weighed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Features {
-    /// Words per shingle (1 = single words).
-    pub shingle: usize,
-    /// How often a feature that occurs several times counts.
-    pub weighting: Weighting,
-    /// The weight, in quarters, of the whole text's features against the main content's:
-    /// 0 takes the main content alone, 4 the whole text alone, 1 gives a shingle of the
-    /// boilerplate (navigation, headers, footers) a quarter of the weight of one of the
-    /// main content (which is in both). Integer weights keep the sums exact, so the
-    /// fingerprint is the same on every machine.
-    pub boilerplate_quarters: u8,
-}
-
-/// How a feature's occurrences count in the sums.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Weighting {
-    /// Once, however often it occurs (the text as a set of shingles).
-    Set,
-    /// Once per occurrence.
-    Count,
-    /// 1 + log2 of the occurrences (rounded down): a word repeated all over a page
-    /// (`Disallow` in a robots.txt) weighs less than its count.
-    LogCount,
-}
-
-impl Default for Features {
-    /// The fingerprint warcdex stores: measured in `docs/near-duplicates.md`.
-    fn default() -> Self {
-        Features {
-            shingle: 1,
-            weighting: Weighting::Count,
-            boilerplate_quarters: 1,
-        }
-    }
-}
+/// The weight, in quarters, of the whole text's words against the main content's: a word
+/// of the boilerplate (navigation, headers, footers) weighs a quarter of one of the main
+/// content (which is in both).
+const WHOLE_TEXT_QUARTERS: i32 = 1;
 
 /// A text's fingerprint and how many words it was made from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -74,45 +28,30 @@ pub struct Fingerprint {
     pub words: u32,
 }
 
-/// The number of bits in which two fingerprints differ (0 to 64).
-pub fn distance(a: u64, b: u64) -> u32 {
-    (a ^ b).count_ones()
-}
-
-/// The text a version's words are counted in, and its main content when it has one with
-/// words in it (the boilerplate, such as navigation, headers and footers, changes from
-/// capture to capture and is shared by the pages of a site, so it is weighed less).
-pub fn source_text<'a>(text: &'a str, main_text: Option<&'a str>) -> (&'a str, Option<&'a str>) {
-    match main_text {
-        Some(main) if main.chars().any(char::is_alphanumeric) && main != text => (text, Some(main)),
-        _ => (text, None),
-    }
-}
-
-/// The fingerprint of a page's text and main content with the stored features
-/// ([`Features::default`]).
+/// The fingerprint of a page's text and main content. `words` counts the whole text's;
+/// the main content counts when it has words of its own and differs from the text.
 pub fn fingerprint(text: &str, main_text: Option<&str>) -> Fingerprint {
-    fingerprint_with(text, main_text, Features::default())
-}
-
-/// The fingerprint of a page's text and main content with the given features. `words`
-/// counts the whole text's.
-pub fn fingerprint_with(text: &str, main_text: Option<&str>, features: Features) -> Fingerprint {
-    let (text, main) = source_text(text, main_text);
-    let mut sums = [0i32; 64];
-    let whole_weight = i32::from(features.boilerplate_quarters.min(4));
-    let (whole_weight, main_weight) = match main {
-        Some(_) => (whole_weight, 4 - whole_weight),
-        None => (4, 0),
+    let main = main_text.filter(|m| m.chars().any(char::is_alphanumeric) && *m != text);
+    let whole_weight = match main {
+        Some(_) => WHOLE_TEXT_QUARTERS,
+        None => 4,
     };
-    let mut words = Vec::new();
-    let count = add_features(text, features, whole_weight, &mut words, &mut sums);
+    let mut tally = BitTally::default();
+    let mut count = 0usize;
+    for_each_word(text, |w| {
+        count += 1;
+        tally.add(XxHash64::oneshot(0, w), whole_weight);
+    });
     if let Some(main) = main {
-        add_features(main, features, main_weight, &mut words, &mut sums);
+        for_each_word(main, |w| {
+            tally.add(XxHash64::oneshot(0, w), 4 - WHOLE_TEXT_QUARTERS)
+        });
     }
     if count == 0 {
         return Fingerprint::default();
     }
+    let mut sums = [0i32; 64];
+    tally.add_into(&mut sums);
     let hash = sums
         .iter()
         .enumerate()
@@ -122,58 +61,6 @@ pub fn fingerprint_with(text: &str, main_text: Option<&str>, features: Features)
         hash,
         words: u32::try_from(count).unwrap_or(u32::MAX),
     }
-}
-
-/// Adds `weight` times each feature of `text` to `sums` (+ where the feature's hash has
-/// the bit, - where not); returns the number of words.
-fn add_features(
-    text: &str,
-    features: Features,
-    weight: i32,
-    words: &mut Vec<u64>,
-    sums: &mut [i32; 64],
-) -> usize {
-    let shingle = features.shingle.max(1);
-    words.clear();
-    for_each_word(text, |w| words.push(XxHash64::oneshot(0, w)));
-    if words.is_empty() || weight == 0 {
-        return words.len();
-    }
-    let mut hashes: Vec<u64> = if words.len() <= shingle {
-        vec![shingle_hash(words)]
-    } else {
-        words.windows(shingle).map(shingle_hash).collect()
-    };
-    let mut weighted: Vec<(u64, i32)> = match features.weighting {
-        Weighting::Count => hashes.into_iter().map(|h| (h, weight)).collect(),
-        Weighting::Set | Weighting::LogCount => {
-            hashes.sort_unstable();
-            let mut out: Vec<(u64, i32)> = Vec::new();
-            for h in hashes {
-                match out.last_mut() {
-                    Some((last, n)) if *last == h => *n += 1,
-                    _ => out.push((h, 1)),
-                }
-            }
-            out
-        }
-    };
-    if features.weighting != Weighting::Count {
-        for (_, n) in &mut weighted {
-            let times = if features.weighting == Weighting::Set {
-                1
-            } else {
-                1 + n.ilog2() as i32
-            };
-            *n = times * weight;
-        }
-    }
-    let mut tally = BitTally::default();
-    for (h, w) in weighted {
-        tally.add(h, w);
-    }
-    tally.add_into(sums);
-    words.len()
 }
 
 /// For each byte value, its eight bits spread one per byte (bit j to byte j), so that
@@ -260,19 +147,6 @@ impl BitTally {
     }
 }
 
-/// One shingle's hash: a single word's hash is its own; longer shingles hash their
-/// words' hashes (little-endian bytes) again, so the order of the words counts.
-fn shingle_hash(words: &[u64]) -> u64 {
-    if let [one] = words {
-        return *one;
-    }
-    let mut bytes = Vec::with_capacity(words.len() * 8);
-    for w in words {
-        bytes.extend_from_slice(&w.to_le_bytes());
-    }
-    XxHash64::oneshot(0, &bytes)
-}
-
 #[cfg(test)]
 mod tests {
 
@@ -312,17 +186,11 @@ mod tests {
     }
 
     #[test]
-    fn distance_counts_differing_bits() {
-        assert_eq!(distance(0, 0), 0);
-        assert_eq!(distance(0b1011, 0b0001), 2);
-        assert_eq!(distance(0, u64::MAX), 64);
-    }
-
-    #[test]
     fn main_content_counts_only_with_words_of_its_own() {
-        assert_eq!(source_text("all", Some("main")), ("all", Some("main")));
-        assert_eq!(source_text("all", Some(" · ")), ("all", None));
-        assert_eq!(source_text("all", Some("all")), ("all", None));
-        assert_eq!(source_text("all", None), ("all", None));
+        let text = "the quick brown fox jumps over the lazy dog";
+        let alone = fingerprint(text, None);
+        assert_eq!(fingerprint(text, Some(" · ")), alone);
+        assert_eq!(fingerprint(text, Some(text)), alone);
+        assert_eq!(fingerprint(text, Some("lazy dog")).words, 9);
     }
 }

@@ -129,7 +129,7 @@ pub struct VersionChange {
     /// The capture view of its first capture (`None` without a replay prefix).
     #[serde(default)]
     pub replay: Option<String>,
-    /// What that distance means.
+    /// What kind of change it is.
     pub change: super::history::Change,
     /// Whether this hit shows it (its dates are among the hit's).
     pub in_hit: bool,
