@@ -138,27 +138,19 @@ pub struct DiffArgs {
 /// words changed (`changed`, removed, added), then the text with removed words in
 /// `[-…-]` and added ones in `{+…+}`. Exit 1 when the URL has no version.
 pub fn diff_cmd(a: DiffArgs) -> anyhow::Result<i32> {
-    use warcdex::near::word_diff::{diff_words, percent, word_diff_text};
-    use warcdex::search::history::{nearest_version, pad_date};
+    use warcdex::near::word_diff::{percent, word_diff_text};
+    use warcdex::search::history::{diff_versions, pad_date};
     for d in [&a.date1, &a.date2] {
         if pad_date(d).is_none() {
             anyhow::bail!("{d:?} is not a date: give 4 to 14 digits (YYYY[MM[DD[hh[mm[ss]]]]])");
         }
     }
     let index = SearchIndex::open_released(&search_dir_of(&a.dir))?;
-    let versions = history(&index, &a.url)?;
-    let (Some((old, at1)), Some((new, at2))) = (
-        nearest_version(&versions, &a.date1),
-        nearest_version(&versions, &a.date2),
-    ) else {
+    let Some(v) = diff_versions(&index, &a.url, &a.date1, &a.date2)? else {
         eprintln!("diff: no version of {} in {}", a.url, a.dir.display());
         return Ok(1);
     };
-    let text_of = |v: &warcdex::search::history::Version| -> anyhow::Result<String> {
-        warcdex::search::history::version_text(&index, &v.url, &v.digest)?
-            .ok_or_else(|| anyhow::anyhow!("{} {}: text not found", v.url, v.digest))
-    };
-    let diff = diff_words(&text_of(old)?, &text_of(new)?);
+    let (diff, (old, at1), (new, at2)) = (&v.diff, &v.old, &v.new);
     with_output(None, |out| {
         writeln!(out, "old\t{at1}\t{}\t{} words", old.digest, diff.old_words)?;
         writeln!(out, "new\t{at2}\t{}\t{} words", new.digest, diff.new_words)?;
@@ -170,7 +162,7 @@ pub fn diff_cmd(a: DiffArgs) -> anyhow::Result<i32> {
             diff.added,
             if diff.cut { "\t(texts cut)" } else { "" }
         )?;
-        writeln!(out, "{}", word_diff_text(&diff))?;
+        writeln!(out, "{}", word_diff_text(diff))?;
         Ok(())
     })?;
     Ok(0)

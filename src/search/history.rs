@@ -155,23 +155,58 @@ pub fn version_text(
     digest: &str,
 ) -> Result<Option<String>, NearError> {
     for set in index.live_sets() {
-        let Some(urlkey) = urlkey_in(set, url) else {
+        let Some(doc) = urlkey_in(set, url)
+            .and_then(|key| super::indexed_text::doc_of_version(set, &key, digest))
+        else {
             continue;
         };
-        let want = digest.strip_prefix("sha1:").unwrap_or(digest).as_bytes();
-        for doc in set.docs_of_urlkey(urlkey.as_bytes()) {
-            let d = set.order_digest(doc);
-            if d.strip_prefix(b"sha1:").unwrap_or(&d) != want {
-                continue;
-            }
-            let t = super::indexed_text::read(set, doc).map_err(|e| NearError::Text {
-                dir: set.main_dir.clone(),
-                source: Box::new(e),
-            })?;
-            return Ok(Some(t.text));
-        }
+        let t = super::indexed_text::read(set, doc).map_err(|e| NearError::Text {
+            dir: set.main_dir.clone(),
+            source: Box::new(e),
+        })?;
+        return Ok(Some(t.text));
     }
     Ok(None)
+}
+
+/// Two versions of a URL, each with the capture date that chose it, and what changed
+/// from the first to the second.
+#[derive(Debug, Clone)]
+pub struct VersionDiff {
+    /// The version holding the capture nearest the first date, and that capture's date.
+    pub old: (Version, String),
+    /// The same for the second date.
+    pub new: (Version, String),
+    /// The word-level difference of their indexed texts.
+    pub diff: crate::near::word_diff::WordDiff,
+}
+
+/// What changed on `url` between the versions holding the captures nearest `date1` and
+/// `date2` (4 to 14 digits); `None` when the URL has no version (or a date is not one).
+pub fn diff_versions(
+    index: &SearchIndex,
+    url: &str,
+    date1: &str,
+    date2: &str,
+) -> Result<Option<VersionDiff>, NearError> {
+    let versions = history(index, url)?;
+    let (Some((old, at1)), Some((new, at2))) = (
+        nearest_version(&versions, date1),
+        nearest_version(&versions, date2),
+    ) else {
+        return Ok(None);
+    };
+    let (Some(a), Some(b)) = (
+        version_text(index, &old.url, &old.digest)?,
+        version_text(index, &new.url, &new.digest)?,
+    ) else {
+        return Ok(None);
+    };
+    Ok(Some(VersionDiff {
+        diff: diff_words(&a, &b),
+        old: (old.clone(), at1),
+        new: (new.clone(), at2),
+    }))
 }
 
 /// A date as 14 digits from a prefix of one (`2025`, `202503`, `20250301`…), the parts not

@@ -32,18 +32,23 @@ impl SearchIndex {
         urlkey: &str,
         digest: &str,
     ) -> Result<Option<IndexedText>, SearchError> {
-        let want = digest.strip_prefix("sha1:").unwrap_or(digest);
         for s in self.live_sets() {
-            for doc in s.docs_of_urlkey(urlkey.as_bytes()) {
-                let d = s.order_digest(doc);
-                if d.strip_prefix(b"sha1:").unwrap_or(&d) != want.as_bytes() {
-                    continue;
-                }
+            if let Some(doc) = doc_of_version(s, urlkey, digest) {
                 return Ok(Some(read(s, doc)?));
             }
         }
         Ok(None)
     }
+}
+
+/// The document of set `s` that is the version of `urlkey` with `digest` (with or
+/// without `sha1:`).
+pub(crate) fn doc_of_version(s: &super::set::OpenSet, urlkey: &str, digest: &str) -> Option<DocId> {
+    let want = digest.strip_prefix("sha1:").unwrap_or(digest).as_bytes();
+    s.docs_of_urlkey(urlkey.as_bytes()).find(|&doc| {
+        let d = s.order_digest(doc);
+        d.strip_prefix(b"sha1:").unwrap_or(&d) == want
+    })
 }
 
 /// Document `doc` of set `s`'s indexed text.

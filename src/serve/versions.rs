@@ -9,9 +9,8 @@ use axum::http::{HeaderMap, StatusCode};
 
 use super::streamed::{Refusal, Streamer};
 use super::web::{index_route, not_archived, page_headers, refusal, server_error, St, PREFIX};
-use crate::near::word_diff::diff_words;
 use crate::replay::versions_page::{diff_page, history_page};
-use crate::search::history::{history, nearest_version, pad_date, version_text, Version};
+use crate::search::history::{diff_versions, history, pad_date, Version};
 
 fn versions_of(index: &super::Loaded, url: &str) -> Result<Vec<Version>, Refusal> {
     let versions = history(&index.index, url).map_err(|e| server_error(&e.to_string()))?;
@@ -48,20 +47,16 @@ fn diff_of(index: &super::Loaded, rest: &str, out: &mut Streamer) -> Result<(), 
             "the dates are 4 to 14 digits (YYYY[MM[DD[hh[mm[ss]]]]])",
         ));
     }
-    let versions = versions_of(index, url)?;
-    let (Some(old), Some(new)) = (
-        nearest_version(&versions, d1),
-        nearest_version(&versions, d2),
-    ) else {
-        return Err(not_archived(url));
-    };
-    let text = |v: &Version| -> Result<String, Refusal> {
-        version_text(&index.index, &v.url, &v.digest)
-            .map_err(|e| server_error(&e.to_string()))?
-            .ok_or_else(|| not_archived(url))
-    };
-    let diff = diff_words(&text(old.0)?, &text(new.0)?);
-    let page = diff_page(PREFIX, url, (old.0, &old.1), (new.0, &new.1), &diff);
+    let v = diff_versions(&index.index, url, d1, d2)
+        .map_err(|e| server_error(&e.to_string()))?
+        .ok_or_else(|| not_archived(url))?;
+    let page = diff_page(
+        PREFIX,
+        url,
+        (&v.old.0, &v.old.1),
+        (&v.new.0, &v.new.1),
+        &v.diff,
+    );
     write_page(out, &page)
 }
 
