@@ -100,14 +100,14 @@ pub struct NearReport {
 }
 
 /// The key column of one set's main index; `None` for an empty index.
-pub(crate) struct PrintColumns {
+pub(crate) struct KeyColumn {
     /// `URL sha1:DIGEST` of each document.
     pub key: StrColumn,
 }
 
-impl PrintColumns {
+impl KeyColumn {
     /// Opens the column of `set`'s main index.
-    pub(crate) fn open(set: &OpenSet) -> Result<Option<PrintColumns>, NearError> {
+    pub(crate) fn open(set: &OpenSet) -> Result<Option<KeyColumn>, NearError> {
         let Some(seg) = set.searcher.segment_readers().first() else {
             return Ok(None);
         };
@@ -120,7 +120,7 @@ impl PrintColumns {
                 source,
             })?
             .ok_or_else(|| NearError::NoFingerprints(dir.clone()))?;
-        Ok(Some(PrintColumns { key }))
+        Ok(Some(KeyColumn { key }))
     }
 }
 
@@ -186,7 +186,7 @@ pub fn near_dups(
     let mut bases = Vec::with_capacity(sets.len());
     let mut total: u64 = 0;
     for set in &sets {
-        columns.push(PrintColumns::open(set)?);
+        columns.push(KeyColumn::open(set)?);
         bases.push(total);
         total += u64::from(set.docs);
     }
@@ -208,62 +208,27 @@ pub fn near_dups(
         let sigs = SigFile::open(&set.main_dir)?
             .ok_or_else(|| NearError::NoFingerprints(set.main_dir.clone()))?;
         // Each version's place in the order of first captures needs its URL and
-        // digest: the keys are read in the order of the dictionary.
-        let mut by_ord: Vec<(u64, u32)> = Vec::with_capacity(set.docs as usize);
-        for doc in 0..set.docs {
-            if let Some(ord) = cols.key.term_ords(doc).next() {
-                by_ord.push((ord, doc));
-            }
-        }
-        by_ord.sort_unstable();
-        let ords: Vec<u64> = by_ord.iter().map(|m| m.0).collect();
-        let mut next = 0usize;
-        let mut failed: Option<io::Error> = None;
+        // digest.
         let mut order = Vec::new();
-        let found = cols
-            .key
-            .dictionary()
-            .sorted_ords_to_term_cb(&ords, |bytes| {
-                let doc = by_ord[next].1;
-                next += 1;
-                bar.inc(1);
-                if failed.is_some() {
-                    return;
-                }
-                let sig = match sigs.get(doc) {
-                    Ok(Some(sig)) => sig,
-                    Ok(None) => {
-                        failed = Some(damaged(&set.main_dir, "near.sig"));
-                        return;
-                    }
-                    Err(e) => {
-                        failed = Some(e);
-                        return;
-                    }
-                };
-                if sig.words < opts.min_words {
-                    report.too_short += 1;
-                    return;
-                }
-                let key = String::from_utf8_lossy(bytes);
-                let (url, digest) = split_key(&key);
-                order.clear();
-                order.extend_from_slice(first_date14(set.dates.of(doc)).as_bytes());
-                order.push(1);
-                order.extend_from_slice(digest.as_bytes());
-                order.push(1);
-                order.extend_from_slice(url.as_bytes());
-                if let Err(e) = leaders.push(*base as u32 + doc, &order, &sig) {
-                    failed = Some(e);
-                }
-            })
-            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", set.main_dir.display())))?;
-        if let Some(e) = failed {
-            return Err(e.into());
-        }
-        if !found || next != by_ord.len() {
-            return Err(damaged(&set.main_dir, "key").into());
-        }
+        keys_in_order(set, &cols.key, 0..set.docs, |doc, bytes| {
+            bar.inc(1);
+            let sig = sigs
+                .get(doc)?
+                .ok_or_else(|| damaged(&set.main_dir, "near.sig"))?;
+            if sig.words < opts.min_words {
+                report.too_short += 1;
+                return Ok(());
+            }
+            let key = String::from_utf8_lossy(bytes);
+            let (url, digest) = split_key(&key);
+            order.clear();
+            order.extend_from_slice(first_date14(set.dates.of(doc)).as_bytes());
+            order.push(1);
+            order.extend_from_slice(digest.as_bytes());
+            order.push(1);
+            order.extend_from_slice(url.as_bytes());
+            leaders.push(*base as u32 + doc, &order, &sig)
+        })?;
     }
     report.counts = leaders.cluster(&mut uf)?;
     bar.finish_and_clear();
@@ -277,44 +242,25 @@ pub fn near_dups(
     let mut by_root = ExternalSorter::new(sort.clone());
     for ((set, cols), base) in sets.iter().zip(&columns).zip(&bases) {
         let Some(cols) = cols else { continue };
-        let mut members: Vec<(u64, u32, u32)> = Vec::new();
-        for doc in 0..set.docs {
-            let root = uf.find(*base as u32 + doc);
-            if uf.size_of_root(root) >= 2 {
-                if let Some(ord) = cols.key.term_ords(doc).next() {
-                    members.push((ord, doc, root));
-                }
-            }
-        }
-        members.sort_unstable();
-        let ords: Vec<u64> = members.iter().map(|m| m.0).collect();
-        let mut next = 0usize;
-        let mut failed: Option<io::Error> = None;
-        let found = cols
-            .key
-            .dictionary()
-            .sorted_ords_to_term_cb(&ords, |bytes| {
-                let (_, doc, root) = members[next];
-                next += 1;
-                let key = String::from_utf8_lossy(bytes);
-                let (url, digest) = split_key(&key);
-                let line = format!(
-                    "{root:08x}\t{}\t{}\t{}",
-                    clean(url),
-                    clean(digest),
-                    first_date14(set.dates.of(doc))
-                );
-                if let Err(e) = by_root.push(line.as_bytes()) {
-                    failed.get_or_insert(e);
-                }
+        let base = *base as u32;
+        let members: Vec<u32> = (0..set.docs)
+            .filter(|&doc| {
+                let root = uf.find(base + doc);
+                uf.size_of_root(root) >= 2
             })
-            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", set.main_dir.display())))?;
-        if let Some(e) = failed {
-            return Err(e.into());
-        }
-        if !found || next != members.len() {
-            return Err(damaged(&set.main_dir, "key").into());
-        }
+            .collect();
+        keys_in_order(set, &cols.key, members.into_iter(), |doc, bytes| {
+            let root = uf.find(base + doc);
+            let key = String::from_utf8_lossy(bytes);
+            let (url, digest) = split_key(&key);
+            let line = format!(
+                "{root:08x}\t{}\t{}\t{}",
+                clean(url),
+                clean(digest),
+                first_date14(set.dates.of(doc))
+            );
+            by_root.push(line.as_bytes())
+        })?;
     }
     // Each cluster keyed by its first member, so clusters sort in that order.
     let mut by_first = ExternalSorter::new(sort);
@@ -363,6 +309,43 @@ pub fn near_dups(
     report.largest = report.largest.max(size);
     report.clusters = cluster;
     Ok(report)
+}
+
+/// Calls `f` with each of `docs` of `set` (those with a key) and its `URL sha1:DIGEST`
+/// key, in the order of the key column's dictionary, so that each block of it is
+/// decompressed once for all the keys in it; the first error stops the walk.
+fn keys_in_order(
+    set: &OpenSet,
+    key: &StrColumn,
+    docs: impl Iterator<Item = u32>,
+    mut f: impl FnMut(u32, &[u8]) -> io::Result<()>,
+) -> Result<(), NearError> {
+    let mut by_ord: Vec<(u64, u32)> = docs
+        .filter_map(|doc| Some((key.term_ords(doc).next()?, doc)))
+        .collect();
+    by_ord.sort_unstable();
+    let ords: Vec<u64> = by_ord.iter().map(|m| m.0).collect();
+    let mut next = 0usize;
+    let mut failed: Option<io::Error> = None;
+    let found = key
+        .dictionary()
+        .sorted_ords_to_term_cb(&ords, |bytes| {
+            let doc = by_ord[next].1;
+            next += 1;
+            if failed.is_none() {
+                if let Err(e) = f(doc, bytes) {
+                    failed = Some(e);
+                }
+            }
+        })
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", set.main_dir.display())))?;
+    if let Some(e) = failed {
+        return Err(e.into());
+    }
+    if !found || next != by_ord.len() {
+        return Err(damaged(&set.main_dir, "key").into());
+    }
+    Ok(())
 }
 
 /// The position of the `n`th `byte` of `line` (1-based).
