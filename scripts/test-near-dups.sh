@@ -3,8 +3,9 @@
 # scripts/near-dups-eval.py (one vocabulary, long pages with their own titles and short
 # pages under one title) with fresh seeds, each put in a collection by `update` and
 # clustered by `near-dups` with its defaults; fails when precision or recall falls below
-# 0.95 on either. The real-page sets need the Debian doc packages of ../shared/bench and
-# are run by hand (docs/near-duplicates.md).
+# 0.95 on either. Only Python's standard library and the binary are needed; the sets of
+# real pages need Debian's documentation packages and are run by hand
+# (docs/near-duplicates.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/built-bin.sh
