@@ -20,13 +20,7 @@ fn main() {
     };
     let rows: Vec<_> = read_rows(&Path::new(seg).join("documents.parquet"))
         .expect("segment readable")
-        .map(|r| {
-            let mut r = r.expect("row readable");
-            if r.simhash.is_none() {
-                r.set_fingerprint();
-            }
-            r
-        })
+        .map(|r| r.expect("row readable"))
         .collect();
     let t = Instant::now();
     let mut w = MainWriter::create(Path::new(out)).expect("output creatable");

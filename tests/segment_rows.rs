@@ -103,9 +103,6 @@ fn row(i: u64, rng: &mut Lcg) -> SegmentRow {
             .then(|| ["", "UTF-8", "windows-1252"][(i % 3) as usize].to_string()),
         title: (i % 4 != 1).then(|| some_words(rng, 8)),
         text: some_words(rng, 300),
-        // Every 64-bit pattern round-trips through the signed column, nulls too.
-        simhash: (i % 5 != 3).then(|| (rng.next() ^ (rng.next() << 32)) as i64),
-        simhash_words: (i % 5 != 3).then(|| rng.below(u64::from(u32::MAX)) as u32),
         outlinks: (0..noutlinks)
             .map(|k| Outlink {
                 url: format!("http://example.org/{i}/{k}"),
@@ -360,8 +357,6 @@ fn opens_in_a_reader_that_is_not_ours() {
         ("title", BYTE_ARRAY, string.clone(), optional),
         ("text", BYTE_ARRAY, string.clone(), required),
         ("main_text", BYTE_ARRAY, string.clone(), optional),
-        ("simhash", INT64, None, optional),
-        ("simhash_words", INT32, None, optional),
         (
             "outlinks.list.element.url",
             BYTE_ARRAY,
@@ -497,7 +492,7 @@ fn every_column_chunk_is_zstd() {
     let meta = reader.metadata();
     assert_eq!(meta.num_row_groups(), 4);
     for rg in meta.row_groups() {
-        assert_eq!(rg.num_columns(), 24);
+        assert_eq!(rg.num_columns(), 22);
         for c in rg.columns() {
             assert!(
                 matches!(c.compression(), Compression::ZSTD(_)),

@@ -22,9 +22,6 @@ pub(super) fn parse_batch(
         .par_drain(..)
         .map(|mut c| {
             let parsed = parse_into(&mut c.row, &c.body, &c.facts, limit);
-            if parsed.ok {
-                c.row.set_fingerprint();
-            }
             if c.row.title.as_deref().is_none_or(|t| t.trim().is_empty()) {
                 if let Some(t) = titles.get(&c.row.url) {
                     c.row.title = Some(t.clone());

@@ -130,13 +130,11 @@ fn record_of(f: &Fields, doc: &TantivyDocument) -> VersionRecord {
             lang: f
                 .lang
                 .and_then(|l| doc.get_first(l)?.as_str().map(String::from)),
-            // `main` holds the whole text when the document had no separate main
-            // content: the same value again is stored as "no separate main content".
-            main_text: f.main.map(text).filter(|m| *m != text(f.content)),
-            simhash: f.simhash.and_then(|h| doc.get_first(h)?.as_i64()),
-            simhash_words: f
-                .simhash_words
-                .and_then(|w| u32::try_from(doc.get_first(w)?.as_u64()?).ok()),
+            // No `main` (issue 44 on), or before it the whole text again: "no separate
+            // main content".
+            main_text: (f.main)
+                .and_then(|m| doc.get_first(m)?.as_str().map(String::from))
+                .filter(|m| *m != text(f.content)),
             outlinks: Vec::new(),
             // Not in the index: the segments hold it.
             archive: String::new(),

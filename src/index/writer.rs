@@ -234,19 +234,11 @@ fn document(
     if let (Some(l), Some(lang)) = (f.lang, &row.lang) {
         d.add_text(l, lang);
     }
-    let main = row.main_text.as_deref().unwrap_or(&row.text);
-    if let Some(m) = f.main {
-        d.add_text(m, main);
-    }
-    if let Some(i) = row.lang.as_deref().and_then(analysis::stem_index) {
-        if let Some(field) = f.stems[i] {
-            d.add_text(field, main);
+    // Only where it differs from the text: a reader of `main` falls back to `content`.
+    if let (Some(m), Some(main)) = (f.main, row.main_text.as_deref()) {
+        if main != row.text {
+            d.add_text(m, main);
         }
-    }
-    if let (Some(h), Some(w)) = (f.simhash, f.simhash_words) {
-        let print = row.fingerprint();
-        d.add_i64(h, print.hash as i64);
-        d.add_u64(w, u64::from(print.words));
     }
     d
 }

@@ -2,9 +2,6 @@
 //! stored by document in an index's `near.sig` ([`sig_file`]), and the clustering of
 //! versions around the first of each cluster ([`leaders`]).
 //!
-//! `simhash` is the 64-bit fingerprint of issue 20, still written to segments and
-//! indexes for the tables that export it; near-duplicates are judged by the signature.
-//!
 //! The commands that read the signatures of a search directory, `warcdex near-dups` and
 //! `warcdex history`, are in `src/search/` (`near_dups.rs`, `history.rs`).
 
@@ -12,7 +9,6 @@ pub mod clusters;
 pub mod leaders;
 pub mod minhash;
 pub mod sig_file;
-pub mod simhash;
 pub mod word_diff;
 pub mod words;
 

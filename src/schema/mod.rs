@@ -53,18 +53,14 @@ pub struct Fields {
     /// the ones after it are `None` in indexes built before they existed, which still
     /// open.
     pub lang: Option<Field>,
-    /// The main content (tokenized, stored): the text without boilerplate, or the whole
-    /// text of a document without markup; a word here counts on top of `content`.
+    /// The main content: the text without boilerplate, where it differs from the whole
+    /// text (stored; snippets come from it). Indexes built before issue 44 also indexed
+    /// it, and held it for every document.
     pub main: Option<Field>,
     /// The stemmed text, one field per language of [`analysis::STEMMED_LANGUAGES`] (in
-    /// its order): a document's text is in the field of its language.
+    /// its order), of indexes built before issue 44 (`None` in later ones: the ranking
+    /// gave them weight 0, and analysing each text a second time was a fifth of `index`).
     pub stems: [Option<Field>; STEMS],
-    /// The 64-bit SimHash of issue 20 (`crate::near::simhash`, as i64; fast, stored), kept
-    /// for the tables that export it: near-duplicates are judged by the signatures of
-    /// the index's `near.sig` (`crate::near::sig_file`).
-    pub simhash: Option<Field>,
-    /// The words of the text (fast, stored).
-    pub simhash_words: Option<Field>,
 }
 
 /// The number of stemmed fields.
@@ -103,20 +99,9 @@ pub fn schema() -> (Schema, Fields) {
         boost: b.add_f64_field("boost", FAST | STORED),
         seq: b.add_u64_field("seq", FAST | INDEXED | STORED),
         lang: Some(b.add_text_field("lang", STRING | STORED | FAST)),
-        main: Some(b.add_text_field("main", analyzed_text())),
-        stems: std::array::from_fn(|i| {
-            let code = analysis::STEMMED_LANGUAGES[i].0;
-            // Not stored (the text is in `main`); with positions, since the query
-            // parser looks for a quoted phrase in every default field.
-            let opts = TextOptions::default().set_indexing_options(
-                TextFieldIndexing::default()
-                    .set_tokenizer(&analysis::stem_analyzer_name(code))
-                    .set_index_option(IndexRecordOption::WithFreqsAndPositions),
-            );
-            Some(b.add_text_field(&analysis::stem_field_name(code), opts))
-        }),
-        simhash: Some(b.add_i64_field("simhash", FAST | STORED)),
-        simhash_words: Some(b.add_u64_field("simhash_words", FAST | STORED)),
+        // Stored, not indexed: no ranking measured gained from searching it (docs/ranking.md).
+        main: Some(b.add_text_field("main", STORED)),
+        stems: [None; STEMS],
     };
     (b.build(), f)
 }

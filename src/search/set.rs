@@ -31,6 +31,11 @@ fn has_terms(searcher: &Searcher, field: Field) -> bool {
     })
 }
 
+/// Whether `field` is indexed in `index`'s schema (`main` is only stored since issue 44).
+fn is_indexed(index: &tantivy::Index, field: Field) -> bool {
+    index.schema().get_field_entry(field).is_indexed()
+}
+
 /// Capture dates of every document, both ways round: by date (to evaluate `date:`
 /// ranges in time proportional to the matches) and by document (to show every date of
 /// a hit).
@@ -361,8 +366,6 @@ fn fields_of(index: &Index, dir: &Path) -> pindex::Result<Fields> {
                 crate::schema::analysis::STEMMED_LANGUAGES[i].0,
             ))
         }),
-        simhash: optional("simhash"),
-        simhash_words: optional("simhash_words"),
     })
 }
 
@@ -520,7 +523,9 @@ pub(crate) fn open(dir: &Path, released: bool) -> io::Result<OpenSet> {
         .map(|n| field(&set.main, n, &main_dir))
         .collect::<pindex::Result<_>>()?;
     // A field of weight 0 is not searched at all: each costs a lookup per word.
-    defaults.extend(fields.main.filter(|_| weights.main != 0.0));
+    // `main` is searched only in indexes built before issue 44, which indexed it.
+    let main = (fields.main).filter(|&m| weights.main != 0.0 && is_indexed(&set.main, m));
+    defaults.extend(main);
     // Only the stemmed fields of languages the set has.
     let stems: Vec<Field> = (fields.stems.iter().flatten().copied())
         .filter(|&f| weights.stem != 0.0 && has_terms(&searcher, f))
@@ -532,7 +537,7 @@ pub(crate) fn open(dir: &Path, released: bool) -> io::Result<OpenSet> {
     for n in TEXT_FIELDS {
         parser.set_field_boost(field(&set.main, n, &main_dir)?, weights.field(n));
     }
-    if let Some(main) = fields.main.filter(|_| weights.main != 0.0) {
+    if let Some(main) = main {
         parser.set_field_boost(main, weights.main);
     }
     for f in stems {

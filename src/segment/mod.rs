@@ -65,44 +65,11 @@ pub struct SegmentRow {
     /// is content (plain text, PDF).
     #[serde(default)]
     pub main_text: Option<String>,
-    /// The near-duplicate fingerprint of the text (`crate::near::simhash`, its 64 bits as a
-    /// signed integer), set by import for parsed documents; `None` in rows of older
-    /// segments, whose fingerprint is computed from the text when it is needed
-    /// ([`SegmentRow::fingerprint`]).
-    #[serde(default)]
-    pub simhash: Option<i64>,
-    /// The number of words the fingerprint was made from.
-    #[serde(default)]
-    pub simhash_words: Option<u32>,
     /// Links out of the page.
     pub outlinks: Vec<Outlink>,
 }
 
 impl SegmentRow {
-    /// Computes and stores the row's near-duplicate fingerprint from its text and main
-    /// content ([`crate::near::simhash::fingerprint`]).
-    pub fn set_fingerprint(&mut self) {
-        let f = self.computed_fingerprint();
-        self.simhash = Some(f.hash as i64);
-        self.simhash_words = Some(f.words);
-    }
-
-    /// The row's fingerprint: the stored one, or for a row of an older segment, one
-    /// computed from its text.
-    pub fn fingerprint(&self) -> crate::near::simhash::Fingerprint {
-        match (self.simhash, self.simhash_words) {
-            (Some(hash), Some(words)) => crate::near::simhash::Fingerprint {
-                hash: hash as u64,
-                words,
-            },
-            _ => self.computed_fingerprint(),
-        }
-    }
-
-    fn computed_fingerprint(&self) -> crate::near::simhash::Fingerprint {
-        crate::near::simhash::fingerprint(&self.text, self.main_text.as_deref())
-    }
-
     /// Folds another row of the same version into this one: dates unioned (sorted,
     /// unique), and the row whose first capture is earlier kept (a tie keeps `self`,
     /// the input named first).

@@ -5,10 +5,10 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::{Int16Type, Int32Type, Int64Type, UInt16Type, UInt64Type};
+use arrow_array::types::{Int16Type, Int64Type, UInt16Type, UInt64Type};
 use arrow_array::{
-    Array, ArrayRef, Int16Array, Int32Array, Int64Array, ListArray, RecordBatch, StringArray,
-    StructArray, UInt16Array, UInt64Array,
+    Array, ArrayRef, Int16Array, Int64Array, ListArray, RecordBatch, StringArray, StructArray,
+    UInt16Array, UInt64Array,
 };
 use arrow_schema::{DataType, Schema};
 use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
@@ -62,15 +62,18 @@ const TEXT_COLUMNS: [&str; 3] = ["title", "text", "main_text"];
 const WRITE_ONLY_COLUMNS: [&str; 2] = ["capture_times", "first_time"];
 
 /// Columns a file of format version 1 lacks: a row read from it has them empty.
-const NEWER_COLUMNS: [&str; 5] = ["archive", "lang", "main_text", "simhash", "simhash_words"];
+const NEWER_COLUMNS: [&str; 3] = ["archive", "lang", "main_text"];
 
 /// [`read_rows`] decoding only `columns`: Parquet skips the column chunks of the others.
 pub fn read_rows_with(path: &Path, columns: Columns) -> Result<RowReader> {
     let file = File::open(path).at(path)?;
     let builder = ParquetRecordBatchReaderBuilder::try_new(file).at(path)?;
     check_schema(path, builder.schema())?;
+    let wanted = schema();
     let skipped = |name: &str| {
-        WRITE_ONLY_COLUMNS.contains(&name)
+        // Columns of no row field (an older file's `simhash`) are not decoded either.
+        wanted.field_with_name(name).is_err()
+            || WRITE_ONLY_COLUMNS.contains(&name)
             || (columns == Columns::WithoutText && TEXT_COLUMNS.contains(&name))
             || (columns == Columns::WithoutOutlinks && name == "outlinks")
     };
@@ -207,8 +210,6 @@ struct Batch {
     title: Option<StringArray>,
     text: Option<StringArray>,
     main_text: Option<StringArray>,
-    simhash: Option<Int64Array>,
-    simhash_words: Option<Int32Array>,
     /// The `outlinks` list and its URLs and anchors.
     outlinks: Option<(ListArray, StringArray, StringArray)>,
     next: usize,
@@ -254,9 +255,6 @@ impl Batch {
             title: opt_s("title"),
             text: opt_s("text"),
             main_text: opt_s("main_text"),
-            simhash: col("simhash").and_then(|c| c.as_primitive_opt::<Int64Type>().cloned()),
-            simhash_words: col("simhash_words")
-                .and_then(|c| c.as_primitive_opt::<Int32Type>().cloned()),
             outlinks,
             next: 0,
             len: batch.num_rows(),
@@ -294,10 +292,6 @@ impl Batch {
             title: maybe(&self.title),
             text: maybe(&self.text).unwrap_or_default(),
             main_text: maybe(&self.main_text),
-            simhash: (self.simhash.as_ref()).and_then(|a| a.is_valid(i).then(|| a.value(i))),
-            simhash_words: (self.simhash_words.as_ref())
-                .and_then(|a| a.is_valid(i).then(|| a.value(i)))
-                .and_then(|w| u32::try_from(w).ok()),
             outlinks: match &self.outlinks {
                 None => Vec::new(),
                 Some((list, urls, anchors)) => range(list)

@@ -35,9 +35,7 @@ pub(super) const LIST_ELEMENT: &str = "element";
 /// |17 | `title`         | `Utf8`                                       | yes      |
 /// |18 | `text`          | `Utf8`                                       | no       |
 /// |19 | `main_text`     | `Utf8`                                       | yes      |
-/// |20 | `simhash`       | `Int64`                                      | yes      |
-/// |21 | `simhash_words` | `Int32`                                      | yes      |
-/// |22 | `outlinks`      | `List<element: Struct<url: Utf8, anchor: Utf8> not null>` | no |
+/// |20 | `outlinks`      | `List<element: Struct<url: Utf8, anchor: Utf8> not null>` | no |
 ///
 /// Every integer is signed (Spark before 3.2 cannot read unsigned 64-bit columns, and
 /// later versions read them as decimals). `capture_times` holds one timestamp per date of
@@ -49,13 +47,11 @@ pub(super) const LIST_ELEMENT: &str = "element";
 /// signed)`), the times are `INT64` (`TIMESTAMP(MICROS, true)`), and the lists use the
 /// standard three-level layout (`dates.list.element`, `outlinks.list.element.url`).
 ///
-/// `simhash` is the near-duplicate fingerprint (`crate::near::simhash`: 64 bits read as a signed
-/// integer, as Spark and DuckDB have no unsigned 64-bit type) and `simhash_words` the words
-/// it was made from; both null for documents import did not parse (images, failed parses).
-///
 /// Files of format version 1 (unsigned `offset`, `length` and `status`; no times,
-/// `archive`, `lang` or `main_text`) and 2 (no `simhash`) are still read: see
-/// [`read_rows`](super::read_rows).
+/// `archive`, `lang` or `main_text`) are still read, and so are the files written between
+/// issues 20 and 44, which also held a 64-bit SimHash (`simhash`, `simhash_words`; the
+/// signatures of `near.sig` replaced it, and computing it was an eighth of `import`):
+/// see [`read_rows`](super::read_rows).
 pub fn schema() -> SchemaRef {
     static SCHEMA: OnceLock<SchemaRef> = OnceLock::new();
     SCHEMA
@@ -82,8 +78,6 @@ pub fn schema() -> SchemaRef {
                 Field::new("title", DataType::Utf8, true),
                 utf8("text"),
                 Field::new("main_text", DataType::Utf8, true),
-                Field::new("simhash", DataType::Int64, true),
-                Field::new("simhash_words", DataType::Int32, true),
                 Field::new("outlinks", DataType::List(outlink_field()), false),
             ]))
         })

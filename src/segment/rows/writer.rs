@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arrow_array::builder::{
-    ArrayBuilder, Int16Builder, Int32Builder, Int64Builder, ListBuilder, StringBuilder,
-    StructBuilder, TimestampMicrosecondBuilder,
+    ArrayBuilder, Int16Builder, Int64Builder, ListBuilder, StringBuilder, StructBuilder,
+    TimestampMicrosecondBuilder,
 };
 use arrow_array::{ArrayRef, RecordBatch};
 use parquet::arrow::ArrowWriter;
@@ -125,8 +125,6 @@ struct Builders {
     title: StringBuilder,
     text: StringBuilder,
     main_text: StringBuilder,
-    simhash: Int64Builder,
-    simhash_words: Int32Builder,
     outlinks: ListBuilder<StructBuilder>,
     /// The bound of a possible capture time (now, when the writer was made).
     now: i64,
@@ -163,8 +161,6 @@ impl Builders {
             title: StringBuilder::new(),
             text: StringBuilder::new(),
             main_text: StringBuilder::new(),
-            simhash: Int64Builder::new(),
-            simhash_words: Int32Builder::new(),
             outlinks: ListBuilder::new(outlink).with_field(outlink_field()),
             now: crate::reader::date::now_micros(),
         }
@@ -199,11 +195,6 @@ impl Builders {
         self.title.append_option(row.title.as_deref());
         self.text.append_value(&row.text);
         self.main_text.append_option(row.main_text.as_deref());
-        self.simhash.append_option(row.simhash);
-        self.simhash_words.append_option(
-            row.simhash_words
-                .map(|w| i32::try_from(w).unwrap_or(i32::MAX)),
-        );
         let links = self.outlinks.values();
         for link in &row.outlinks {
             // The builders were created just above as StringBuilders, so these
@@ -244,8 +235,6 @@ impl Builders {
             Arc::new(self.title.finish()),
             Arc::new(self.text.finish()),
             Arc::new(self.main_text.finish()),
-            Arc::new(self.simhash.finish()),
-            Arc::new(self.simhash_words.finish()),
             Arc::new(self.outlinks.finish()),
         ];
         RecordBatch::try_new(schema(), columns)
