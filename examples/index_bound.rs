@@ -23,7 +23,8 @@ fn main() {
         .map(|r| r.expect("row readable"))
         .collect();
     let t = Instant::now();
-    let mut w = MainWriter::create(Path::new(out)).expect("output creatable");
+    let mut w = MainWriter::create(Path::new(out), warcdex::index::DEFAULT_WRITER_MEMORY)
+        .expect("output creatable");
     for r in &rows {
         w.add(r, &[], 1.0).expect("document added");
     }

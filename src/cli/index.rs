@@ -151,7 +151,7 @@ pub fn link_graph(args: LinkGraphArgs) -> Result<i32> {
 }
 
 /// The options of each external sort of `index` and `merge`: the whole `--memory` each
-/// (they run one after the other; the tantivy writer adds 128 MiB).
+/// (they run one after the other, and before the tantivy writer, which has it too).
 fn sort_options(flags: &MemoryFlags) -> SortOptions {
     SortOptions {
         memory: flags.bytes(4),
@@ -182,6 +182,7 @@ pub fn run(args: IndexArgs) -> Result<i32> {
         sort: sort_options(&args.sort),
         shard: args.shard,
         graph: args.graph.clone(),
+        writer_memory: args.sort.bytes(warcdex::index::MIN_WRITER_MEMORY >> 20),
     };
     let info = build_index(&segments, &out, &opts)
         .with_context(|| format!("cannot build {}", out.display()))?;

@@ -61,6 +61,11 @@ struct Bars {
 
 impl Stages for Bars {
     fn stage(&self, name: &str, total: u64) -> Box<dyn Progress + '_> {
+        if name == "index" {
+            // From the index on, freed memory goes back to the system (src/cli/heap.rs):
+            // the stages after the import free large buffers phase after phase.
+            super::heap::give_back_freed_memory();
+        }
         let bar = if total > 0 {
             bytes_bar(total, name)
         } else {

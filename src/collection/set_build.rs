@@ -26,6 +26,9 @@ pub(super) fn index_segments(
         main,
         &IndexOptions {
             sort: sort.clone(),
+            // The run's whole `--memory` (its sorts have half each,
+            // `UpdateOptions::sort_options`): the writer works after them.
+            writer_memory: sort.memory.saturating_mul(2),
             ..IndexOptions::default()
         },
     )?;

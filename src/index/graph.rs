@@ -227,7 +227,7 @@ pub(crate) fn index_with_graph(
     }
     let file = graph.join(shard_file(shard.index));
     let writer = versions_in_order(segments, &opts.sort, Columns::All, &mut |source| {
-        let mut writer = MainWriter::create(out).map_err(io::Error::from)?;
+        let mut writer = MainWriter::create(out, opts.writer_memory).map_err(io::Error::from)?;
         let mut reader = GraphReader::open(&file).map_err(io::Error::from)?;
         source(&mut |group| {
             let row = absorb_all(group);

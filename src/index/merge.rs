@@ -25,7 +25,7 @@ use crate::segment::SegmentRow;
 /// versions are held at a time.
 pub fn merge_indexes(indexes: &[PathBuf], out: &Path, sort: &SortOptions) -> Result<MainInfo> {
     let (_, f) = schema();
-    let mut writer = MainWriter::create(out)?;
+    let mut writer = MainWriter::create(out, sort.memory)?;
     let mut versions = VersionSorter::new(sort.clone());
     let mut canonicalizer: Option<String> = None;
     let mut links = LinkOptions::default();

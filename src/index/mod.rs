@@ -24,10 +24,10 @@ pub use error::{Error, Result};
 use links::{KeyIds, LinkCollector, LinkOptions};
 use versions::{absorb_all, sort_safe, VersionGroup};
 use warcdex_cdx::sort::SortOptions;
-pub use writer::{write_index, MainWriter};
+pub use writer::{write_index, MainWriter, DEFAULT_WRITER_MEMORY, MIN_WRITER_MEMORY};
 
 /// How to build the index.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct IndexOptions {
     /// Link graph and anchor options.
     pub links: LinkOptions,
@@ -42,6 +42,21 @@ pub struct IndexOptions {
     /// come from its file for the shard, and only the shard's versions are read, so the
     /// segments given may be the shard's alone.
     pub graph: Option<PathBuf>,
+    /// The tantivy writer's memory budget in bytes ([`MainWriter::create`]); it works
+    /// after the sorts, so `index` gives it the whole `--memory`.
+    pub writer_memory: usize,
+}
+
+impl Default for IndexOptions {
+    fn default() -> Self {
+        IndexOptions {
+            links: LinkOptions::default(),
+            sort: SortOptions::default(),
+            shard: None,
+            graph: None,
+            writer_memory: DEFAULT_WRITER_MEMORY,
+        }
+    }
 }
 
 /// Checks that every input of an index uses the canonicalizer the first one used:
@@ -93,7 +108,7 @@ pub fn build_index(segments: &[PathBuf], out: &Path, opts: &IndexOptions) -> Res
     if let Some(graph) = &opts.graph {
         return graph::index_with_graph(segments, out, opts, graph, canonicalizer);
     }
-    let mut writer = MainWriter::create(out)?;
+    let mut writer = MainWriter::create(out, opts.writer_memory)?;
 
     // Pass 1: URL keys numbered in version order, outlinks to the link collector.
     // Import writes segments in (URL key, digest) order, so the

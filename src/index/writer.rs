@@ -26,7 +26,7 @@ pub fn write_index(
     sources: Vec<String>,
     link_opts: &LinkOptions,
 ) -> Result<MainInfo> {
-    let mut w = MainWriter::create(out)?;
+    let mut w = MainWriter::create(out, DEFAULT_WRITER_MEMORY)?;
     for row in rows {
         w.add(
             row,
@@ -52,13 +52,17 @@ pub struct MainWriter {
     docs: u64,
     /// Text bytes handed to the writer since its last commit.
     pending_bytes: usize,
+    /// The writer's memory budget in bytes.
+    memory: usize,
     /// The documents' near-duplicate signatures, in order (`near.sig`).
     sigs: crate::near::sig_file::SigWriter,
 }
 
 impl MainWriter {
-    /// Starts an index at `out`, which must not exist.
-    pub fn create(out: &Path) -> Result<Self> {
+    /// Starts an index at `out`, which must not exist, whose writer holds up to `memory`
+    /// bytes (`--memory`; at least [`MIN_WRITER_MEMORY`]) before it writes a segment.
+    pub fn create(out: &Path, memory: usize) -> Result<Self> {
+        let memory = memory.clamp(MIN_WRITER_MEMORY, MAX_WRITER_MEMORY);
         if out.exists() {
             return Err(Error::Exists(out.to_path_buf()));
         }
@@ -76,8 +80,12 @@ impl MainWriter {
         let dir = ReleasingDirectory::open(tmp.path())?;
         let index = Index::create(dir.clone(), schema, settings).at(out)?;
         analysis::register(&index);
+        // One indexing thread, fed in order: its segments follow each other in `seq`, so
+        // a batch that fits the budget is one segment and needs no merge, and more
+        // segments merge by stacking (issue 44: two threads interleaved every segment,
+        // and their final merge, on one core, was a third of `index`'s time).
         let writer = index
-            .writer_with_num_threads::<TantivyDocument>(writer_threads(), WRITER_MEMORY)
+            .writer_with_num_threads::<TantivyDocument>(1, memory)
             .at(out)?;
         writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
         let sigs = crate::near::sig_file::SigWriter::create(
@@ -93,6 +101,7 @@ impl MainWriter {
             checksum: Sha1::new(),
             docs: 0,
             pending_bytes: 0,
+            memory,
             sigs,
         })
     }
@@ -110,7 +119,7 @@ impl MainWriter {
         // their size; a commit past a byte budget waits for the queue to drain, so
         // large pages cannot pile up in memory.
         self.pending_bytes += row.text.len() + row.title.as_ref().map_or(0, String::len);
-        if self.pending_bytes > WRITER_MEMORY / 2 {
+        if self.pending_bytes > self.memory / 2 {
             self.writer.commit().map_err(|e| self.failed(e))?;
             self.pending_bytes = 0;
         }
@@ -182,15 +191,17 @@ pub(crate) fn failed(dir: &ReleasingDirectory, out: &Path, e: tantivy::TantivyEr
     }
 }
 
-/// Indexing threads: two where there are two cores (the documents are sorted by `seq`
-/// when the segments are merged, so their order does not depend on the threads).
-fn writer_threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get().min(2))
-}
+/// The writer's memory budget of [`write_index`]; `index` gives its `--memory`. Past
+/// the budget a segment is written (all are merged into one at the end), so it bounds
+/// the writer's share of the memory; a commit every half budget of text bounds the
+/// documents queued for the indexing thread.
+pub const DEFAULT_WRITER_MEMORY: usize = 256 << 20;
 
-/// The tantivy writer's memory budget: past it, a segment is flushed (and all are
-/// merged into one at the end), so it bounds the writer's share of the memory.
-const WRITER_MEMORY: usize = 128 << 20;
+/// tantivy's least budget for an indexing thread (15 MB, `MEMORY_BUDGET_NUM_BYTES_MIN`).
+pub const MIN_WRITER_MEMORY: usize = 16 << 20;
+
+/// tantivy's greatest budget for an indexing thread (4 GB less a little).
+const MAX_WRITER_MEMORY: usize = (4 << 30) - (1 << 20);
 
 fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
@@ -247,6 +258,52 @@ fn document(
 mod tests {
     use super::*;
     use std::io;
+
+    /// A writer whose budget is smaller than the versions' text writes several segments
+    /// (one indexing thread, so one after the other) and merges them into one in which
+    /// document N is the N-th added: the join of the dates index.
+    #[test]
+    fn segments_past_the_budget_merge_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("main");
+        let page = "lighthouse keeper ".repeat(4_000); // 72 KB
+        let rows: Vec<SegmentRow> = (0..300)
+            .map(|i| SegmentRow {
+                key: format!("http://h{i:03}.example/ sha1:X"),
+                url: format!("http://h{i:03}.example/"),
+                urlkey: format!("example,h{i:03})/"),
+                digest: "sha1:X".into(),
+                dates: vec!["20240101000000".into()],
+                first_date: "20240101000000".into(),
+                text: format!("page{i} {page}"),
+                mime: "text/html".into(),
+                ..SegmentRow::default()
+            })
+            .collect();
+        let mut w = MainWriter::create(&out, MIN_WRITER_MEMORY).unwrap();
+        for row in &rows {
+            w.add(row, &[], 1.0).unwrap();
+        }
+        // 21 MB of text, a commit every 8 MiB: two segments committed, a third to come.
+        assert_eq!(w.index.searchable_segment_ids().unwrap().len(), 2);
+        w.finish("surt".into(), vec![], &LinkOptions::default(), None)
+            .unwrap();
+        let index = Index::open_in_dir(&out).unwrap();
+        let searcher = index.reader().unwrap().searcher();
+        assert_eq!(searcher.segment_readers().len(), 1);
+        let seg = &searcher.segment_readers()[0];
+        let seq = seg.fast_fields().u64("seq").unwrap();
+        let (_, f) = schema();
+        let store = seg.get_store_reader(1).unwrap();
+        for doc in 0..300u32 {
+            assert_eq!(seq.first(doc), Some(u64::from(doc)));
+            let d: TantivyDocument = store.get(doc).unwrap();
+            let url = d
+                .get_first(f.url)
+                .and_then(|v| tantivy::schema::Value::as_str(&v));
+            assert_eq!(url, Some(rows[doc as usize].url.as_str()));
+        }
+    }
 
     /// Issue 39 item 6: a disk that fills while tantivy writes the index (on its own
     /// threads) is reported as the system's error naming the file, not as tantivy's
