@@ -8,7 +8,7 @@
 #
 # Usage: scripts/bench-index-bound.sh SEGMENT ARCHIVE...
 #   e.g. SEGMENT made by `warcdex import -e all.dup manifest.txt SEGMENT` of the bench's
-#   full/ archives (scripts/bench-pipeline.sh does the same steps).
+#   full/ archives (scripts/bench-pipeline.sh makes its lists the same way).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seg=$(realpath "${1:?usage: scripts/bench-index-bound.sh SEGMENT ARCHIVE...}"); shift
