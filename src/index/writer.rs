@@ -259,6 +259,21 @@ mod tests {
     use super::*;
     use std::io;
 
+    /// Version `i` of a test collection: one page of its own host, with `text`.
+    fn page_row(i: usize, text: String) -> SegmentRow {
+        SegmentRow {
+            key: format!("http://h{i:03}.example/ sha1:X"),
+            url: format!("http://h{i:03}.example/"),
+            urlkey: format!("example,h{i:03})/"),
+            digest: "sha1:X".into(),
+            dates: vec!["20240101000000".into()],
+            first_date: "20240101000000".into(),
+            text,
+            mime: "text/html".into(),
+            ..SegmentRow::default()
+        }
+    }
+
     /// A writer whose budget is smaller than the versions' text writes several segments
     /// (one indexing thread, so one after the other) and merges them into one in which
     /// document N is the N-th added: the join of the dates index.
@@ -268,17 +283,7 @@ mod tests {
         let out = dir.path().join("main");
         let page = "lighthouse keeper ".repeat(4_000); // 72 KB
         let rows: Vec<SegmentRow> = (0..300)
-            .map(|i| SegmentRow {
-                key: format!("http://h{i:03}.example/ sha1:X"),
-                url: format!("http://h{i:03}.example/"),
-                urlkey: format!("example,h{i:03})/"),
-                digest: "sha1:X".into(),
-                dates: vec!["20240101000000".into()],
-                first_date: "20240101000000".into(),
-                text: format!("page{i} {page}"),
-                mime: "text/html".into(),
-                ..SegmentRow::default()
-            })
+            .map(|i| page_row(i, format!("page{i} {page}")))
             .collect();
         let mut w = MainWriter::create(&out, MIN_WRITER_MEMORY).unwrap();
         for row in &rows {
@@ -313,19 +318,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("main");
         let rows: Vec<SegmentRow> = (0..200)
-            .map(|i| SegmentRow {
-                key: format!("http://h{i:03}.example/ sha1:X"),
-                url: format!("http://h{i:03}.example/"),
-                urlkey: format!("example,h{i:03})/"),
-                digest: "sha1:X".into(),
-                dates: vec!["20240101000000".into()],
-                first_date: "20240101000000".into(),
-                text: format!(
-                    "page {i} about lighthouses and keepers {}",
-                    "word ".repeat(50)
-                ),
-                mime: "text/html".into(),
-                ..SegmentRow::default()
+            .map(|i| {
+                let words = "word ".repeat(50);
+                page_row(i, format!("page {i} about lighthouses and keepers {words}"))
             })
             .collect();
         let graph =
