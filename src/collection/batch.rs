@@ -136,7 +136,7 @@ pub fn run(
     super::crash_point("lists");
     let segment = stage_import(layout, &staging, &plan, opts, stages)?;
     super::crash_point("import");
-    let counts = stage_generation(layout, m, &staging, &plan, &sort, stages)?;
+    let counts = stage_generation(layout, m, &staging, &plan, opts, stages)?;
     super::crash_point("generation");
     // Stage 6: the manifest after this batch, then READY.
     let mut next = m.clone();
@@ -479,9 +479,10 @@ fn stage_generation(
     m: &CollectionManifest,
     staging: &Staging,
     plan: &StagedPlan,
-    sort: &SortOptions,
+    opts: &UpdateOptions,
     stages: &dyn Stages,
 ) -> Result<GenerationCounts> {
+    let sort = &opts.sort_options();
     let counts_file = staging.file("generation.json");
     if staging.generation().exists() {
         let text = std::fs::read_to_string(&counts_file).at(&counts_file)?;
@@ -492,7 +493,7 @@ fn stage_generation(
     std::fs::create_dir_all(&tmp).at(&tmp)?;
     let mut counts = GenerationCounts::default();
     let set = tmp.join(&plan.name);
-    let info = index_segments(&[staging.segment()], &set.join("main"), sort, stages)?;
+    let info = index_segments(&[staging.segment()], &set.join("main"), opts, stages)?;
     super::crash_point("index");
     counts.new_versions = info.documents;
     let dopts = dates_options(sort);

@@ -7,17 +7,18 @@ use std::path::{Path, PathBuf};
 use warcdex_cdx::sort::SortOptions;
 
 use super::error::Result;
-use super::Stages;
+use super::{Stages, UpdateOptions};
 use crate::dates::add::AddDatesOptions;
 use crate::index::{build_index, IndexOptions};
 use crate::pindex::MainInfo;
 
-/// The stage "index": the main index `main` of `segments`, sorted within `sort`'s
-/// memory and temporary directory.
+/// The stage "index": the main index `main` of `segments`, sorted within the run's sort
+/// budget and temporary directory ([`UpdateOptions::sort_options`]), its writer given the
+/// run's whole memory (it works after the sorts).
 pub(super) fn index_segments(
     segments: &[PathBuf],
     main: &Path,
-    sort: &SortOptions,
+    opts: &UpdateOptions,
     stages: &dyn Stages,
 ) -> Result<MainInfo> {
     let bar = stages.stage("index", 0);
@@ -25,10 +26,8 @@ pub(super) fn index_segments(
         segments,
         main,
         &IndexOptions {
-            sort: sort.clone(),
-            // The run's whole `--memory` (its sorts have half each,
-            // `UpdateOptions::sort_options`): the writer works after them.
-            writer_memory: sort.memory.saturating_mul(2),
+            sort: opts.sort_options(),
+            writer_memory: opts.memory,
             ..IndexOptions::default()
         },
     )?;
