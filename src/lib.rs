@@ -32,6 +32,7 @@
 #![deny(missing_docs)]
 
 // Foundation: outputs, progress, errors with their paths, test randomness.
+pub mod access;
 pub mod output;
 pub mod path_error;
 pub mod progress;

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 /// The floors, lowest first. A module may use the modules of the floors below its own,
 /// none of its own floor and none above.
 const FLOORS: &[&[&str]] = &[
-    &["output", "progress", "path_error", "test_rng"],
+    &["output", "progress", "path_error", "test_rng", "access"],
     &["reader"],
     &["cdx_writer"],
     &["extract", "near"],

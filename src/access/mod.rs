@@ -1,0 +1,299 @@
+//! Access rules (issue 45): pywb 2.10's access-control lists and embargo, the one set
+//! of rules that pywb's replay and every answer of warcdex obey. docs/access.md.
+//!
+//! [`Rules`] is one immutable reading of the rules files; [`LiveRules`] holds the
+//! current one and re-reads the files when they change, so a takedown takes effect
+//! without touching any index. [`Viewer`] is who asks: the rules and the access point
+//! (user) a request comes from.
+
+mod live;
+mod rules;
+pub mod time;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+pub use live::LiveRules;
+pub use rules::{read_list, Access, DateCondition, Embargo, Reason, Rule, RuleList, Verdict};
+
+/// A rules file that cannot be read or understood: its path, the line (0: the file as
+/// a whole) and what is wrong.
+#[derive(Debug)]
+pub struct AccessError {
+    /// The file.
+    pub path: PathBuf,
+    /// The line, from 1 (0: not one line).
+    pub line: usize,
+    /// What is wrong.
+    pub message: String,
+    source: Option<std::io::Error>,
+}
+
+impl AccessError {
+    fn at(path: &Path, line: usize, message: String) -> AccessError {
+        AccessError {
+            path: path.to_path_buf(),
+            line,
+            message,
+            source: None,
+        }
+    }
+
+    fn io(path: &Path, e: std::io::Error) -> AccessError {
+        AccessError {
+            path: path.to_path_buf(),
+            line: 0,
+            message: e.to_string(),
+            source: Some(e),
+        }
+    }
+}
+
+impl fmt::Display for AccessError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            0 => write!(f, "{}: {}", self.path.display(), self.message),
+            n => write!(f, "{}:{n}: {}", self.path.display(), self.message),
+        }
+    }
+}
+
+impl std::error::Error for AccessError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source.as_ref().map(|e| e as _)
+    }
+}
+
+/// Where the rules come from: pywb's `acl_paths`, `default_access` and `embargo`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RulesConfig {
+    /// `.aclj` files, or directories whose `.aclj` files are all read.
+    pub acl_paths: Vec<PathBuf>,
+    /// What a capture no rule names gets (pywb's default: allow).
+    pub default_access: Option<Access>,
+    /// The embargo.
+    pub embargo: Option<Embargo>,
+}
+
+impl RulesConfig {
+    /// Whether any rule is configured.
+    pub fn is_empty(&self) -> bool {
+        self.acl_paths.is_empty() && self.embargo.is_none() && self.default_access.is_none()
+    }
+
+    /// A collection's `access.json` (`{"acl_paths": […], "default_access": …,
+    /// "embargo": {…}}`, pywb's keys), paths relative to the collection; `None` when the
+    /// file does not exist.
+    pub fn of_collection(dir: &Path) -> Result<Option<RulesConfig>, AccessError> {
+        let path = dir.join("access.json");
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(AccessError::io(&path, e)),
+        };
+        let err = |m: String| AccessError::at(&path, 0, m);
+        let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| err(e.to_string()))?;
+        let obj = v.as_object().ok_or_else(|| err("not a JSON object".into()))?;
+        let mut c = RulesConfig::default();
+        for (k, v) in obj {
+            match k.as_str() {
+                "acl_paths" => {
+                    let list = match v {
+                        serde_json::Value::String(s) => vec![s.clone()],
+                        serde_json::Value::Array(a) => (a.iter())
+                            .map(|p| p.as_str().map(str::to_string))
+                            .collect::<Option<Vec<_>>>()
+                            .ok_or_else(|| err("acl_paths is a list of paths".into()))?,
+                        _ => return Err(err("acl_paths is a list of paths".into())),
+                    };
+                    c.acl_paths = list.into_iter().map(|p| dir.join(p)).collect();
+                }
+                "default_access" => {
+                    let s = v.as_str().unwrap_or_default();
+                    c.default_access = Some(
+                        Access::parse(s)
+                            .ok_or_else(|| err(format!("default_access {v} is not an access")))?,
+                    );
+                }
+                "embargo" => c.embargo = Some(Embargo::from_json(v).map_err(err)?),
+                other => return Err(err(format!("unknown setting {other:?}"))),
+            }
+        }
+        Ok(Some(c))
+    }
+
+    /// The files the configuration reads now: each file named, and each directory's
+    /// `.aclj` files in name order.
+    pub fn files(&self) -> Result<Vec<PathBuf>, AccessError> {
+        let mut out = Vec::new();
+        for p in &self.acl_paths {
+            if p.is_dir() {
+                let mut found: Vec<PathBuf> = std::fs::read_dir(p)
+                    .map_err(|e| AccessError::io(p, e))?
+                    .filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|f| f.extension().is_some_and(|x| x == "aclj"))
+                    .collect();
+                found.sort();
+                out.extend(found);
+            } else {
+                out.push(p.clone());
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Each reading of rules gets a new number, so answers computed under one are known.
+static GENERATION: AtomicU64 = AtomicU64::new(1);
+
+/// One reading of the rules.
+#[derive(Debug)]
+pub struct Rules {
+    generation: u64,
+    list: RuleList,
+    default: Access,
+    embargo: Option<Embargo>,
+    files: Vec<PathBuf>,
+}
+
+/// Who a user is to the rules: everyone who no rule names is treated alike, so answers
+/// can be shared among them.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum UserClass {
+    /// A request without a user (pywb's `acl_user` None).
+    Public,
+    /// A user some rule names.
+    Named(String),
+    /// A user no rule names.
+    Other,
+}
+
+impl Rules {
+    /// Reads every file of `config`; the first error stops the reading.
+    pub fn load(config: &RulesConfig) -> Result<Rules, AccessError> {
+        let files = config.files()?;
+        let mut all = Vec::new();
+        for f in &files {
+            let text = std::fs::read_to_string(f).map_err(|e| AccessError::io(f, e))?;
+            all.extend(read_list(f, &text)?);
+        }
+        Ok(Rules::new(all, config.default_access, config.embargo.clone(), files))
+    }
+
+    /// Rules from parsed lines.
+    pub fn new(
+        rules: Vec<Rule>,
+        default: Option<Access>,
+        embargo: Option<Embargo>,
+        files: Vec<PathBuf>,
+    ) -> Rules {
+        Rules {
+            generation: GENERATION.fetch_add(1, Ordering::Relaxed),
+            list: RuleList::new(rules),
+            default: default.unwrap_or(Access::Allow),
+            embargo,
+            files,
+        }
+    }
+
+    /// No rules: everything allowed.
+    pub fn none() -> Rules {
+        Rules::new(Vec::new(), None, None, Vec::new())
+    }
+
+    /// This reading's number.
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// The files read.
+    pub fn files(&self) -> &[PathBuf] {
+        &self.files
+    }
+
+    /// How many rule lines.
+    pub fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    /// Whether every capture is allowed to everyone whatever its URL and date.
+    pub fn allows_everything(&self) -> bool {
+        self.list.is_empty() && self.embargo.is_none() && self.default == Access::Allow
+    }
+
+    /// Whether answers depend on the moment asked (`newer`/`older`).
+    pub fn relative(&self) -> bool {
+        self.list.relative || self.embargo.as_ref().is_some_and(|e| e.when.relative())
+    }
+
+    /// The class of `user` under these rules.
+    pub fn class_of(&self, user: Option<&str>) -> UserClass {
+        match user {
+            None => UserClass::Public,
+            Some(u) if self.list.users.contains(u) => UserClass::Named(u.to_string()),
+            Some(_) => UserClass::Other,
+        }
+    }
+
+    /// The rule found for a URL key (pywb's `find_access_rule`), `None` for the default.
+    pub fn rule_for(&self, urlkey: &[u8], class: &UserClass) -> Option<&Rule> {
+        match class {
+            UserClass::Public => self.list.find(urlkey, None),
+            UserClass::Named(u) => self.list.find(urlkey, Some(u)),
+            // A user no rule names: matches no rule's user, as any such name would.
+            UserClass::Other => self.list.find(urlkey, Some("\u{0}")),
+        }
+    }
+
+    /// The access of a capture of the URL key at a 14-digit date, given the rule found
+    /// for the key; `now` in seconds since the epoch.
+    pub fn verdict<'a>(&'a self, rule: Option<&'a Rule>, date: u64, now: i64) -> Verdict<'a> {
+        rules::verdict(rule, self.default, self.embargo.as_ref(), rules::capture_seconds(date), now)
+    }
+
+    /// The access of one capture: `verdict(rule_for(key), date)`.
+    pub fn decide(&self, urlkey: &[u8], date: u64, class: &UserClass, now: i64) -> Verdict<'_> {
+        self.verdict(self.rule_for(urlkey, class), date, now)
+    }
+}
+
+/// The current moment in seconds since the epoch.
+pub fn now_seconds() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+/// Who asks: the rules in force and the user's class under them.
+#[derive(Debug, Clone)]
+pub struct Viewer {
+    /// The rules read when the request came.
+    pub rules: Arc<Rules>,
+    /// The user's class under them.
+    pub class: UserClass,
+}
+
+impl Viewer {
+    /// `user` (`None`: the public) under `rules`.
+    pub fn new(rules: Arc<Rules>, user: Option<&str>) -> Viewer {
+        let class = rules.class_of(user);
+        Viewer { rules, class }
+    }
+
+    /// The access of a capture of `urlkey` at `date` (14 digits) now.
+    pub fn access(&self, urlkey: &[u8], date: u64) -> Access {
+        self.rules
+            .decide(urlkey, date, &self.class, now_seconds())
+            .access
+    }
+
+    /// Whether nothing is held back from this viewer.
+    pub fn sees_everything(&self) -> bool {
+        self.rules.allows_everything()
+    }
+}
+
+#[cfg(test)]
+mod tests;
