@@ -19,7 +19,13 @@ fn stamp(config: &RulesConfig) -> Stamp {
         .into_iter()
         .map(|p| {
             let m = std::fs::metadata(&p).ok();
-            let s = m.map(|m| (m.modified().unwrap_or(SystemTime::UNIX_EPOCH), m.len(), m.ino()));
+            let s = m.map(|m| {
+                (
+                    m.modified().unwrap_or(SystemTime::UNIX_EPOCH),
+                    m.len(),
+                    m.ino(),
+                )
+            });
             (p, s)
         })
         .collect()

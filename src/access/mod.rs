@@ -95,7 +95,9 @@ impl RulesConfig {
         };
         let err = |m: String| AccessError::at(&path, 0, m);
         let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| err(e.to_string()))?;
-        let obj = v.as_object().ok_or_else(|| err("not a JSON object".into()))?;
+        let obj = v
+            .as_object()
+            .ok_or_else(|| err("not a JSON object".into()))?;
         let mut c = RulesConfig::default();
         for (k, v) in obj {
             match k.as_str() {
@@ -179,7 +181,12 @@ impl Rules {
             let text = std::fs::read_to_string(f).map_err(|e| AccessError::io(f, e))?;
             all.extend(read_list(f, &text)?);
         }
-        Ok(Rules::new(all, config.default_access, config.embargo.clone(), files))
+        Ok(Rules::new(
+            all,
+            config.default_access,
+            config.embargo.clone(),
+            files,
+        ))
     }
 
     /// Rules from parsed lines.
@@ -250,7 +257,13 @@ impl Rules {
     /// The access of a capture of the URL key at a 14-digit date, given the rule found
     /// for the key; `now` in seconds since the epoch.
     pub fn verdict<'a>(&'a self, rule: Option<&'a Rule>, date: u64, now: i64) -> Verdict<'a> {
-        rules::verdict(rule, self.default, self.embargo.as_ref(), rules::capture_seconds(date), now)
+        rules::verdict(
+            rule,
+            self.default,
+            self.embargo.as_ref(),
+            rules::capture_seconds(date),
+            now,
+        )
     }
 
     /// The access of one capture: `verdict(rule_for(key), date)`.

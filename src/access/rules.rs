@@ -87,7 +87,9 @@ impl DateCondition {
 
     /// Whether the answer depends on the moment asked.
     pub fn relative(&self) -> bool {
-        self.before.is_none() && self.after.is_none() && (self.newer.is_some() || self.older.is_some())
+        self.before.is_none()
+            && self.after.is_none()
+            && (self.newer.is_some() || self.older.is_some())
     }
 
     /// Reads the fields of a JSON object (a rule's or an embargo's); `false`-like values
@@ -109,7 +111,9 @@ impl DateCondition {
             match obj.get(k) {
                 None | Some(serde_json::Value::Null) => Ok(None),
                 Some(v) if v.as_object().is_some_and(|o| o.is_empty()) => Ok(None),
-                Some(v) => Period::from_json(v).map(Some).map_err(|e| format!("{k}: {e}")),
+                Some(v) => Period::from_json(v)
+                    .map(Some)
+                    .map_err(|e| format!("{k}: {e}")),
             }
         };
         Ok(DateCondition {
@@ -302,11 +306,14 @@ pub struct Embargo {
 impl Embargo {
     /// Reads pywb's `embargo` setting: `{"newer": {"days": 365}, "access": "block"}`.
     pub fn from_json(v: &serde_json::Value) -> Result<Embargo, String> {
-        let obj = v
-            .as_object()
-            .ok_or_else(|| format!("an embargo is an object such as {{\"newer\": {{\"days\": 365}}}}, not {v}"))?;
+        let obj = v.as_object().ok_or_else(|| {
+            format!("an embargo is an object such as {{\"newer\": {{\"days\": 365}}}}, not {v}")
+        })?;
         for k in obj.keys() {
-            if !matches!(k.as_str(), "access" | "before" | "after" | "newer" | "older") {
+            if !matches!(
+                k.as_str(),
+                "access" | "before" | "after" | "newer" | "older"
+            ) {
                 return Err(format!("unknown embargo setting {k:?}"));
             }
         }
@@ -398,7 +405,11 @@ pub(super) fn verdict<'a>(
     if access == Access::AllowIgnoreEmbargo {
         access = Access::Allow;
     }
-    Verdict { access, rule, reason }
+    Verdict {
+        access,
+        rule,
+        reason,
+    }
 }
 
 /// Seconds since the epoch of a 14-digit capture date.

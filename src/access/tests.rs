@@ -26,8 +26,14 @@ fn the_longest_prefix_decides_as_in_pywbs_manual() {
         None,
     );
     let d = 20200101000000;
-    assert_eq!(access(&r, "http://httpbin.org/anything/something", d, None), "allow");
-    assert_eq!(access(&r, "http://httpbin.org/anything/else", d, None), "exclude");
+    assert_eq!(
+        access(&r, "http://httpbin.org/anything/something", d, None),
+        "allow"
+    );
+    assert_eq!(
+        access(&r, "http://httpbin.org/anything/else", d, None),
+        "exclude"
+    );
     assert_eq!(access(&r, "http://httpbin.org/", d, None), "block");
     assert_eq!(access(&r, "http://httpbin.org/get?a=b", d, None), "block");
     assert_eq!(access(&r, "http://example.com/", d, None), "allow");
@@ -44,10 +50,19 @@ fn a_users_rule_wins_among_lines_of_one_key_only() {
     );
     let d = 20200101000000;
     assert_eq!(access(&r, "http://example.com/a", d, None), "exclude");
-    assert_eq!(access(&r, "http://example.com/a", d, Some("staff")), "allow");
-    assert_eq!(access(&r, "http://example.com/a", d, Some("visitor")), "exclude");
+    assert_eq!(
+        access(&r, "http://example.com/a", d, Some("staff")),
+        "allow"
+    );
+    assert_eq!(
+        access(&r, "http://example.com/a", d, Some("visitor")),
+        "exclude"
+    );
     // The longer key names no user: it decides for the staff too.
-    assert_eq!(access(&r, "http://example.com/staff/x", d, Some("staff")), "block");
+    assert_eq!(
+        access(&r, "http://example.com/staff/x", d, Some("staff")),
+        "block"
+    );
 }
 
 #[test]
@@ -60,7 +75,10 @@ fn exact_rules_and_the_wildcard() {
     assert_eq!(access(&r, "http://example.com/a", d, None), "block");
     assert_eq!(access(&r, "http://example.com/ab", d, None), "exclude");
     // pywb reaches `*,` only when no rule lies between it and the key's TLD.
-    let r = rules("*, - {\"access\": \"exclude\"}\nbiz,x)/ - {\"access\": \"block\"}\n", None);
+    let r = rules(
+        "*, - {\"access\": \"exclude\"}\nbiz,x)/ - {\"access\": \"block\"}\n",
+        None,
+    );
     assert_eq!(access(&r, "http://a.com/", d, None), "allow");
     assert_eq!(access(&r, "http://a.aero/", d, None), "exclude");
 }
@@ -72,13 +90,31 @@ fn dates_of_rules_and_the_embargo() {
          com,example)/free - {\"access\": \"allow_ignore_embargo\"}\n",
         Some("{\"after\": \"20200101\"}"),
     );
-    assert_eq!(access(&r, "http://example.com/old", 20101231000000, None), "block");
-    assert_eq!(access(&r, "http://example.com/old", 20110101000000, None), "allow");
-    assert_eq!(access(&r, "http://example.com/x", 20200101235959, None), "allow");
-    assert_eq!(access(&r, "http://example.com/x", 20200102000000, None), "exclude");
-    assert_eq!(access(&r, "http://example.com/free", 20250102000000, None), "allow");
+    assert_eq!(
+        access(&r, "http://example.com/old", 20101231000000, None),
+        "block"
+    );
+    assert_eq!(
+        access(&r, "http://example.com/old", 20110101000000, None),
+        "allow"
+    );
+    assert_eq!(
+        access(&r, "http://example.com/x", 20200101235959, None),
+        "allow"
+    );
+    assert_eq!(
+        access(&r, "http://example.com/x", 20200102000000, None),
+        "exclude"
+    );
+    assert_eq!(
+        access(&r, "http://example.com/free", 20250102000000, None),
+        "allow"
+    );
     // `newer` counts back from the moment asked (1,700,000,000: 2023-11-14).
-    let r = rules("", Some("{\"newer\": {\"years\": 1}, \"access\": \"block\"}"));
+    let r = rules(
+        "",
+        Some("{\"newer\": {\"years\": 1}, \"access\": \"block\"}"),
+    );
     assert_eq!(access(&r, "http://a.org/", 20221115000000, None), "block");
     assert_eq!(access(&r, "http://a.org/", 20221113000000, None), "allow");
     assert!(r.relative());
@@ -86,10 +122,16 @@ fn dates_of_rules_and_the_embargo() {
 
 #[test]
 fn a_bad_line_is_named() {
-    let e = read_list(Path::new("r.aclj"), "com, - {\"access\": \"allow\"}\ncom,x)/ - {\"access\": \"blok\"}\n")
-        .unwrap_err();
+    let e = read_list(
+        Path::new("r.aclj"),
+        "com, - {\"access\": \"allow\"}\ncom,x)/ - {\"access\": \"blok\"}\n",
+    )
+    .unwrap_err();
     assert_eq!(e.line, 2);
-    assert!(e.to_string().starts_with("r.aclj:2: access \"blok\""), "{e}");
+    assert!(
+        e.to_string().starts_with("r.aclj:2: access \"blok\""),
+        "{e}"
+    );
     assert!(read_list(Path::new("r.aclj"), "com,x)/ {\"access\": \"block\"}").is_err());
 }
 
@@ -105,18 +147,46 @@ fn rules_reread_when_a_file_changes() {
     .unwrap();
     let key = b"com,example)/";
     let now = now_seconds();
-    assert_eq!(live.current().decide(key, 20200101000000, &UserClass::Public, now).access, Access::Block);
+    assert_eq!(
+        live.current()
+            .decide(key, 20200101000000, &UserClass::Public, now)
+            .access,
+        Access::Block
+    );
     assert!(!live.refresh().unwrap());
-    std::fs::write(&f, "com,example)/ - {\"access\": \"allow\"}\n# a takedown lifted\n").unwrap();
+    std::fs::write(
+        &f,
+        "com,example)/ - {\"access\": \"allow\"}\n# a takedown lifted\n",
+    )
+    .unwrap();
     assert!(live.refresh().unwrap());
-    assert_eq!(live.current().decide(key, 20200101000000, &UserClass::Public, now).access, Access::Allow);
+    assert_eq!(
+        live.current()
+            .decide(key, 20200101000000, &UserClass::Public, now)
+            .access,
+        Access::Allow
+    );
     // A broken edit leaves the rules in force.
     std::fs::write(&f, "com,example)/ - {\"access\": \"nope\"}\n").unwrap();
     assert!(live.refresh().is_err());
-    assert_eq!(live.current().decide(key, 20200101000000, &UserClass::Public, now).access, Access::Allow);
+    assert_eq!(
+        live.current()
+            .decide(key, 20200101000000, &UserClass::Public, now)
+            .access,
+        Access::Allow
+    );
     // A list added to the directory counts.
-    std::fs::write(dir.path().join("b.aclj"), "com,example)/a - {\"access\": \"exclude\"}\n").unwrap();
+    std::fs::write(
+        dir.path().join("b.aclj"),
+        "com,example)/a - {\"access\": \"exclude\"}\n",
+    )
+    .unwrap();
     std::fs::write(&f, "").unwrap();
     assert!(live.refresh().unwrap());
-    assert_eq!(live.current().decide(b"com,example)/a", 20200101000000, &UserClass::Public, now).access, Access::Exclude);
+    assert_eq!(
+        live.current()
+            .decide(b"com,example)/a", 20200101000000, &UserClass::Public, now)
+            .access,
+        Access::Exclude
+    );
 }

@@ -24,7 +24,15 @@ fn civil_from_days(z: i64) -> (i64, i64, i64) {
     let mp = (5 * doy + 2) / 153;
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (if m <= 2 { yoe + era * 400 + 1 } else { yoe + era * 400 }, m, d)
+    (
+        if m <= 2 {
+            yoe + era * 400 + 1
+        } else {
+            yoe + era * 400
+        },
+        m,
+        d,
+    )
 }
 
 fn days_in_month(y: i64, m: i64) -> i64 {
@@ -55,13 +63,28 @@ pub fn timestamp_seconds(ts: &str) -> i64 {
     let y = field(0, 4, 1900, 2999);
     let m = field(4, 6, 1, 12);
     let d = field(6, 8, 1, 31).min(days_in_month(y, m));
-    let (hh, mm, ss) = (field(8, 10, 0, 23), field(10, 12, 0, 59), field(12, 14, 0, 59));
+    let (hh, mm, ss) = (
+        field(8, 10, 0, 23),
+        field(10, 12, 0, 59),
+        field(12, 14, 0, 59),
+    );
     days_from_civil(y, m, d) * 86_400 + hh * 3600 + mm * 60 + ss
 }
 
 /// Seconds since the epoch of a capture date held as a 14-digit number.
 pub fn date14_seconds(date: u64) -> i64 {
     timestamp_seconds(&format!("{date:014}"))
+}
+
+/// The 14-digit date (`YYYYMMDDhhmmss` as a number) of seconds since the epoch.
+pub fn seconds_date14(secs: i64) -> u64 {
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let (y, m, d) = civil_from_days(days);
+    let v = ((y * 100 + m) * 100 + d) * 1_000_000
+        + (rem / 3600) * 10_000
+        + (rem % 3600 / 60) * 100
+        + rem % 60;
+    v.max(0) as u64
 }
 
 /// A period as pywb's `newer` and `older` name it: `{"years": 1, "months": 6}`.
@@ -129,12 +152,18 @@ impl Period {
                 'm' => p.months += n,
                 'w' => p.weeks += n,
                 'd' => p.days += n,
-                _ => return Err(format!("{s:?}: a period is numbers with y, m, w or d, as 1y6m")),
+                _ => {
+                    return Err(format!(
+                        "{s:?}: a period is numbers with y, m, w or d, as 1y6m"
+                    ))
+                }
             }
             any = true;
         }
         if !num.is_empty() || !any {
-            return Err(format!("{s:?}: a period is numbers with y, m, w or d, as 1y6m"));
+            return Err(format!(
+                "{s:?}: a period is numbers with y, m, w or d, as 1y6m"
+            ));
         }
         Ok(p)
     }
@@ -146,23 +175,43 @@ mod tests {
 
     #[test]
     fn timestamps_pad_up_as_warcio_does() {
-        let at = |y, m, d, hh: i64, mm: i64, ss: i64| days_from_civil(y, m, d) * 86_400 + hh * 3600 + mm * 60 + ss;
-        assert_eq!(timestamp_seconds("20141226095010"), at(2014, 12, 26, 9, 50, 10));
-        assert_eq!(timestamp_seconds("2014122609501"), at(2014, 12, 26, 9, 50, 59));
+        let at = |y, m, d, hh: i64, mm: i64, ss: i64| {
+            days_from_civil(y, m, d) * 86_400 + hh * 3600 + mm * 60 + ss
+        };
+        assert_eq!(
+            timestamp_seconds("20141226095010"),
+            at(2014, 12, 26, 9, 50, 10)
+        );
+        assert_eq!(
+            timestamp_seconds("2014122609501"),
+            at(2014, 12, 26, 9, 50, 59)
+        );
         assert_eq!(timestamp_seconds("20141226"), at(2014, 12, 26, 23, 59, 59));
         assert_eq!(timestamp_seconds("201410"), at(2014, 10, 31, 23, 59, 59));
         assert_eq!(timestamp_seconds("2014"), at(2014, 12, 31, 23, 59, 59));
         assert_eq!(timestamp_seconds("201"), at(2019, 12, 31, 23, 59, 59));
         assert_eq!(timestamp_seconds(""), at(2999, 12, 31, 23, 59, 59));
-        assert_eq!(timestamp_seconds("20130009005601"), at(2013, 1, 9, 0, 56, 1));
+        assert_eq!(
+            timestamp_seconds("20130009005601"),
+            at(2013, 1, 9, 0, 56, 1)
+        );
         assert_eq!(timestamp_seconds("20130229"), at(2013, 2, 28, 23, 59, 59));
         assert_eq!(timestamp_seconds("19700101000000"), 0);
+        assert_eq!(
+            seconds_date14(timestamp_seconds("20240229235958")),
+            20240229235958
+        );
     }
 
     #[test]
     fn periods_subtract_months_first_then_days() {
         let at = |y, m, d| days_from_civil(y, m, d) * 86_400 + 3600;
-        let p = |years, months, weeks, days| Period { years, months, weeks, days };
+        let p = |years, months, weeks, days| Period {
+            years,
+            months,
+            weeks,
+            days,
+        };
         assert_eq!(p(0, 1, 0, 0).before(at(2024, 3, 31)), at(2024, 2, 29));
         assert_eq!(p(1, 0, 0, 0).before(at(2024, 2, 29)), at(2023, 2, 28));
         assert_eq!(p(0, 0, 1, 1).before(at(2024, 3, 1)), at(2024, 2, 22));

@@ -1,5 +1,6 @@
 //! The command line: flag parsing (clap derive) and one small module per subcommand.
 
+pub mod access;
 pub mod cdx;
 pub mod dates;
 pub mod heap;
@@ -97,6 +98,9 @@ pub enum Command {
     History(near::HistoryArgs),
     /// What changed between the versions of a URL nearest two dates, word by word.
     Diff(near::DiffArgs),
+    /// Access rules (pywb's `.aclj` lists and embargo): `access check COLL URL [DATE]`
+    /// says which rule decides a capture and what it gives.
+    Access(access::AccessArgs),
     /// Decompress every gzip member and discard the output (the benchmark's lower bound).
     #[command(hide = true)]
     Inflate {
