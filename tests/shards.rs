@@ -82,6 +82,7 @@ fn request(q: &str, start: usize, per_site: usize) -> SearchRequest {
         replay_prefix: Some("http://wayback.test/web".into()),
         near: Default::default(),
         history: true,
+        viewer: None,
     }
 }
 

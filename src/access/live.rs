@@ -89,7 +89,7 @@ impl LiveRules {
                         let r = live.current();
                         eprintln!(
                             "warcdex: access rules re-read: {} rules from {} files",
-                            r.len(),
+                            r.rule_count(),
                             r.files().len()
                         );
                     }

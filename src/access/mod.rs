@@ -221,7 +221,7 @@ impl Rules {
     }
 
     /// How many rule lines.
-    pub fn len(&self) -> usize {
+    pub fn rule_count(&self) -> usize {
         self.list.len()
     }
 
@@ -287,6 +287,14 @@ pub struct Viewer {
     /// The user's class under them.
     pub class: UserClass,
 }
+
+impl PartialEq for Viewer {
+    fn eq(&self, other: &Viewer) -> bool {
+        self.rules.generation == other.rules.generation && self.class == other.class
+    }
+}
+
+impl Eq for Viewer {}
 
 impl Viewer {
     /// `user` (`None`: the public) under `rules`.

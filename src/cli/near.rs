@@ -146,7 +146,7 @@ pub fn diff_cmd(a: DiffArgs) -> anyhow::Result<i32> {
         }
     }
     let index = SearchIndex::open_released(&search_dir_of(&a.dir))?;
-    let Some(v) = diff_versions(&index, &a.url, &a.date1, &a.date2)? else {
+    let Some(v) = diff_versions(&index, &a.url, &a.date1, &a.date2, None)? else {
         eprintln!("diff: no version of {} in {}", a.url, a.dir.display());
         return Ok(1);
     };

@@ -9,7 +9,12 @@ use std::time::Duration;
 use anyhow::{bail, Context};
 use clap::Args;
 
+use std::sync::Arc;
+
+use warcdex::access::{LiveRules, Rules, Viewer};
 use warcdex::render::{json, text};
+
+use super::access::AccessFlags;
 use warcdex::search::{NearDisplay, SearchIndex, SearchRequest, DEFAULT_HITS_PER_SITE};
 use warcdex::serve::{front_router, router, serve, ConnLimits, Front, ServeOptions};
 
@@ -43,6 +48,12 @@ pub struct SearchArgs {
     /// http://HOST:PORT/web; none by default.
     #[arg(long = "replay-prefix", default_value = "")]
     pub replay_prefix: String,
+    /// The access rules: the collection's `access.json`, and these (docs/access.md).
+    #[command(flatten)]
+    pub access: AccessFlags,
+    /// Search as this user (access point) of the rules; none: the public.
+    #[arg(long)]
+    pub user: Option<String>,
     /// The query: words, "phrases", site:HOST, type:MIME, lang:xx, collection:NAME,
     /// date:YYYY[MM[DD…]] or date:A-B (several words are joined by spaces).
     #[arg(required = true, num_args = 1..)]
@@ -130,6 +141,16 @@ pub struct ServeArgs {
     /// server slower than that is left out and the results say they are partial.
     #[arg(long = "remote-timeout", default_value_t = 5.0)]
     pub remote_timeout: f64,
+    /// The access rules applied to every route: the collection's `access.json`, and
+    /// these. Rules files are re-read within a second of a change (docs/access.md).
+    #[command(flatten)]
+    pub access: AccessFlags,
+    /// The request header that names the user (access point) whose rules apply, set by
+    /// a front proxy (pywb's convention: X-Pywb-ACL-User); without it, or without the
+    /// header in a request, the public's rules apply. Only a proxy that sets or strips
+    /// the header on every request may sit in front.
+    #[arg(long = "user-header", value_name = "NAME")]
+    pub user_header: Option<String>,
 }
 
 /// `serve --replay`: where hits link to.
@@ -177,7 +198,16 @@ fn open(dir: &std::path::Path) -> anyhow::Result<SearchIndex> {
 /// Runs `warcdex search`: exit 0 with results (even none), 2 for a malformed query.
 pub fn run(a: SearchArgs) -> anyhow::Result<i32> {
     let index = open(&a.dir)?;
+    let config = a.access.config(&a.dir)?;
+    let viewer = match config.is_empty() {
+        true => None,
+        false => Some(Viewer::new(
+            Arc::new(Rules::load(&config)?),
+            a.user.as_deref(),
+        )),
+    };
     let req = SearchRequest {
+        viewer,
         query: a.query.join(" "),
         start: a.start,
         hits: a.hits,
@@ -267,6 +297,25 @@ pub fn serve_cmd(a: ServeArgs) -> anyhow::Result<i32> {
         return Ok(0);
     }
     let index = open(&a.dir)?;
+    let config = a.access.config(&a.dir)?;
+    if !config.is_empty() {
+        let live = LiveRules::load(config)?;
+        let r = live.current();
+        eprintln!(
+            "warcdex serve: access rules: {} rules from {} files",
+            r.rule_count(),
+            r.files().len()
+        );
+        // Checked four times a second: a takedown holds within a second.
+        live.watch(Duration::from_millis(250));
+        opts.access = Some(live);
+    }
+    if let Some(h) = &a.user_header {
+        opts.user_header = Some(
+            axum::http::HeaderName::try_from(h.as_str())
+                .with_context(|| format!("--user-header {h:?} is not a header name"))?,
+        );
+    }
     for s in index.sets() {
         eprintln!(
             "warcdex serve: set {}: {} documents, dates from {}",

@@ -9,6 +9,7 @@ use warcdex_cdx::KeyStyle;
 
 use super::near_dups::NearError;
 use super::SearchIndex;
+use crate::access::Viewer;
 use crate::near::word_diff::{diff_words, percent};
 use crate::near::Signature;
 
@@ -83,15 +84,32 @@ impl Version {
 /// (then digest), each compared with the one before. The texts are read one at a time,
 /// in that order, and not kept: memory holds two texts whatever the versions.
 pub fn history(index: &SearchIndex, url: &str) -> Result<Vec<Version>, NearError> {
-    let sets: Vec<&super::set::OpenSet> = index.live_sets().collect();
+    history_for(index, url, None)
+}
+
+/// [`history`] as `viewer` may see it under the access rules: the versions with a
+/// capture shown to them, with the dates of those captures only.
+pub fn history_for(
+    index: &SearchIndex,
+    url: &str,
+    viewer: Option<&Viewer>,
+) -> Result<Vec<Version>, NearError> {
+    let views = index.views.views(&index.sets, viewer);
+    let sets: Vec<&super::set::OpenSet> = index.sets.iter().collect();
     // (first date, digest, set, DocId): sorted, the order of the history.
     let mut found: Vec<(u64, Vec<u8>, usize, tantivy::DocId)> = Vec::new();
     for (i, set) in sets.iter().enumerate() {
+        if !index.live(i) {
+            continue;
+        }
         let Some(urlkey) = urlkey_in(set, url) else {
             continue;
         };
         for doc in set.docs_of_urlkey(urlkey.as_bytes()) {
-            let first = set.dates.of(doc).first().copied().unwrap_or(u64::MAX);
+            if !views[i].shows(doc) {
+                continue;
+            }
+            let first = views[i].dates.of(doc).first().copied().unwrap_or(u64::MAX);
             found.push((first, set.order_digest(doc), i, doc));
         }
     }
@@ -124,7 +142,7 @@ pub fn history(index: &SearchIndex, url: &str) -> Result<Vec<Version>, NearError
         out.push(Version {
             url: t.url,
             digest: t.digest,
-            dates: set
+            dates: views[i]
                 .dates
                 .of(doc)
                 .iter()
@@ -188,8 +206,9 @@ pub fn diff_versions(
     url: &str,
     date1: &str,
     date2: &str,
+    viewer: Option<&Viewer>,
 ) -> Result<Option<VersionDiff>, NearError> {
-    let versions = history(index, url)?;
+    let versions = history_for(index, url, viewer)?;
     let (Some((old, at1)), Some((new, at2))) = (
         nearest_version(&versions, date1),
         nearest_version(&versions, date2),

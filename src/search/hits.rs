@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 use tantivy::DocId;
 
+use super::access_view::SetView;
 use super::select::{site, Candidate, Folded, Selection};
 use super::set::OpenSet;
 use super::windows::Snippets;
@@ -172,6 +173,7 @@ pub(crate) fn replay_links(prefix: Option<&str>, dates: &[String], url: &str) ->
 /// decompressed for each (5 % of a loaded server's cycles, issue 22).
 fn url_history(
     sets: &[OpenSet],
+    views: &[SetView],
     c: Candidate,
     folded: Option<&Folded>,
     shown: &[(usize, DocId)],
@@ -184,13 +186,17 @@ fn url_history(
         if all.contains(&(s, d)) {
             continue;
         }
-        all.extend(sets[s].url_run(d, RUN_CAP).map(|v| (s, v)));
+        all.extend(
+            (sets[s].url_run(d, RUN_CAP))
+                .filter(|&v| views[s].shows(v))
+                .map(|v| (s, v)),
+        );
     }
     let total = all.len();
     if total < 2 {
         return (Vec::new(), total);
     }
-    let first = |(s, d): (usize, DocId)| sets[s].dates.of(d).first().copied().unwrap_or(u64::MAX);
+    let first = |(s, d): (usize, DocId)| views[s].dates.of(d).first().copied().unwrap_or(u64::MAX);
     // The latest versions by first capture (and the one before them, to tell how the
     // first of them changed): only theirs need digests.
     let cut = total > HISTORY_CAP as usize;
@@ -241,7 +247,7 @@ fn url_history(
             } else {
                 date14(date)
             },
-            captures: sets[s].dates.of(d).len(),
+            captures: views[s].dates.of(d).len(),
             changed,
             replay: None,
             change,
@@ -256,7 +262,7 @@ fn url_history(
 
 /// Builds the hit shown for a candidate.
 pub(crate) fn build_hit(
-    sets: &[OpenSet],
+    (sets, views): (&[OpenSet], &[SetView]),
     c: Candidate,
     index: usize,
     snippets: &mut Snippets<'_>,
@@ -271,7 +277,7 @@ pub(crate) fn build_hit(
     // capture, then digest), as the collector picks within a set, so that a collection
     // kept in batches shows what one index of it would.
     let newness = |(vs, vd): (usize, DocId)| {
-        let last = sets[vs].dates.of(vd).last().copied().unwrap_or(0);
+        let last = views[vs].dates.of(vd).last().copied().unwrap_or(0);
         (last, sets[vs].order_digest(vd))
     };
     let (set, doc) =
@@ -293,7 +299,9 @@ pub(crate) fn build_hit(
     // folded in from other sets; every date of every one of them.
     let group = |set: usize, doc: DocId| -> Vec<DocId> {
         match (&sets[set].near, selection.near.show_versions) {
-            (Some(near), false) => near.members(doc),
+            (Some(near), false) => (near.members(doc).into_iter())
+                .filter(|&d| views[set].shows(d))
+                .collect(),
             _ => vec![doc],
         }
     };
@@ -302,13 +310,20 @@ pub(crate) fn build_hit(
         versions.extend(group(fs, fd).into_iter().map(|d| (fs, d)));
     }
     let mut all_dates: Vec<u64> = (versions.iter())
-        .flat_map(|&(vs, vd)| sets[vs].dates.of(vd).iter().copied())
+        .flat_map(|&(vs, vd)| views[vs].dates.of(vd).iter().copied())
         .collect();
     all_dates.sort_unstable();
     all_dates.dedup();
     let dates: Vec<String> = all_dates.into_iter().map(date14).collect();
     let (mut history, versions_total) = match with_history {
-        true => url_history(sets, c, folded, &versions, ((set, doc), &stored.digest)),
+        true => url_history(
+            sets,
+            views,
+            c,
+            folded,
+            &versions,
+            ((set, doc), &stored.digest),
+        ),
         false => (Vec::new(), 0),
     };
     for v in &mut history {

@@ -12,6 +12,7 @@
 //! tantivy `Searcher` for the life of the process; a set that fails to open or whose
 //! main and dates do not align is reported and left out, and the others are searched.
 
+mod access_view;
 pub(crate) mod ascii_words;
 mod capped_top;
 mod collect;
@@ -45,6 +46,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
+
+use crate::access::Viewer;
 
 pub(crate) use hits::date14;
 pub use hits::{Hit, Snippet, VersionChange, HISTORY_CAP};
@@ -134,6 +137,8 @@ pub struct SearchIndex {
     disabled: Vec<AtomicBool>,
     /// Sets refused when opened, then sets disabled while searching.
     broken: Mutex<Vec<BrokenSet>>,
+    /// The sets as viewers under access rules see them (`access_view.rs`).
+    views: access_view::ViewCache,
 }
 
 impl fmt::Debug for SearchIndex {
@@ -208,6 +213,7 @@ impl SearchIndex {
             disabled: sets.iter().map(|_| AtomicBool::new(false)).collect(),
             sets,
             broken: Mutex::new(broken),
+            views: access_view::ViewCache::default(),
         })
     }
 
@@ -254,12 +260,20 @@ impl SearchIndex {
         }
         let hits = req.hits.clamp(1, MAX_HITS_PER_PAGE);
         let need = req.start + hits + 1;
-        let mut r = self.rank(&req.query, req.hits_per_site, need, None, req.near)?;
+        let views = self.views.views(&self.sets, req.viewer.as_ref());
+        let mut r = self.rank(
+            &req.query,
+            req.hits_per_site,
+            need,
+            None,
+            req.near,
+            views.clone(),
+        )?;
         if r.per_site > 0
             && !r.selection.hidden_sites.is_empty()
             && all_on_one_site(&r.tally, r.total)
         {
-            r = self.rank(&req.query, 0, need, None, req.near)?;
+            r = self.rank(&req.query, 0, need, None, req.near, views)?;
         }
         let has_more = r.selection.kept.len() > req.start + hits;
         let end = r.selection.kept.len().min(req.start + hits);
@@ -308,6 +322,7 @@ impl SearchIndex {
         hits_per_site: usize,
         need: usize,
         stats: &TermStats,
+        viewer: Option<&Viewer>,
     ) -> Result<ShardResults, SearchError> {
         let most = MAX_START + MAX_HITS_PER_PAGE + 1;
         if need > most {
@@ -323,6 +338,7 @@ impl SearchIndex {
                 need.max(1),
                 Some(stats),
                 NearDisplay::default(),
+                self.views.views(&self.sets, viewer),
             )?;
             let positions: Vec<usize> = (0..r.selection.kept.len()).collect();
             self.fold_unwalked(&mut r, &positions)?;
@@ -363,7 +379,7 @@ impl SearchIndex {
         for &(i, c) in page {
             let hit = catch_unwind(AssertUnwindSafe(|| {
                 build_hit(
-                    &self.sets,
+                    (&self.sets, &r.views),
                     c,
                     i,
                     &mut snippets,

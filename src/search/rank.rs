@@ -12,6 +12,7 @@ use tantivy::query::{
 use tantivy::schema::IndexRecordOption;
 use tantivy::Term;
 
+use super::access_view::SetView;
 use super::collect::{Fruit, TopFiltered};
 use super::facets::{FacetSources, Tally};
 use super::near::NearDisplay;
@@ -93,6 +94,7 @@ impl SearchIndex {
         need: usize,
         given: Option<&TermStats>,
         near: NearDisplay,
+        views: Arc<Vec<SetView>>,
     ) -> Result<Ranking, SearchError> {
         let parsed = query::parse(query)?;
         let per_site = if parsed.has_site_filter() {
@@ -109,15 +111,23 @@ impl SearchIndex {
             None if self.live_count() == 1 => TermStats::default(),
             None => self.live_stats(&queries)?,
         };
-        let date_filters: Vec<_> = self.sets.iter().map(|s| date_filter(s, &parsed)).collect();
+        let date_filters: Vec<_> = (self.sets.iter().zip(views.iter()))
+            .map(|(s, v)| date_filter(s, v, &parsed))
+            .collect();
         let mut keep = Keep {
             limit: need,
             // A limit of `need` or more per site can never leave a hit out.
             per_site: if per_site >= need { 0 } else { per_site },
         };
         loop {
-            let (total, per_set) =
-                self.collect(&queries, &stats, &date_filters, keep, per_site, near)?;
+            let (total, per_set) = self.collect(
+                &queries,
+                &stats,
+                (&date_filters, &views),
+                keep,
+                per_site,
+                near,
+            )?;
             let selection = select(&self.sets, &per_set, per_site, need, near);
             match selection.short {
                 Some(Short::Site) if keep.per_site > 0 => keep.per_site *= 2,
@@ -136,6 +146,7 @@ impl SearchIndex {
                         queries,
                         date_filters,
                         stats,
+                        views,
                     });
                 }
             }
@@ -151,7 +162,7 @@ impl SearchIndex {
         &self,
         queries: &[Box<dyn Query>],
         stats: &TermStats,
-        date_filters: &[Option<Arc<Vec<u64>>>],
+        (date_filters, views): (&[DocFilter], &[SetView]),
         keep: Keep,
         per_site: usize,
         near: NearDisplay,
@@ -178,7 +189,7 @@ impl SearchIndex {
                     site_of: s.site_of.clone(),
                     type_of: s.type_of.clone(),
                     lang_of: s.lang_of.clone(),
-                    dates: s.dates.clone(),
+                    dates: views[i].dates.clone(),
                 })),
             };
             let statistics = Statistics {
@@ -196,6 +207,9 @@ impl SearchIndex {
         Ok((total, per_set))
     }
 }
+
+/// A set's documents a query may find, a bit per DocId (`None`: all of them).
+type DocFilter = Option<Arc<Vec<u64>>>;
 
 /// How many candidates each set's collector keeps.
 #[derive(Debug, Clone, Copy)]
@@ -223,6 +237,8 @@ pub(super) struct Ranking {
     pub(super) date_filters: Vec<Option<Arc<Vec<u64>>>>,
     /// The statistics the documents were scored with.
     pub(super) stats: TermStats,
+    /// Each set as the asker may see it (the access rules).
+    pub(super) views: Arc<Vec<SetView>>,
 }
 
 /// Whether `q` is one field's match of a word: a term or phrase, weighted or not.
@@ -392,16 +408,18 @@ fn full_query(s: &OpenSet, p: &ParsedQuery, text: Option<Box<dyn Query>>) -> Box
     Box::new(BooleanQuery::new(clauses))
 }
 
-/// The documents of a set with a capture date in any of the query's ranges, a bit per
-/// DocId; `None` when the query has no `date:`.
-fn date_filter(s: &OpenSet, p: &ParsedQuery) -> Option<Arc<Vec<u64>>> {
+/// The documents of a set the query may find, a bit per DocId: those with a capture
+/// shown to the asker and, with `date:`, a capture date in one of its ranges; `None`
+/// when every document may be found.
+fn date_filter(s: &OpenSet, view: &SetView, p: &ParsedQuery) -> Option<Arc<Vec<u64>>> {
     if p.dates.is_empty() {
-        return None;
+        return view.visible.clone();
     }
     let mut bits = vec![0u64; (s.docs as usize).div_ceil(64)];
     for r in &p.dates {
-        s.dates.mark_range(r.from, r.to, &mut bits);
+        view.dates.mark_range(r.from, r.to, &mut bits);
     }
+    // The view's dates are the shown captures' only, so a document marked is visible.
     Some(Arc::new(bits))
 }
 

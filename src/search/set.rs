@@ -99,20 +99,51 @@ impl DateTable {
             t.distinct.push(date);
             t.by_date.push(t.docs.len() as u32);
         }
+        t.fill_by_doc(per_doc);
+        Ok((t, skipped))
+    }
+
+    /// Fills the by-document side from the by-date side, `per_doc[d + 1]` holding
+    /// document d's count of dates.
+    fn fill_by_doc(&mut self, mut per_doc: Vec<u32>) {
         for i in 1..per_doc.len() {
             per_doc[i] += per_doc[i - 1];
         }
         // Filling in date order leaves each document's dates ascending.
         let mut fill = per_doc.clone();
-        t.dates = vec![0; t.docs.len()];
-        for (i, &date) in t.distinct.iter().enumerate() {
-            for &doc in &t.docs[t.by_date[i] as usize..t.by_date[i + 1] as usize] {
-                t.dates[fill[doc as usize] as usize] = date;
+        self.dates = vec![0; self.docs.len()];
+        for (i, &date) in self.distinct.iter().enumerate() {
+            for &doc in &self.docs[self.by_date[i] as usize..self.by_date[i + 1] as usize] {
+                self.dates[fill[doc as usize] as usize] = date;
                 fill[doc as usize] += 1;
             }
         }
-        t.by_doc = per_doc;
-        Ok((t, skipped))
+        self.by_doc = per_doc;
+    }
+
+    /// The table of the (document, date) pairs `keep` keeps: what a collection that
+    /// never held the others would hold (the access rules, `access_view.rs`).
+    pub(crate) fn filtered(&self, mut keep: impl FnMut(u32, u64) -> bool) -> DateTable {
+        let mut t = DateTable {
+            by_date: vec![0],
+            ..DateTable::default()
+        };
+        let mut per_doc = vec![0u32; self.by_doc.len().max(1)];
+        for (i, &date) in self.distinct.iter().enumerate() {
+            let before = t.docs.len();
+            for &doc in &self.docs[self.by_date[i] as usize..self.by_date[i + 1] as usize] {
+                if keep(doc, date) {
+                    t.docs.push(doc);
+                    per_doc[doc as usize + 1] += 1;
+                }
+            }
+            if t.docs.len() > before {
+                t.distinct.push(date);
+                t.by_date.push(t.docs.len() as u32);
+            }
+        }
+        t.fill_by_doc(per_doc);
+        t
     }
 
     /// The dates of document `doc`, ascending.

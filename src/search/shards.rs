@@ -279,6 +279,7 @@ mod tests {
             replay_prefix: Some("http://replay/".into()),
             near: Default::default(),
             history: true,
+            viewer: None,
         }
     }
 

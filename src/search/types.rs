@@ -40,6 +40,8 @@ pub struct SearchRequest {
     /// OpenSearch feed shows none, and reading every version's digest for it was 5 % of
     /// a loaded server's cycles (issue 22). A front server's shards read them anyway.
     pub history: bool,
+    /// Who asks, under which access rules (`None`: everything is shown).
+    pub viewer: Option<crate::access::Viewer>,
 }
 
 impl Default for SearchRequest {
@@ -52,6 +54,7 @@ impl Default for SearchRequest {
             replay_prefix: None,
             near: NearDisplay::default(),
             history: true,
+            viewer: None,
         }
     }
 }

@@ -26,7 +26,7 @@ use tantivy::{DocId, DocSet, TERMINATED};
 
 use super::rank::Ranking;
 use super::select::{fold_into, near_key, Candidate};
-use super::set::OpenSet;
+use super::set::{DateTable, OpenSet};
 use super::{SearchError, SearchIndex};
 
 impl SearchIndex {
@@ -68,7 +68,15 @@ impl SearchIndex {
             let filter = r.date_filters[i].as_deref();
             let near = !sel.near.show_versions;
             let candidates = catch_unwind(AssertUnwindSafe(|| {
-                candidates_of(s, i, &*r.queries[i], filter, near, &urlkeys)
+                candidates_of(
+                    s,
+                    &r.views[i].dates,
+                    i,
+                    &*r.queries[i],
+                    filter,
+                    near,
+                    &urlkeys,
+                )
             }))
             .map_err(|p| self.after_panic(i, "reading the versions of a hit's URL", &*p))??;
             found.extend(candidates);
@@ -99,6 +107,7 @@ impl SearchIndex {
 /// `near`), as the collector makes them. Their score is not needed, and left 0.
 fn candidates_of(
     s: &OpenSet,
+    dates: &DateTable,
     set: usize,
     query: &dyn Query,
     filter: Option<&Vec<u64>>,
@@ -129,7 +138,7 @@ fn candidates_of(
             continue;
         }
         let group = table.map_or(d, |t| t.group_of(d));
-        let newness = (s.dates.of(d).last().copied().unwrap_or(0), d);
+        let newness = (dates.of(d).last().copied().unwrap_or(0), d);
         let best = shown.entry(group).or_insert(newness);
         *best = (*best).max(newness);
     }

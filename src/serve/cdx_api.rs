@@ -12,13 +12,19 @@ use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode, Uri};
 use axum::response::Response;
 use warcdex_cdx::lookup::SortedCdx;
-use warcdex_cdx::query::{AnswerError, CdxQuery};
+use warcdex_cdx::query::{AccessTest, AnswerError, CdxQuery};
+
+use crate::access::Access;
 
 use super::streamed::{streamed, Refusal};
 use super::{current, plain, AppState, Backend};
 
 /// `GET /cdx?…`.
-pub(super) async fn cdx(State(state): State<Arc<AppState>>, uri: Uri) -> Response {
+pub(super) async fn cdx(
+    State(state): State<Arc<AppState>>,
+    uri: Uri,
+    headers: HeaderMap,
+) -> Response {
     let local =
         match &state.backend {
             Backend::Local(l) => l,
@@ -31,8 +37,17 @@ pub(super) async fn cdx(State(state): State<Arc<AppState>>, uri: Uri) -> Respons
     let loaded = current(local, &state.opts).await;
     let path = loaded.index.dir().join("all.cdx");
     let query = uri.query().unwrap_or("").as_bytes().to_vec();
+    let viewer = state.opts.viewer(&headers).filter(|v| !v.sees_everything());
     streamed(move |w| {
-        let query = CdxQuery::parse(&query).map_err(|e| (StatusCode::BAD_REQUEST, e.message))?;
+        let mut query =
+            CdxQuery::parse(&query).map_err(|e| (StatusCode::BAD_REQUEST, e.message))?;
+        if let Some(v) = viewer {
+            // Blocked captures are left out with the excluded: a CDX line tells the
+            // capture's date and digest, which a blocked capture's reader may not learn.
+            query = query.with_access(AccessTest(Arc::new(move |key: &str, ts: &str| {
+                v.access(key.as_bytes(), ts.parse().unwrap_or(0)) == Access::Allow
+            })));
+        }
         let cdx = SortedCdx::open(&path).map_err(|e| match e.kind() {
             io::ErrorKind::NotFound => (
                 StatusCode::NOT_FOUND,

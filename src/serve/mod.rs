@@ -25,6 +25,7 @@ pub mod remote;
 mod streamed;
 mod versions;
 mod warcs;
+mod warcs_access;
 mod web;
 
 use std::io;
@@ -39,6 +40,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 
+use crate::access::{LiveRules, Viewer};
 use crate::render::page::{self, PageRequest};
 use crate::render::{json, opensearch};
 use crate::search::{
@@ -75,6 +77,24 @@ pub struct ServeOptions {
     /// How often (at most) a request checks whether a set's `pindex.json` changed and
     /// the index must be reopened; zero checks on every request, `None` never.
     pub reload_interval: Option<Duration>,
+    /// The access rules in force (`--acl`, `--embargo`, the collection's
+    /// `access.json`); `None`: every capture is shown to everyone.
+    pub access: Option<Arc<LiveRules>>,
+    /// The request header naming the user (access point) a front proxy vouches for
+    /// (`--user-header`, as pywb's `X-Pywb-ACL-User`); without it every request is the
+    /// public's.
+    pub user_header: Option<axum::http::HeaderName>,
+}
+
+impl ServeOptions {
+    /// Who asks: the rules in force and the user the request's header names.
+    pub(crate) fn viewer(&self, headers: &HeaderMap) -> Option<Viewer> {
+        let rules = self.access.as_ref()?.current();
+        let user = (self.user_header.as_ref())
+            .and_then(|h| headers.get(h))
+            .and_then(|v| v.to_str().ok());
+        Some(Viewer::new(rules, user))
+    }
 }
 
 impl Default for ServeOptions {
@@ -92,6 +112,8 @@ impl Default for ServeOptions {
             io_threads: (cores() / 2).max(1),
             limits: ConnLimits::default(),
             reload_interval: Some(Duration::from_secs(5)),
+            access: None,
+            user_header: None,
         }
     }
 }
@@ -378,8 +400,10 @@ async fn run_search(
     p: &Params,
     query: String,
     history: bool,
+    headers: &HeaderMap,
 ) -> Result<SearchResults, (StatusCode, String)> {
     let req = SearchRequest {
+        viewer: state.opts.viewer(headers),
         query,
         start: p.start,
         hits: p.hits,
@@ -462,6 +486,7 @@ fn json_error(status: StatusCode, msg: String) -> Response {
 async fn search_page(
     State(state): State<Arc<AppState>>,
     Query(raw): Query<Vec<(String, String)>>,
+    headers: HeaderMap,
 ) -> Response {
     let p = match params(raw, &state.opts) {
         Ok(p) => p,
@@ -491,7 +516,7 @@ async fn search_page(
             page::render(&req, None, None, &state.current_footer().await),
         );
     };
-    let r = run_search(&state, &p, q, true).await;
+    let r = run_search(&state, &p, q, true, &headers).await;
     let footer = &state.footer();
     match r {
         Ok(r) => html(StatusCode::OK, page::render(&req, Some(&r), None, footer)),
@@ -505,12 +530,13 @@ async fn query_search(
     state: &Arc<AppState>,
     raw: Vec<(String, String)>,
     history: bool,
+    headers: &HeaderMap,
 ) -> Result<(Params, SearchResults), (StatusCode, String)> {
     let p = params(raw, &state.opts).map_err(|e| (StatusCode::BAD_REQUEST, e))?;
     let Some(q) = p.query.clone() else {
         return Err((StatusCode::BAD_REQUEST, NO_QUERY.into()));
     };
-    let r = run_search(state, &p, q, history).await?;
+    let r = run_search(state, &p, q, history, headers).await?;
     Ok((p, r))
 }
 
@@ -519,7 +545,7 @@ async fn opensearch_rss(
     Query(raw): Query<Vec<(String, String)>>,
     headers: HeaderMap,
 ) -> Response {
-    match query_search(&state, raw, false).await {
+    match query_search(&state, raw, false, &headers).await {
         Ok((p, mut r)) => {
             // A feed reader resolves no link against the feed's address: the capture
             // view's links are made absolute (this server's public address or Host).
@@ -544,8 +570,9 @@ async fn opensearch_rss(
 async fn search_json(
     State(state): State<Arc<AppState>>,
     Query(raw): Query<Vec<(String, String)>>,
+    headers: HeaderMap,
 ) -> Response {
-    match query_search(&state, raw, true).await {
+    match query_search(&state, raw, true, &headers).await {
         Ok((_, r)) => with_type(StatusCode::OK, "application/json", json::to_json(&r)),
         Err((status, e)) => json_error(status, e),
     }
@@ -609,7 +636,10 @@ async fn warc(
     headers: HeaderMap,
 ) -> Response {
     match &state.backend {
-        Backend::Local(l) => warcs::archive(l.archives.clone(), name, &headers).await,
+        Backend::Local(l) => {
+            let viewer = state.opts.viewer(&headers);
+            warcs::archive(l.archives.clone(), name, &headers, viewer).await
+        }
         Backend::Remote(_) => plain(
             StatusCode::NOT_FOUND,
             "a front server holds no archives: ask the shard servers".into(),
@@ -660,6 +690,7 @@ async fn shard_stats(
 async fn shard_search(
     State(state): State<Arc<AppState>>,
     Query(raw): Query<Vec<(String, String)>>,
+    headers: HeaderMap,
     body: axum::body::Bytes,
 ) -> Response {
     let r = async {
@@ -670,7 +701,11 @@ async fn shard_search(
         let stats: TermStats = serde_json::from_slice(&body)
             .map_err(|e| bad(format!("the body is not term statistics: {e}")))?;
         let loaded = current(local_index(&state), &state.opts).await;
-        blocking(move || loaded.index.search_shard(&query, per_site, need, &stats)).await
+        let viewer = state.opts.viewer(&headers);
+        blocking(move || {
+            (loaded.index).search_shard(&query, per_site, need, &stats, viewer.as_ref())
+        })
+        .await
     };
     json_result(r.await)
 }

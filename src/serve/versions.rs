@@ -8,16 +8,40 @@ use std::io::Write;
 use axum::http::{HeaderMap, StatusCode};
 
 use super::streamed::{Refusal, Streamer};
-use super::web::{index_route, not_archived, page_headers, refusal, server_error, St, PREFIX};
+use super::web::{
+    blocked_refusal, index_route, not_archived, page_headers, refusal, server_error, St, PREFIX,
+};
+use crate::access::{Access, Viewer};
 use crate::replay::versions_page::{diff_page, history_page};
-use crate::search::history::{diff_versions, history, pad_date, Version};
+use crate::search::history::{diff_versions, history, history_for, pad_date, Version};
 
-fn versions_of(index: &super::Loaded, url: &str) -> Result<Vec<Version>, Refusal> {
-    let versions = history(&index.index, url).map_err(|e| server_error(&e.to_string()))?;
+fn versions_of(
+    index: &super::Loaded,
+    url: &str,
+    viewer: Option<&Viewer>,
+) -> Result<Vec<Version>, Refusal> {
+    let versions =
+        history_for(&index.index, url, viewer).map_err(|e| server_error(&e.to_string()))?;
     if versions.is_empty() {
-        return Err(not_archived(url));
+        return Err(absent(index, url, viewer));
     }
     Ok(versions)
+}
+
+/// A URL with no version to show: a 451 when a capture of it is blocked to the asker,
+/// else as if it had never been archived.
+fn absent(index: &super::Loaded, url: &str, viewer: Option<&Viewer>) -> Refusal {
+    let Some(v) = viewer.filter(|v| !v.sees_everything()) else {
+        return not_archived(url);
+    };
+    let all = history(&index.index, url).unwrap_or_default();
+    let key = warcdex_cdx::surt::surt_key(url).unwrap_or_default();
+    let blocked = (all.iter().flat_map(|v| v.dates.iter()))
+        .any(|d| v.access(key.as_bytes(), d.parse().unwrap_or(0)) == Access::Block);
+    match blocked {
+        true => blocked_refusal(url),
+        false => not_archived(url),
+    }
 }
 
 fn write_page(out: &mut Streamer, page: &str) -> Result<(), Refusal> {
@@ -27,13 +51,23 @@ fn write_page(out: &mut Streamer, page: &str) -> Result<(), Refusal> {
 }
 
 /// `/history/URL`.
-fn history_of(index: &super::Loaded, url: &str, out: &mut Streamer) -> Result<(), Refusal> {
-    let versions = versions_of(index, url)?;
+fn history_of(
+    index: &super::Loaded,
+    url: &str,
+    viewer: Option<&Viewer>,
+    out: &mut Streamer,
+) -> Result<(), Refusal> {
+    let versions = versions_of(index, url, viewer)?;
     write_page(out, &history_page(PREFIX, url, &versions))
 }
 
 /// `/diff/DATE1/DATE2/URL`: the versions holding the captures nearest the two dates.
-fn diff_of(index: &super::Loaded, rest: &str, out: &mut Streamer) -> Result<(), Refusal> {
+fn diff_of(
+    index: &super::Loaded,
+    rest: &str,
+    viewer: Option<&Viewer>,
+    out: &mut Streamer,
+) -> Result<(), Refusal> {
     let mut parts = rest.splitn(3, '/');
     let (Some(d1), Some(d2), Some(url)) = (parts.next(), parts.next(), parts.next()) else {
         return Err(refusal(
@@ -47,9 +81,9 @@ fn diff_of(index: &super::Loaded, rest: &str, out: &mut Streamer) -> Result<(), 
             "the dates are 4 to 14 digits (YYYY[MM[DD[hh[mm[ss]]]]])",
         ));
     }
-    let v = diff_versions(&index.index, url, d1, d2)
+    let v = diff_versions(&index.index, url, d1, d2, viewer)
         .map_err(|e| server_error(&e.to_string()))?
-        .ok_or_else(|| not_archived(url))?;
+        .ok_or_else(|| absent(index, url, viewer))?;
     let page = diff_page(
         PREFIX,
         url,
@@ -66,8 +100,8 @@ pub(crate) async fn history_route(
     uri: axum::http::Uri,
     headers: HeaderMap,
 ) -> axum::response::Response {
-    index_route(&state, &uri, &headers, "/history/", |_, index, url, out| {
-        history_of(&index, &url, out)
+    index_route(&state, &uri, &headers, "/history/", |a, index, url, out| {
+        history_of(&index, &url, a.viewer.as_ref(), out)
     })
     .await
 }
@@ -78,8 +112,8 @@ pub(crate) async fn diff_route(
     uri: axum::http::Uri,
     headers: HeaderMap,
 ) -> axum::response::Response {
-    index_route(&state, &uri, &headers, "/diff/", |_, index, rest, out| {
-        diff_of(&index, &rest, out)
+    index_route(&state, &uri, &headers, "/diff/", |a, index, rest, out| {
+        diff_of(&index, &rest, a.viewer.as_ref(), out)
     })
     .await
 }

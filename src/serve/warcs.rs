@@ -20,6 +20,8 @@ use axum::response::Response;
 
 use super::archives::Archives;
 use super::range::{self, RangeAnswer};
+use super::warcs_access::check_range;
+use crate::access::Viewer;
 
 /// Bytes read from the file at a time.
 const CHUNK: usize = 128 * 1024;
@@ -28,6 +30,7 @@ const CHUNK: usize = 128 * 1024;
 struct Opened {
     file: Arc<File>,
     size: u64,
+    path: std::path::PathBuf,
 }
 
 /// The answer to a request for the archive recorded as `name`.
@@ -35,9 +38,11 @@ pub(crate) async fn archive(
     archives: Arc<Archives>,
     name: String,
     headers: &HeaderMap,
+    viewer: Option<Viewer>,
 ) -> Response {
+    let viewer = viewer.filter(|v| !v.sees_everything());
     let opened = tokio::task::spawn_blocking(move || open(&archives, &name)).await;
-    let Opened { file, size } = match opened {
+    let Opened { file, size, path } = match opened {
         Ok(Ok(o)) => o,
         Ok(Err((status, msg))) => return super::plain(status, msg),
         Err(e) => {
@@ -69,6 +74,22 @@ pub(crate) async fn archive(
             return r;
         }
     };
+    if let Some(viewer) = viewer {
+        let checked = match status {
+            StatusCode::OK => Err((
+                StatusCode::FORBIDDEN,
+                "with access rules in force, archives are served one record at a time: \
+                 ask for the byte range the CDX gives"
+                    .to_string(),
+            )),
+            _ => tokio::task::spawn_blocking(move || check_range(&path, start, len, &viewer))
+                .await
+                .unwrap_or_else(|e| Err((StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))),
+        };
+        if let Err((status, msg)) = checked {
+            return super::plain(status, msg);
+        }
+    }
     let mut r = Response::new(body(file, start, len));
     *r.status_mut() = status;
     let h = r.headers_mut();
@@ -123,6 +144,7 @@ fn open(archives: &Archives, name: &str) -> Result<Opened, (StatusCode, String)>
         Ok((m, file)) if m.is_file() => Ok(Opened {
             file: Arc::new(file),
             size: m.len(),
+            path: path.clone(),
         }),
         Ok(_) => Err(failed(&format!("{}: not a file", path.display()))),
         Err(e) if e.kind() == io::ErrorKind::NotFound => {

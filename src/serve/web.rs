@@ -15,6 +15,7 @@ use warcdex_cdx::surt::surt_key;
 
 use super::archives::Archives;
 use super::streamed::{Refusal, Streamer};
+use crate::access::Viewer;
 use crate::replay::archival_url::{self, ArchivalUrl, Mode};
 use crate::replay::body::{replay, ReplayHead};
 use crate::replay::capture::{captures_of, nearest, original_of, Capture, Nearest};
@@ -45,30 +46,51 @@ pub(crate) struct Access {
     pub hifi: HighFidelity,
     /// The base of absolute links (Memento): `--public-url`, else the request's host.
     pub base: String,
+    /// Who asks, under the access rules in force (`None`: no rules).
+    pub viewer: Option<Viewer>,
 }
 
 pub(crate) fn refusal(status: StatusCode, msg: impl Into<String>) -> Refusal {
     (status, msg.into())
 }
 
-/// The captures of `url` (its SURT key) nearest `date`, from `dir/all.cdx`.
-fn lookup(dir: &Path, url: &str, date: &str) -> Result<(String, Nearest), Refusal> {
+/// The captures of `url` (its SURT key) nearest `date`, from `dir/all.cdx`, among those
+/// `viewer` may see; a 451 when every capture is hidden and one of them is blocked.
+fn lookup(
+    dir: &Path,
+    url: &str,
+    date: &str,
+    viewer: Option<&Viewer>,
+) -> Result<(String, Nearest), Refusal> {
     let key = surt_key(url).map_err(|e| {
         refusal(
             StatusCode::BAD_REQUEST,
             format!("not a URL the CDX can key: {e}"),
         )
     })?;
-    let n = with_captures(dir, &key, |caps| nearest(caps, date))?;
+    let (n, blocked) = with_captures(dir, &key, viewer, |caps| nearest(caps, date))?;
+    if n.capture.is_none() && blocked {
+        return Err(blocked_refusal(url));
+    }
     Ok((key, n))
 }
 
-/// Runs `f` over the captures of `key` in `dir/all.cdx`.
+/// The answer for a URL whose captures are blocked to the asker.
+pub(crate) fn blocked_refusal(url: &str) -> Refusal {
+    refusal(
+        StatusCode::UNAVAILABLE_FOR_LEGAL_REASONS,
+        format!("access to {url} is blocked in this collection"),
+    )
+}
+
+/// Runs `f` over the captures of `key` in `dir/all.cdx` that `viewer` may see (all
+/// without one); also says whether a capture was left out as blocked (not excluded).
 fn with_captures<T>(
     dir: &Path,
     key: &str,
+    viewer: Option<&Viewer>,
     f: impl FnOnce(&mut dyn Iterator<Item = std::io::Result<Capture>>) -> std::io::Result<T>,
-) -> Result<T, Refusal> {
+) -> Result<(T, bool), Refusal> {
     let path = dir.join("all.cdx");
     let cdx = SortedCdx::open(&path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => refusal(
@@ -81,8 +103,24 @@ fn with_captures<T>(
     let lines = cdx
         .lines_from(from.as_bytes())
         .map_err(|e| server_error(&format!("{}: {e}", path.display())))?;
-    let mut caps = captures_of(lines, key);
-    f(&mut caps).map_err(|e| server_error(&format!("{}: {e}", path.display())))
+    let viewer = viewer.filter(|v| !v.sees_everything());
+    let mut blocked = false;
+    let mut caps = captures_of(lines, key).filter(|c| {
+        let (Some(v), Ok(c)) = (viewer, c) else {
+            return true;
+        };
+        match v.access(key.as_bytes(), c.timestamp.parse().unwrap_or(0)) {
+            crate::access::Access::Block => {
+                blocked = true;
+                false
+            }
+            crate::access::Access::Exclude => false,
+            _ => true,
+        }
+    });
+    let out = f(&mut caps).map_err(|e| server_error(&format!("{}: {e}", path.display())))?;
+    drop(caps);
+    Ok((out, blocked))
 }
 
 /// A 500 whose detail (paths) goes to the log, not to the client.
@@ -113,13 +151,14 @@ pub(crate) fn rest_of(uri: &axum::http::Uri, route: &str) -> String {
 /// `/web/…`: the capture view.
 pub(crate) fn web(access: Access, rest: String, out: &mut Streamer) -> Result<(), Refusal> {
     let a = archival_url::parse(&rest).map_err(|e| refusal(StatusCode::BAD_REQUEST, e.0))?;
-    let (mut key, mut n) = lookup(&access.dir, &a.url, &a.date)?;
+    let viewer = access.viewer.as_ref();
+    let (mut key, mut n) = lookup(&access.dir, &a.url, &a.date, viewer)?;
     if n.capture.is_none() {
         // A page asks for `site.css?v=2` and the crawl kept `site.css` (or the other way
         // round with a cache-busting query): the URL without its query, as pywb's
         // fuzzy match does, rather than a page without its stylesheet.
         if let Some((bare, _)) = a.url.split_once('?') {
-            (key, n) = lookup(&access.dir, bare, &a.date)?;
+            (key, n) = lookup(&access.dir, bare, &a.date, viewer)?;
         }
     }
     let Some(c) = n.capture.clone() else {
@@ -190,7 +229,7 @@ fn original(
     key: &str,
     revisit: &Capture,
 ) -> Result<Capture, Refusal> {
-    let found = with_captures(dir, key, |caps| {
+    let (found, _) = with_captures(dir, key, None, |caps| {
         original_of(caps, &revisit.digest, &revisit.timestamp)
     })?;
     if let Some(c) = found {
@@ -204,8 +243,10 @@ fn original(
     if let (Some(uri), date) = refers {
         if let Ok(k) = surt_key(&uri) {
             let date = date.unwrap_or_else(|| revisit.timestamp.clone());
-            if let Some(c) =
-                with_captures(dir, &k, |caps| original_of(caps, &revisit.digest, &date))?
+            if let Some(c) = with_captures(dir, &k, None, |caps| {
+                original_of(caps, &revisit.digest, &date)
+            })?
+            .0
             {
                 return Ok(c);
             }
@@ -340,7 +381,7 @@ pub(crate) fn timegate(
             refusal(StatusCode::BAD_REQUEST, "Accept-Datetime must be an HTTP date (RFC 7089 §2.1.1), like Thu, 01 Jan 2004 12:00:00 GMT")
         })?,
     };
-    let (_, n) = lookup(&access.dir, &url, &date)?;
+    let (_, n) = lookup(&access.dir, &url, &date, access.viewer.as_ref())?;
     let Some(c) = n.capture.as_ref() else {
         return Err(not_archived(&url));
     };
@@ -372,7 +413,7 @@ pub(crate) fn timemap(
         base: access.base.clone(),
         original: url.clone(),
     };
-    with_captures(&access.dir, &key, |caps| {
+    with_captures(&access.dir, &key, access.viewer.as_ref(), |caps| {
         let mut caps = caps.peekable();
         if caps.peek().is_none() {
             return Ok(false);
@@ -391,8 +432,9 @@ pub(crate) fn timemap(
         Ok(true)
     })
     .and_then(|found| match found {
-        true => Ok(()),
-        false => Err(not_archived(&url)),
+        (true, _) => Ok(()),
+        (false, true) => Err(blocked_refusal(&url)),
+        (false, false) => Err(not_archived(&url)),
     })
 }
 
@@ -410,6 +452,7 @@ async fn access_of(state: &super::AppState, headers: &HeaderMap) -> Option<Acces
             None => HighFidelity::None,
         },
         base: base_url(state.opts.public_url.as_deref(), headers),
+        viewer: state.opts.viewer(headers),
     })
 }
 
@@ -503,7 +546,7 @@ fn text(
     out: &mut Streamer,
 ) -> Result<(), Refusal> {
     let a = archival_url::parse(&rest).map_err(|e| refusal(StatusCode::BAD_REQUEST, e.0))?;
-    let (key, n) = lookup(&access.dir, &a.url, &a.date)?;
+    let (key, n) = lookup(&access.dir, &a.url, &a.date, access.viewer.as_ref())?;
     let Some(c) = n.capture else {
         return Err(not_archived(&a.url));
     };

@@ -39,6 +39,7 @@ use std::fmt;
 use std::io::{self, Write};
 
 pub use filter::{MAX_FILTERS, MAX_PATTERN};
+pub use run::AccessTest;
 
 use crate::lookup::SortedCdx;
 use filter::Filter;
@@ -270,6 +271,7 @@ impl CdxQuery {
                             to: to.clone(),
                             collapse,
                             order: fb_order,
+                            access: None,
                         },
                         test: (!fb.custom).then(|| (url.clone(), key.clone())),
                     })
@@ -286,9 +288,21 @@ impl CdxQuery {
                 to,
                 collapse,
                 order,
+                access: None,
             },
             fuzzy,
         })
+    }
+
+    /// Answers only the captures `keep` (URL key, timestamp) keeps, as if the others were
+    /// not in the index: before limits, collapsing and the fuzzy fallback (a server's
+    /// access rules).
+    pub fn with_access(mut self, keep: AccessTest) -> CdxQuery {
+        self.plan.access = Some(keep.clone());
+        if let Some(fb) = &mut self.fuzzy {
+            fb.plan.access = Some(keep);
+        }
+        self
     }
 
     /// The answer's layout.

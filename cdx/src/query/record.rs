@@ -140,6 +140,11 @@ impl Record {
         self.fields().find(|(n, _)| *n == name).map(|(_, v)| v)
     }
 
+    /// The URL key field.
+    pub(crate) fn urlkey(&self) -> &str {
+        self.value_at(0)
+    }
+
     /// The timestamp field.
     pub(crate) fn timestamp(&self) -> &str {
         self.value_at(1)

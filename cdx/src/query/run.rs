@@ -33,6 +33,21 @@ pub(crate) struct Plan {
     /// whose status is the same as the previous capture's are dropped.
     pub(crate) collapse: Option<i64>,
     pub(crate) order: Order,
+    /// The captures the asker may see ([`AccessTest`]); `None`: all.
+    pub(crate) access: Option<AccessTest>,
+}
+
+/// The test of [`AccessTest`]: (URL key, timestamp) to whether the capture is answered.
+pub type AccessFn = dyn Fn(&str, &str) -> bool + Send + Sync;
+
+/// Whether a capture (URL key, timestamp) may be answered: the server's access rules.
+#[derive(Clone)]
+pub struct AccessTest(pub std::sync::Arc<AccessFn>);
+
+impl std::fmt::Debug for AccessTest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("AccessTest")
+    }
 }
 
 impl Plan {
@@ -46,6 +61,7 @@ impl Plan {
             return false;
         }
         self.filters.iter().all(|f| f.accepts(r))
+            && self.access.as_ref().is_none_or(|a| (a.0)(r.urlkey(), ts))
     }
 
     /// The `collapseTime` token: the timestamp's first characters (a Python slice, so a
