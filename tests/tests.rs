@@ -2,6 +2,7 @@
 
 mod util;
 
+mod access;
 mod analysis;
 mod archives_http;
 mod capture_view;

@@ -48,8 +48,13 @@ pub(crate) fn check_range(
             Err(_) if !first => return Ok(()),
             Err(e) => return Err(unreadable(&e)),
         };
-        if first && rec.offset() != start {
-            return Err(unreadable(&format!("no record starts at {start}")));
+        // A compressed archive's records carry the file's offsets, an uncompressed one's
+        // the range's own: either way the first record must be where the range starts.
+        if first && rec.offset() != start && rec.offset() != 0 {
+            return Err(unreadable(&format!(
+                "no record starts at {start} (one at {})",
+                rec.offset()
+            )));
         }
         first = false;
         let h = rec.header();

@@ -1,0 +1,431 @@
+//! Issue 45: access rules (pywb's `.aclj` and embargo) on every route. Each rule kind
+//! hides captures holding a word of their own; the public must find none of them on
+//! any route, the user a rule allows must, and what the public sees must be what a
+//! collection that never held the hidden captures shows.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde_json::Value;
+use warcdex::access::{time::seconds_date14, LiveRules, RulesConfig};
+use warcdex::serve::ServeOptions;
+
+use crate::util::http::{request, Answer};
+use crate::util::{run_warcdex, start_in_process, write_warc};
+
+const RULES: &str = "\
+example,news)/robots - {\"access\": \"exclude\"}
+example,news)/fresh - {\"access\": \"allow_ignore_embargo\", \"user\": \"staff\"}
+example,news)/court - {\"access\": \"block\"}
+example,news)/court - {\"access\": \"allow\", \"user\": \"staff\"}
+example,lib)/private/open - {\"access\": \"allow\"}
+example,lib)/private/ - {\"access\": \"block\"}
+";
+
+/// The header a reading-room proxy sets.
+const USER: &str = "x-pywb-acl-user";
+
+fn page(title: &str, words: &str) -> String {
+    format!(
+        "<html><head><title>{title}</title></head><body><h1>{title}</h1>\
+         <p>From the archive of the town: {words}. The reading room opens at nine and \
+         the catalogue lists every item held.</p></body></html>"
+    )
+}
+
+/// An ISO date `days` before now.
+fn days_ago(days: i64) -> String {
+    let d = seconds_date14(warcdex::access::now_seconds() - days * 86_400).to_string();
+    format!(
+        "{}-{}-{}T{}:{}:{}Z",
+        &d[..4],
+        &d[4..6],
+        &d[6..8],
+        &d[8..10],
+        &d[10..12],
+        &d[12..14]
+    )
+}
+
+/// (URL, date, HTML, hidden from the public): the old crawl of 2020 and a crawl of a
+/// month ago, which the embargo (a year) holds back.
+fn captures() -> Vec<(String, String, String, bool)> {
+    let old = "2020-05-01T10:00:00Z".to_string();
+    let recent = days_ago(30);
+    let c = |url: &str, date: &String, title: &str, words: &str, hidden: bool| {
+        (url.to_string(), date.clone(), page(title, words), hidden)
+    };
+    vec![
+        c(
+            "http://lib.example/",
+            &old,
+            "Library",
+            "welcome readers",
+            false,
+        ),
+        c(
+            "http://lib.example/private/diary",
+            &old,
+            "Diary",
+            "narwhalprivate notes",
+            true,
+        ),
+        c(
+            "http://lib.example/private/open",
+            &old,
+            "Open letters",
+            "marmotallow letters",
+            false,
+        ),
+        c(
+            "http://news.example/court",
+            &old,
+            "Court",
+            "zanzibarblock ruling",
+            true,
+        ),
+        c(
+            "http://news.example/robots",
+            &old,
+            "Robots",
+            "quokkaexclude page",
+            true,
+        ),
+        c(
+            "http://news.example/story",
+            &old,
+            "Story",
+            "ocelotold story",
+            false,
+        ),
+        c(
+            "http://news.example/weather",
+            &old,
+            "Weather",
+            "sunny weather",
+            false,
+        ),
+        c(
+            "http://lib.example/",
+            &recent,
+            "Library",
+            "welcome readers",
+            true,
+        ),
+        c(
+            "http://news.example/story",
+            &recent,
+            "Story",
+            "ocelotrecent story",
+            true,
+        ),
+        c(
+            "http://news.example/weather",
+            &recent,
+            "Weather",
+            "sunny weather",
+            true,
+        ),
+        c(
+            "http://news.example/fresh",
+            &recent,
+            "Fresh",
+            "lynxfresh news",
+            true,
+        ),
+    ]
+}
+
+/// A collection of two batches (the old crawl, then the recent one) of the captures
+/// `keep` keeps, each crawl a WARC named as in the full collection.
+fn collection(dir: &Path, keep: impl Fn(&(String, String, String, bool)) -> bool) -> PathBuf {
+    let coll = dir.join("coll");
+    let all = captures();
+    for (i, crawl) in ["2020", "recent"].iter().enumerate() {
+        let caps: Vec<(String, String, String)> = (all.iter())
+            .filter(|c| (i == 0) == c.1.starts_with("2020") && keep(c))
+            .map(|(u, d, h, _)| (u.clone(), d.clone(), h.clone()))
+            .collect();
+        if caps.is_empty() {
+            continue;
+        }
+        std::fs::create_dir_all(dir.join(crawl)).unwrap();
+        let warc = dir.join(crawl).join(format!("crawl-{crawl}.warc"));
+        write_warc(&warc, &caps);
+        let (code, _, err) = run_warcdex(&["update".as_ref(), coll.as_os_str(), warc.as_os_str()]);
+        assert_eq!(code, 0, "{err}");
+    }
+    coll
+}
+
+fn rules_in(dir: &Path) -> Arc<LiveRules> {
+    let acl = dir.join("rules");
+    std::fs::create_dir_all(&acl).unwrap();
+    let mut lines: Vec<&str> = RULES.lines().collect();
+    lines.sort_by(|a, b| b.cmp(a));
+    std::fs::write(acl.join("rules.aclj"), lines.join("\n") + "\n").unwrap();
+    let embargo = warcdex::access::Embargo::from_flags(&["newer=365d".into()]).unwrap();
+    LiveRules::load(RulesConfig {
+        acl_paths: vec![acl],
+        embargo,
+        ..RulesConfig::default()
+    })
+    .unwrap()
+}
+
+fn serve_with(coll: &Path, live: Option<Arc<LiveRules>>) -> String {
+    let opts = ServeOptions {
+        access: live,
+        user_header: Some(USER.parse().unwrap()),
+        replay_prefix: Some(warcdex::serve::VIEW_PREFIX.into()),
+        ..ServeOptions::default()
+    };
+    start_in_process(coll, opts)
+}
+
+fn get(addr: &str, path: &str, user: Option<&str>) -> Answer {
+    let extra = user.map_or(String::new(), |u| format!("{USER}: {u}\r\n"));
+    request(addr, "GET", path, extra)
+}
+
+fn search(addr: &str, q: &str, user: Option<&str>) -> Value {
+    let path = format!(
+        "/search.json?query={}&hits=50&hitsPerSite=0",
+        q.replace(' ', "+")
+    );
+    let a = get(addr, &path, user);
+    assert_eq!(a.status, 200, "{q}: {}", a.text());
+    serde_json::from_slice(&a.body).unwrap()
+}
+
+/// What a search shows, ranking aside: the count, facets, timeline, and each hit's URL
+/// and capture dates (scores differ: the hidden pages still count in the statistics).
+fn shown(r: &Value) -> Value {
+    let mut hits: Vec<(String, Value)> = (r["hits"].as_array().unwrap().iter())
+        .map(|h| (h["url"].as_str().unwrap().to_string(), h["dates"].clone()))
+        .collect();
+    hits.sort_by(|a, b| a.0.cmp(&b.0));
+    serde_json::json!({
+        "total": r["total"], "facets": r["facets"], "timeline": r["timeline"],
+        "hits": hits,
+    })
+}
+
+#[test]
+fn hidden_captures_are_absent_from_every_route_for_the_public_only() {
+    let tmp = tempfile::tempdir().unwrap();
+    let coll = collection(tmp.path(), |_| true);
+    let addr = serve_with(&coll, Some(rules_in(tmp.path())));
+    let public = None;
+    let staff = Some("staff");
+
+    // Each hidden word: no hit, no count, on the page, the feed and the JSON.
+    let hidden = [
+        ("narwhalprivate", "private/diary"),
+        ("zanzibarblock", "news.example/court"),
+        ("quokkaexclude", "news.example/robots"),
+        ("ocelotrecent", "news.example/story"),
+        ("lynxfresh", "news.example/fresh"),
+    ];
+    for (word, url) in hidden {
+        let r = search(&addr, word, public);
+        assert_eq!(r["total"], 0, "{word}: {r}");
+        for route in ["/", "/opensearch"] {
+            let a = get(&addr, &format!("{route}?query={word}"), public);
+            assert_eq!(a.status, 200, "{route}");
+            // The query is echoed; no hit's URL is shown.
+            assert!(!a.text().contains(url), "{route} {word}: {}", a.text());
+        }
+        let all = search(&addr, "archive town", public);
+        assert!(!all.to_string().contains(word), "{word} in {all}");
+    }
+    let all = search(&addr, "archive town", public).to_string();
+    for url in [
+        "private/diary",
+        "news.example/court",
+        "news.example/robots",
+        "news.example/fresh",
+    ] {
+        assert!(!all.contains(url), "{url} in {all}");
+    }
+    // Visible to the public: an allow inside a block, and the old version of a page
+    // whose new one is embargoed.
+    for word in ["marmotallow", "ocelotold", "welcome"] {
+        assert_eq!(search(&addr, word, public)["total"], 1, "{word}");
+    }
+    // The user a rule names sees the court ruling and the embargoed news it ignores;
+    // not the private diary, nor the captures still embargoed for everyone.
+    for (word, n) in [
+        ("zanzibarblock", 1),
+        ("lynxfresh", 1),
+        ("narwhalprivate", 0),
+        ("ocelotrecent", 0),
+    ] {
+        assert_eq!(search(&addr, word, staff)["total"], n, "staff: {word}");
+    }
+    // Another user is the public.
+    assert_eq!(search(&addr, "zanzibarblock", Some("visitor"))["total"], 0);
+
+    // A version with an embargoed capture lists only its other dates.
+    let weather = search(&addr, "sunny", public);
+    assert_eq!(
+        weather["hits"][0]["dates"],
+        serde_json::json!(["20200501100000"])
+    );
+
+    // By URL: blocked is 451, excluded and embargoed are not there at all.
+    let by_url = [
+        ("http://news.example/court", 451),
+        ("http://lib.example/private/diary", 451),
+        ("http://news.example/robots", 404),
+        ("http://news.example/fresh", 404),
+    ];
+    for (url, status) in by_url {
+        for path in [
+            format!("/web/2020/{url}"),
+            format!("/web/2020id_/{url}"),
+            format!("/text/20200501100000/{url}"),
+            format!("/timemap/link/{url}"),
+            format!("/timemap/json/{url}"),
+            format!("/timegate/{url}"),
+            format!("/history/{url}"),
+            format!("/diff/2020/2026/{url}"),
+        ] {
+            let a = get(&addr, &path, public);
+            assert_eq!(a.status, status, "{path}: {}", a.text());
+            assert!(!a.text().contains("zanzibarblock") && !a.text().contains("narwhalprivate"));
+        }
+        let cdx = get(&addr, &format!("/cdx?url={url}"), public);
+        assert_eq!((cdx.status, cdx.text()), (200, String::new()), "/cdx {url}");
+    }
+    for path in [
+        "/web/20200501100000/http://news.example/court",
+        "/text/20200501100000/http://news.example/court",
+        "/history/http://news.example/court",
+    ] {
+        let a = get(&addr, path, staff);
+        assert_eq!(a.status, 200, "staff {path}: {}", a.text());
+    }
+    let text = get(
+        &addr,
+        "/text/20200501100000/http://news.example/court",
+        staff,
+    );
+    assert!(text.text().contains("zanzibarblock"));
+
+    // A URL with one version shown: its history, TimeMap and CDX show that one only.
+    let story = "http://news.example/story";
+    let h = get(&addr, &format!("/history/{story}"), public).text();
+    assert!(
+        h.contains("20200501100000") && !h.contains("ocelotrecent"),
+        "{h}"
+    );
+    let tm = get(&addr, &format!("/timemap/link/{story}"), public).text();
+    assert_eq!(
+        tm.matches("memento\"").count() + tm.matches("memento;").count(),
+        1,
+        "{tm}"
+    );
+    let cdx = get(&addr, &format!("/cdx?url={story}"), public).text();
+    assert_eq!(cdx.lines().count(), 1, "{cdx}");
+    assert_eq!(
+        get(&addr, &format!("/cdx?url={story}"), staff)
+            .text()
+            .lines()
+            .count(),
+        1
+    );
+    let latest = get(&addr, &format!("/timegate/{story}"), public);
+    assert!(latest
+        .header("location")
+        .is_some_and(|l| l.contains("/20200501100000/")));
+
+    // Archive bytes: the court record's range is blocked to the public, sent to the
+    // staff; a whole archive is not sent while rules are in force.
+    let line = get(
+        &addr,
+        "/cdx?url=http://news.example/court&output=json",
+        staff,
+    )
+    .text();
+    let rec: Value = serde_json::from_str(line.lines().next().unwrap()).unwrap();
+    let (off, len): (u64, u64) = (
+        rec["offset"].as_str().unwrap().parse().unwrap(),
+        rec["length"].as_str().unwrap().parse().unwrap(),
+    );
+    let name = rec["filename"].as_str().unwrap();
+    let range = format!("Range: bytes={off}-{}\r\n", off + len - 1);
+    let warc = format!("/warcs/{name}");
+    assert_eq!(request(&addr, "GET", &warc, &range).status, 451);
+    let sent = request(&addr, "GET", &warc, format!("{range}{USER}: staff\r\n"));
+    assert_eq!(sent.status, 206);
+    assert!(String::from_utf8_lossy(&sent.body).contains("zanzibarblock"));
+    assert_eq!(get(&addr, &warc, public).status, 403);
+    // A range starting inside a record is not a record.
+    let inside = format!("Range: bytes={}-{}\r\n", off + 10, off + len - 1);
+    assert_eq!(
+        request(&addr, "GET", &warc, format!("{inside}{USER}: staff\r\n")).status,
+        403
+    );
+}
+
+#[test]
+fn the_public_sees_what_a_collection_without_the_hidden_captures_shows() {
+    let tmp = tempfile::tempdir().unwrap();
+    let full = collection(&tmp.path().join("full"), |_| true);
+    let without = collection(&tmp.path().join("without"), |c| !c.3);
+    let ruled = serve_with(&full, Some(rules_in(tmp.path())));
+    let plain = serve_with(&without, None);
+    for q in [
+        "archive",
+        "town reading room",
+        "archive site:news.example",
+        "story",
+        "sunny",
+        "catalogue date:2020",
+        "catalogue date:2021-2030",
+        "welcome",
+    ] {
+        let a = shown(&search(&ruled, q, None));
+        let b = shown(&search(&plain, q, None));
+        assert_eq!(a, b, "{q}");
+    }
+    assert!(search(&ruled, "archive", None)["total"].as_u64().unwrap() >= 4);
+}
+
+#[test]
+fn a_rule_added_while_serving_takes_effect_without_a_restart() {
+    let tmp = tempfile::tempdir().unwrap();
+    let coll = collection(tmp.path(), |_| true);
+    let live = rules_in(tmp.path());
+    live.watch(std::time::Duration::from_millis(100));
+    let addr = serve_with(&coll, Some(live));
+    assert_eq!(search(&addr, "marmotallow", None)["total"], 1);
+    // A takedown: a new list in the rules directory.
+    std::fs::write(
+        tmp.path().join("rules/takedown.aclj"),
+        "example,lib)/private/open - {\"access\": \"exclude\"}\n",
+    )
+    .unwrap();
+    let t0 = std::time::Instant::now();
+    while search(&addr, "marmotallow", None)["total"] != 0 {
+        assert!(
+            t0.elapsed().as_secs() < 30,
+            "the takedown never took effect"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(
+        get(&addr, "/web/2020/http://lib.example/private/open", None).status,
+        404
+    );
+    // A rules file that does not read leaves the rules in force.
+    std::fs::write(
+        tmp.path().join("rules/takedown.aclj"),
+        "example,lib)/ - {\"access\": \"nope\"}\n",
+    )
+    .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert_eq!(search(&addr, "marmotallow", None)["total"], 0);
+    assert_eq!(search(&addr, "welcome", None)["total"], 1);
+}
