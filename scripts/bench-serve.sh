@@ -8,6 +8,8 @@
 # Usage: scripts/bench-serve.sh [DIR]   DIR holds pindexes/<name>/{main,dates}
 #        (default /work/bench-data/pindex-full, the 1.0-scale bench corpus's index).
 # Env:   DURATION (20s), CONNECTIONS (32), THREADS (2), RUNS (3), SERVE_ARGS (extra serve flags),
+#        DURING_RUN (a command run alongside the first measured run, with PORT set: a
+#        takedown under load, scripts/bench-access.sh),
 #        WARCDEX_BIN (a binary to load instead of this checkout's release-lto build, or BENCH_PROFILE's).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -83,9 +85,18 @@ runs=${RUNS:-3}
 : > "$work/results"
 for run in $(seq "$runs"); do
     echo "run $run of $runs" >&2
+    during=
+    if [ "$run" = 1 ] && [ -n "${DURING_RUN:-}" ]; then
+        PORT=$port bash -c "$DURING_RUN" > "$work/during.out" 2>&1 &
+        during=$!
+    fi
     wrk -t"${THREADS:-2}" -c"${CONNECTIONS:-32}" -d"${DURATION:-20s}" --latency \
         -s "$work/queries.lua" "http://127.0.0.1:$port" | tee "$work/wrk.out"
     grep '^RESULT' "$work/wrk.out" >> "$work/results"
+    if [ -n "$during" ]; then
+        wait "$during" || echo "bench-serve: DURING_RUN failed" >&2
+        sed 's/^/during: /' "$work/during.out"
+    fi
 done
 rss_end=$(awk '/VmRSS/ { print $2 }' "/proc/$server/status")
 docs=$(sed -n 's|.*set [^:]*: \([0-9]*\) documents.*|\1|p' "$work/serve.log" | awk '{ n += $1 } END { print n + 0 }')

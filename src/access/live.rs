@@ -84,13 +84,15 @@ impl LiveRules {
             .spawn(move || loop {
                 std::thread::sleep(every);
                 let Some(live) = live.upgrade() else { return };
+                let t0 = std::time::Instant::now();
                 match live.refresh() {
                     Ok(true) => {
                         let r = live.current();
                         eprintln!(
-                            "warcdex: access rules re-read: {} rules from {} files",
+                            "warcdex: access rules re-read: {} rules from {} files in {} ms",
                             r.rule_count(),
-                            r.files().len()
+                            r.files().len(),
+                            t0.elapsed().as_millis()
                         );
                     }
                     Ok(false) => {}

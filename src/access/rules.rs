@@ -198,10 +198,8 @@ pub fn read_list(path: &Path, text: &str) -> Result<Vec<Rule>, AccessError> {
 #[derive(Debug, Default)]
 pub struct RuleList {
     rules: Vec<Rule>,
-    /// Each key's lines: `rules[a..b]`.
-    by_key: HashMap<Vec<u8>, (usize, usize)>,
-    /// The lengths of the keys, to look up only prefixes that can be keys.
-    lengths: Vec<usize>,
+    /// Each key with its lines `rules[a..b]`, in ascending order of keys.
+    keys: Vec<(Vec<u8>, (usize, usize))>,
     /// The users named by any rule.
     pub(super) users: HashSet<String>,
     /// Whether any rule's date condition depends on the moment asked.
@@ -212,21 +210,19 @@ impl RuleList {
     /// Orders the rules as pywb reads them (reverse byte order of the lines).
     pub fn new(mut rules: Vec<Rule>) -> RuleList {
         rules.sort_by(|a, b| b.line.as_bytes().cmp(a.line.as_bytes()));
-        let mut by_key: HashMap<Vec<u8>, (usize, usize)> = HashMap::new();
+        let mut by_key: HashMap<&[u8], (usize, usize)> = HashMap::new();
         for (i, r) in rules.iter().enumerate() {
-            let e = by_key.entry(r.key.clone()).or_insert((i, i));
+            let e = by_key.entry(&r.key).or_insert((i, i));
             e.1 = i + 1;
         }
-        let mut lengths: Vec<usize> = rules.iter().map(|r| r.key.len()).collect();
-        lengths.sort_unstable();
-        lengths.dedup();
-        lengths.reverse();
+        let mut keys: Vec<(Vec<u8>, (usize, usize))> =
+            by_key.into_iter().map(|(k, g)| (k.to_vec(), g)).collect();
+        keys.sort_unstable();
         RuleList {
             users: rules.iter().filter_map(|r| r.user.clone()).collect(),
             relative: rules.iter().any(|r| r.dates.relative()),
             rules,
-            by_key,
-            lengths,
+            keys,
         }
     }
 
@@ -238,6 +234,32 @@ impl RuleList {
     /// Whether there is no rule.
     pub fn is_empty(&self) -> bool {
         self.rules.is_empty()
+    }
+
+    /// The lines of key `k`.
+    fn group(&self, k: &[u8]) -> Option<(usize, usize)> {
+        let i = self
+            .keys
+            .binary_search_by(|(x, _)| x.as_slice().cmp(k))
+            .ok()?;
+        Some(self.keys[i].1)
+    }
+
+    /// The longest key that is a prefix of `k` (its length and lines). The greatest key
+    /// not above `k` lies between any prefix key of `k` and `k`, so it starts with that
+    /// prefix: when it is no prefix itself, the prefix is no longer than what it shares
+    /// with `k`, and the search goes on below that.
+    fn longest_prefix(&self, k: &[u8]) -> Option<(usize, (usize, usize))> {
+        let mut k = k;
+        loop {
+            let i = self.keys.partition_point(|(x, _)| x.as_slice() <= k);
+            let (p, g) = self.keys.get(i.checked_sub(1)?)?;
+            if k.starts_with(p) {
+                return Some((p.len(), *g));
+            }
+            let shared = p.iter().zip(k).take_while(|(a, b)| a == b).count();
+            k = &k[..shared];
+        }
     }
 
     /// The first line at or after which the lines are below `probe` (reverse order).
@@ -260,19 +282,17 @@ impl RuleList {
         // pywb stops after the first line below the top-level domain.
         let stop = self.rules.partition_point(|r| r.line.as_bytes() >= tld);
         let mut groups: Vec<(usize, usize)> = Vec::new();
-        if let Some(&g) = self.by_key.get(&exact) {
+        groups.extend(self.group(&exact));
+        // The keys that are prefixes of `key`, longest first, each found by bisection.
+        let mut below = key.len();
+        while let Some((len, g)) = self.longest_prefix(&key[..below]) {
             groups.push(g);
-        }
-        for &n in &self.lengths {
-            if n <= key.len() {
-                if let Some(&g) = self.by_key.get(&key[..n]) {
-                    groups.push(g);
-                }
+            if len == 0 {
+                break;
             }
+            below = len - 1;
         }
-        if let Some(&g) = self.by_key.get(&b"*,"[..]) {
-            groups.push(g);
-        }
+        groups.extend(self.group(b"*,"));
         groups.sort_unstable();
         groups.dedup();
         for (a, b) in groups {

@@ -286,7 +286,18 @@ pub fn serve_cmd(a: ServeArgs) -> anyhow::Result<i32> {
         true => None,
         false => Some(seconds("reload-interval", a.reload_interval)?),
     };
+    if let Some(h) = &a.user_header {
+        opts.user_header = Some(
+            axum::http::HeaderName::try_from(h.as_str())
+                .with_context(|| format!("--user-header {h:?} is not a header name"))?,
+        );
+    }
     if !a.remote.is_empty() {
+        if !(a.access.acl.is_empty() && a.access.embargo.is_empty())
+            || a.access.default_access.is_some()
+        {
+            bail!("a front server holds no captures: give the access rules to the shard servers (docs/access.md)");
+        }
         let front = Front::new(&a.remote, seconds("remote-timeout", a.remote_timeout)?)
             .map_err(anyhow::Error::msg)?;
         for s in front.servers() {
@@ -306,15 +317,9 @@ pub fn serve_cmd(a: ServeArgs) -> anyhow::Result<i32> {
             r.rule_count(),
             r.files().len()
         );
-        // Checked four times a second: a takedown holds within a second.
-        live.watch(Duration::from_millis(250));
+        // Checked ten times a second: a takedown holds within a second under load.
+        live.watch(Duration::from_millis(100));
         opts.access = Some(live);
-    }
-    if let Some(h) = &a.user_header {
-        opts.user_header = Some(
-            axum::http::HeaderName::try_from(h.as_str())
-                .with_context(|| format!("--user-header {h:?} is not a header name"))?,
-        );
     }
     for s in index.sets() {
         eprintln!(

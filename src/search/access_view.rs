@@ -51,12 +51,22 @@ impl SetView {
         let rules = &viewer.rules;
         // Each URL's rule, found once: documents are in URL key order, one run a URL.
         let mut rule_of = vec![None; set.docs as usize];
-        for &(_, from, to) in set.urls.runs() {
-            let key = set.order_urlkey(from);
-            let rule = rules.rule_for(&key, &viewer.class);
-            for d in from..to.min(set.docs) {
+        let walked = set.for_each_url(|key, docs| {
+            let rule = rules.rule_for(key, &viewer.class);
+            for d in docs {
                 rule_of[d as usize] = rule;
             }
+        });
+        if let Err(e) = walked {
+            // Unreadable keys: nothing of the set is shown rather than what rules hide.
+            eprintln!(
+                "warcdex: {}: the URL keys do not read: {e}",
+                set.main_dir.display()
+            );
+            return SetView {
+                visible: Some(Arc::new(vec![0; (set.docs as usize).div_ceil(64)])),
+                dates: Arc::new(set.dates.filtered(|_, _| false)),
+            };
         }
         let shown = |doc: u32, date: u64| {
             let rule = rule_of.get(doc as usize).copied().flatten();

@@ -281,6 +281,42 @@ impl OpenSet {
         Ok(())
     }
 
+    /// Each URL key of the set with its run of documents, in key order: the key column's
+    /// dictionary read through once (a lookup per key decompressed a block each time:
+    /// half the time of an access view over the bench collection).
+    pub(crate) fn for_each_url(
+        &self,
+        mut f: impl FnMut(&[u8], std::ops::Range<DocId>),
+    ) -> std::io::Result<()> {
+        let Some((urlkeys, _)) = &self.order else {
+            return Err(std::io::Error::other(
+                "an index without a urlkey column (rebuild it to apply access rules)",
+            ));
+        };
+        let mut stream = urlkeys.dictionary().stream()?;
+        let mut have = stream.advance();
+        let mut doc = 0;
+        while doc < self.docs {
+            let Some(ord) = urlkeys.term_ords(doc).next() else {
+                doc += 1;
+                continue;
+            };
+            let mut end = doc + 1;
+            while end < self.docs && urlkeys.term_ords(end).next() == Some(ord) {
+                end += 1;
+            }
+            // Documents are in key order: the stream only moves forward.
+            while have && stream.term_ord() < ord {
+                have = stream.advance();
+            }
+            if have && stream.term_ord() == ord {
+                f(stream.key(), doc..end);
+            }
+            doc = end;
+        }
+        Ok(())
+    }
+
     /// The URL key of `doc` (one lookup in its column's dictionary).
     pub(crate) fn order_urlkey(&self, doc: DocId) -> Vec<u8> {
         (self.order.as_ref()).map_or_else(Vec::new, |(urlkeys, _)| first_term(urlkeys, doc))

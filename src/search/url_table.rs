@@ -52,11 +52,6 @@ impl UrlTable {
         self.rank_of_doc.get(doc as usize).copied().unwrap_or(0)
     }
 
-    /// Every URL's run of documents: (rank, first DocId, end DocId), by rank.
-    pub(crate) fn runs(&self) -> &[(u32, DocId, DocId)] {
-        &self.runs
-    }
-
     /// The DocIds of the URL ranked `rank` (none for 0, no key).
     pub(crate) fn docs_of(&self, rank: u32) -> impl Iterator<Item = DocId> + '_ {
         let from = self.runs.partition_point(|r| r.0 < rank);

@@ -414,7 +414,11 @@ async fn run_search(
     };
     let local = match &state.backend {
         Backend::Local(l) => l,
-        Backend::Remote(front) => return front.search(&req).await.map_err(status_of),
+        Backend::Remote(front) => {
+            let user = (state.opts.user_header.as_ref())
+                .and_then(|h| Some((h.clone(), headers.get(h)?.clone())));
+            return front.search_as(&req, user).await.map_err(status_of);
+        }
     };
     let loaded = current(local, &state.opts).await;
     blocking(move || loaded.index.search(&req)).await

@@ -107,6 +107,9 @@ pub struct Front {
     budget: Semaphore,
 }
 
+/// The header naming the asking user, passed on to the shard servers.
+pub type ForwardedUser = (axum::http::HeaderName, axum::http::HeaderValue);
+
 /// Why a call to a shard server gave no answer.
 enum CallError {
     /// The server says the request is malformed (a 400): the user's query, unless
@@ -247,11 +250,16 @@ impl Front {
         url: String,
         body: Vec<u8>,
         bound: usize,
+        user: Option<&ForwardedUser>,
     ) -> Result<Answer<'_>, CallError> {
-        let req = Request::builder()
+        let mut req = Request::builder()
             .method(method)
             .uri(&url)
-            .header(header::CONTENT_TYPE, "application/json")
+            .header(header::CONTENT_TYPE, "application/json");
+        if let Some((name, value)) = user {
+            req = req.header(name, value);
+        }
+        let req = req
             .body(Full::new(Bytes::from(body)))
             .map_err(|e| CallError::Failed(format!("cannot make the request {url}: {e}")))?;
         let exchange = async {
@@ -352,8 +360,9 @@ impl Front {
         url: String,
         body: Vec<u8>,
         bound: usize,
+        user: Option<&ForwardedUser>,
     ) -> Result<T, CallError> {
-        let answer = self.call(method, url, body, bound).await?;
+        let answer = self.call(method, url, body, bound, user).await?;
         match answer.status {
             StatusCode::OK => serde_json::from_slice(&answer.bytes).map_err(|e| {
                 CallError::Failed(format!("the answer is not what a shard sends: {e}"))
@@ -368,6 +377,17 @@ impl Front {
 
     /// Runs `req` on every shard server and merges their hits.
     pub async fn search(&self, req: &SearchRequest) -> Result<SearchResults, SearchError> {
+        self.search_as(req, None).await
+    }
+
+    /// [`Front::search`] for a user: the header naming them (`serve --user-header`) is
+    /// passed on to every shard server, whose access rules decide what it shows.
+    pub async fn search_as(
+        &self,
+        req: &SearchRequest,
+        user: Option<ForwardedUser>,
+    ) -> Result<SearchResults, SearchError> {
+        let user = user.as_ref();
         let t0 = Instant::now();
         let plan = plan(req)?;
         let query = serde_urlencoded::to_string([("query", req.query.as_str())])
@@ -384,6 +404,7 @@ impl Front {
                     format!("{s}/shard/stats.json?{query}"),
                     Vec::new(),
                     bound,
+                    None,
                 )
                 .await?;
             st.check().map_err(|e| CallError::Failed(e.to_string()))?;
@@ -409,7 +430,7 @@ impl Front {
         let body = serde_json::to_vec(&total).expect("statistics serialize");
         let mut plan = plan;
         loop {
-            let answers = self.best_hits(query, &plan, &body, &failed).await?;
+            let answers = self.best_hits(query, &plan, &body, &failed, user).await?;
             let r = merge(req, &plan, answers, t0.elapsed());
             // Every match on one site: the per-site limit would leave only its first
             // hits, so the shards are asked again without it (as one index does).
@@ -429,6 +450,7 @@ impl Front {
         plan: &Plan,
         body: &[u8],
         failed: &[Option<String>],
+        user: Option<&ForwardedUser>,
     ) -> Result<Vec<ShardAnswer>, SearchError> {
         let bound = search_answer_bound(plan.need);
         let asked = join_all(self.servers.iter().zip(failed).map(|(s, f)| {
@@ -443,7 +465,7 @@ impl Front {
                     Some(e) => Err((false, CallError::Failed(e.clone()))),
                     None => {
                         let r = self
-                            .call_json::<ShardResults>(Method::POST, url, body, bound)
+                            .call_json::<ShardResults>(Method::POST, url, body, bound, user)
                             .await
                             .map_err(|e| (true, e))?;
                         r.check()
@@ -489,6 +511,7 @@ impl Front {
                     format!("{s}/healthz"),
                     Vec::new(),
                     HEALTH_ANSWER_BYTES,
+                    None,
                 )
                 .await?;
             match answer.status {
