@@ -39,6 +39,10 @@ scripts/test-view.sh
 # archives (pywb from target/formats-venv), the title found in Chromium's replay frame.
 scripts/test-pywb.sh
 
+# Access rules against pywb 2.10's AccessChecker (pywb from target/formats-venv): random
+# overlapping .aclj rules, users, dates and embargoes, every answer the same (issue 45).
+scripts/test-access-pywb.sh
+
 # The Spark build against the single-machine build (installs PySpark into
 # target/spark-venv when missing; Debian's OpenJDK 17 when java is missing).
 scripts/test-spark.sh
