@@ -445,6 +445,7 @@ fn a_page_with_400_captures_renders_a_bounded_hit() {
         hits_per_site: 0,
         collapse_near: false,
         show_versions: false,
+        ..Default::default()
     };
     let page = warcdex::render::page::render(&req, Some(&results), None, "");
     eprintln!("400 captures: {} bytes", page.len());

@@ -83,6 +83,7 @@ fn request(q: &str, start: usize, per_site: usize) -> SearchRequest {
         near: Default::default(),
         history: true,
         viewer: None,
+        order: Default::default(),
     }
 }
 

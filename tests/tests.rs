@@ -5,6 +5,7 @@ mod util;
 mod access;
 mod analysis;
 mod archives_http;
+mod as_of;
 mod capture_view;
 mod cdx_api;
 mod cdx_corpus;

@@ -15,7 +15,7 @@ use warcdex::access::{LiveRules, Rules, Viewer};
 use warcdex::render::{json, text};
 
 use super::access::AccessFlags;
-use warcdex::search::{NearDisplay, SearchIndex, SearchRequest, DEFAULT_HITS_PER_SITE};
+use warcdex::search::{HitOrder, NearDisplay, SearchIndex, SearchRequest, DEFAULT_HITS_PER_SITE};
 use warcdex::serve::{front_router, router, serve, ConnLimits, Front, ServeOptions};
 
 /// `warcdex search`.
@@ -54,6 +54,10 @@ pub struct SearchArgs {
     /// Search as this user (access point) of the rules; none: the public.
     #[arg(long)]
     pub user: Option<String>,
+    /// The order of the hits: relevance, date (oldest first capture first) or -date
+    /// (newest last capture first, at or before the query's as-of:).
+    #[arg(long, default_value = "relevance", value_parser = parse_order, allow_hyphen_values = true)]
+    pub sort: HitOrder,
     /// The query: words, "phrases", site:HOST, type:MIME, lang:xx, collection:NAME,
     /// date:YYYY[MM[DD…]] or date:A-B (several words are joined by spaces).
     #[arg(required = true, num_args = 1..)]
@@ -179,6 +183,10 @@ fn seconds(name: &str, v: f64) -> anyhow::Result<Duration> {
         .map_err(|_| anyhow::anyhow!("--{name} must be a number of seconds ≥ 0, not {v}"))
 }
 
+fn parse_order(v: &str) -> Result<HitOrder, String> {
+    HitOrder::parse(v).ok_or_else(|| format!("{v:?}: relevance, date or -date"))
+}
+
 fn prefix(p: &str) -> Option<String> {
     Some(p.trim().to_string()).filter(|p| !p.is_empty())
 }
@@ -208,6 +216,7 @@ pub fn run(a: SearchArgs) -> anyhow::Result<i32> {
     };
     let req = SearchRequest {
         viewer,
+        order: a.sort,
         query: a.query.join(" "),
         start: a.start,
         hits: a.hits,

@@ -15,6 +15,9 @@ struct JsonHit<'a> {
     hit: &'a Hit,
     title_or_url: &'a str,
     snippet_html: String,
+    /// The first and last of `dates`: when the version shown was first and last seen.
+    first_seen: Option<&'a str>,
+    last_seen: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -68,6 +71,8 @@ pub fn to_json(r: &SearchResults) -> String {
                 hit: h,
                 title_or_url: h.display_title(),
                 snippet_html: snippet_html(&h.snippet),
+                first_seen: h.dates.first().map(String::as_str),
+                last_seen: h.dates.last().map(String::as_str),
             })
             .collect(),
         facets: &r.facets,

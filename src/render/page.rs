@@ -23,6 +23,10 @@ pub struct PageRequest {
     /// Every version its own hit (`nearDups=show`): kept in the links, so that the next
     /// page continues the same list.
     pub show_versions: bool,
+    /// `asOf=`: the collection as it stood at the end of that date (issue 46).
+    pub as_of: Option<String>,
+    /// `sort=`: `relevance`, `date` or `-date`.
+    pub order: crate::search::HitOrder,
 }
 
 const STYLE: &str = r#"
@@ -100,6 +104,12 @@ fn link(query: &str, start: usize, req: &PageRequest, per_site: usize) -> String
     }
     if req.show_versions {
         s.push_str("&nearDups=show");
+    }
+    if let Some(at) = &req.as_of {
+        let _ = write!(s, "&asOf={}", url_encode(at));
+    }
+    if req.order != crate::search::HitOrder::Relevance {
+        let _ = write!(s, "&sort={}", req.order.name());
     }
     s
 }
@@ -524,8 +534,29 @@ pub fn render(
         "<label class=\"help\"><input type=\"checkbox\" name=\"collapse\" value=\"near\"{}> collapse mirrors</label>",
         if req.collapse_near { " checked" } else { "" }
     );
+    let _ = write!(
+        out,
+        "<label class=\"help\">as of <input type=\"text\" name=\"asOf\" value=\"{}\" \
+         size=\"9\" maxlength=\"14\" pattern=\"[0-9]{{4,14}}\" placeholder=\"YYYYMMDD\" \
+         inputmode=\"numeric\" aria-label=\"The archive as it was on a date\"></label>",
+        escape(req.as_of.as_deref().unwrap_or(""))
+    );
+    out.push_str("<select name=\"sort\" aria-label=\"Order\">");
+    for (v, label) in [
+        ("relevance", "best first"),
+        ("-date", "newest first"),
+        ("date", "oldest first"),
+    ] {
+        let chosen = if req.order.name() == v {
+            " selected"
+        } else {
+            ""
+        };
+        let _ = write!(out, "<option value=\"{v}\"{chosen}>{label}</option>");
+    }
+    out.push_str("</select>");
     out.push_str("<button type=\"submit\">Search</button></form>\n");
-    out.push_str("<p class=\"help\">Words and \"phrases\"; filters <code>site:</code> <code>type:</code> <code>lang:</code> <code>collection:</code> <code>date:2007</code> <code>date:20071001-20071005</code></p></header>\n<main>\n");
+    out.push_str("<p class=\"help\">Words and \"phrases\"; filters <code>site:</code> <code>type:</code> <code>lang:</code> <code>collection:</code> <code>date:2007</code> <code>date:20071001-20071005</code> <code>as-of:2007</code></p></header>\n<main>\n");
     if let Some(e) = error {
         let _ = writeln!(out, "<p class=\"error\" role=\"alert\">{}</p>", escape(e));
     }

@@ -33,6 +33,9 @@ pub(crate) struct TopFiltered {
     pub facets: Option<Arc<FacetSources>>,
     /// Each document's factor (`OpenSet::factor`).
     pub factor: Option<Arc<Vec<Score>>>,
+    /// Each document's place in an order by date (`as_of::date_orders`), which then
+    /// stands for its score.
+    pub order: Option<Arc<Vec<Score>>>,
     /// Whether only the best `limit` candidates are asked for, so that the others need
     /// not be kept (`capped_top.rs`): not when hits are folded together or sets merged.
     pub prune: bool,
@@ -59,6 +62,7 @@ pub(crate) struct TopFilteredSegment {
     facets: Option<Arc<FacetSources>>,
     tally: SetTally,
     factor: Option<Arc<Vec<Score>>>,
+    order: Option<Arc<Vec<Score>>>,
     count: u64,
     top: CappedTop,
     near: Option<Arc<NearTable>>,
@@ -88,6 +92,7 @@ impl Collector for TopFiltered {
         // Sets are single-segment (checked on open): the set's factors are the segment's.
         let factor = self.factor.clone();
         Ok(TopFilteredSegment {
+            order: self.order.clone(),
             filter: self.filter.clone(),
             site_of: self.site_of.clone(),
             facets: self.facets.clone(),
@@ -132,9 +137,14 @@ impl SegmentCollector for TopFilteredSegment {
         if let Some(src) = &self.facets {
             self.tally.count(src, doc);
         }
-        let factor =
-            (self.factor.as_ref()).map_or(1.0, |b| b.get(doc as usize).copied().unwrap_or(1.0));
-        let r = Ranked(score * factor, doc);
+        let r = match &self.order {
+            Some(o) => Ranked(o.get(doc as usize).copied().unwrap_or(0.0), doc),
+            None => {
+                let factor = (self.factor.as_ref())
+                    .map_or(1.0, |b| b.get(doc as usize).copied().unwrap_or(1.0));
+                Ranked(score * factor, doc)
+            }
+        };
         if self.near.is_some() {
             self.collect_version(r);
         } else {

@@ -13,6 +13,7 @@
 //! main and dates do not align is reported and left out, and the others are searched.
 
 mod access_view;
+mod as_of;
 pub(crate) mod ascii_words;
 mod capped_top;
 mod collect;
@@ -57,7 +58,7 @@ pub use query::{ParsedQuery, QueryError};
 
 use hits::build_hit;
 use quarantine::open_set_guarded;
-use rank::Ranking;
+use rank::{Ranking, Shape};
 use reload::{resolved_pindexes, Stamp};
 use select::Candidate;
 pub(crate) use set::OpenSet;
@@ -65,8 +66,8 @@ pub use shards::{ShardHit, ShardResults};
 pub use stats::{ImpossibleStats, TermStats};
 pub(crate) use types::all_on_one_site;
 pub use types::{
-    BrokenSet, SearchRequest, SearchResults, SetSummary, DEFAULT_HITS_PER_SITE, MAX_HITS_PER_PAGE,
-    MAX_START,
+    BrokenSet, HitOrder, SearchRequest, SearchResults, SetSummary, DEFAULT_HITS_PER_SITE,
+    MAX_HITS_PER_PAGE, MAX_START,
 };
 use windows::Snippets;
 
@@ -261,19 +262,23 @@ impl SearchIndex {
         let hits = req.hits.clamp(1, MAX_HITS_PER_PAGE);
         let need = req.start + hits + 1;
         let views = self.views.views(&self.sets, req.viewer.as_ref());
+        let shape = |views| Shape {
+            near: req.near,
+            order: req.order,
+            views,
+        };
         let mut r = self.rank(
             &req.query,
             req.hits_per_site,
             need,
             None,
-            req.near,
-            views.clone(),
+            shape(views.clone()),
         )?;
         if r.per_site > 0
             && !r.selection.hidden_sites.is_empty()
             && all_on_one_site(&r.tally, r.total)
         {
-            r = self.rank(&req.query, 0, need, None, req.near, views)?;
+            r = self.rank(&req.query, 0, need, None, shape(views))?;
         }
         let has_more = r.selection.kept.len() > req.start + hits;
         let end = r.selection.kept.len().min(req.start + hits);
@@ -337,8 +342,12 @@ impl SearchIndex {
                 hits_per_site,
                 need.max(1),
                 Some(stats),
-                NearDisplay::default(),
-                self.views.views(&self.sets, viewer),
+                Shape {
+                    near: NearDisplay::default(),
+                    // Shards rank by score: dates would not merge across them.
+                    order: HitOrder::Relevance,
+                    views: self.views.views(&self.sets, viewer),
+                },
             )?;
             let positions: Vec<usize> = (0..r.selection.kept.len()).collect();
             self.fold_unwalked(&mut r, &positions)?;

@@ -94,6 +94,9 @@ pub struct ParsedQuery {
     pub excluded: Vec<(FilterField, String)>,
     /// Date ranges; a document matches if any of its capture dates is in any of them.
     pub dates: Vec<DateRange>,
+    /// `as-of:DATE`: the last moment of that date (14 digits, padded with 9s); only the
+    /// version of each URL live then (its latest capture at or before it) is searched.
+    pub as_of: Option<u64>,
 }
 
 impl ParsedQuery {
@@ -287,6 +290,15 @@ pub fn parse(q: &str) -> Result<ParsedQuery, QueryError> {
             text.extend(plain_text(&tok, negated, body));
             continue;
         };
+        if name.eq_ignore_ascii_case("as-of") {
+            let value = value.trim_matches('"');
+            if negated || parsed.as_of.is_some() || value.is_empty() {
+                return Err(bad("as-of: is given once, with a date: as-of:YYYY[MM[DD]]"));
+            }
+            let at = pad(value, '9', value).map_err(|e| bad(e.0.replacen("date:", "as-of:", 1)))?;
+            parsed.as_of = Some(at);
+            continue;
+        }
         let Some(kind) = filter_field(&name.to_ascii_lowercase()) else {
             if TEXT_FIELDS.contains(&name) {
                 check_no_wildcard(&tok)?;
@@ -311,7 +323,8 @@ pub fn parse(q: &str) -> Result<ParsedQuery, QueryError> {
         }
     }
     parsed.text = text.join(" ");
-    if parsed.text.is_empty() && parsed.filters.is_empty() && parsed.dates.is_empty() {
+    let only_words = parsed.filters.is_empty() && parsed.dates.is_empty() && parsed.as_of.is_none();
+    if parsed.text.is_empty() && only_words {
         return Err(bad(if parsed.excluded.is_empty() {
             "the query is empty"
         } else {
@@ -324,6 +337,28 @@ pub fn parse(q: &str) -> Result<ParsedQuery, QueryError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn as_of_is_the_end_of_its_date() {
+        assert_eq!(
+            parse("museum as-of:2020").unwrap().as_of,
+            Some(20209999999999)
+        );
+        assert_eq!(parse("as-of:20200315").unwrap().as_of, Some(20200315999999));
+        assert_eq!(
+            parse("a AS-OF:\"202003\"").unwrap().as_of,
+            Some(20200399999999)
+        );
+        for bad in [
+            "a as-of:",
+            "a as-of:20",
+            "a -as-of:2020",
+            "a as-of:2020 as-of:2021",
+            "a as-of:20201301",
+        ] {
+            assert!(parse(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn dates_pad_to_prefix_ranges() {

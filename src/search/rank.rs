@@ -21,7 +21,8 @@ use super::select::{select, Selection, Short};
 use super::set::OpenSet;
 use super::stats::{Statistics, TermStats};
 use super::weights::RankWeights;
-use super::{SearchError, SearchIndex};
+use super::{HitOrder, SearchError, SearchIndex};
+use tantivy::Score;
 
 impl SearchIndex {
     /// The query parsed for every set: its words alone (none without words), and the
@@ -93,9 +94,9 @@ impl SearchIndex {
         hits_per_site: usize,
         need: usize,
         given: Option<&TermStats>,
-        near: NearDisplay,
-        views: Arc<Vec<SetView>>,
+        shape: Shape,
     ) -> Result<Ranking, SearchError> {
+        let Shape { near, order, views } = shape;
         let parsed = query::parse(query)?;
         let per_site = if parsed.has_site_filter() {
             0
@@ -111,8 +112,20 @@ impl SearchIndex {
             None if self.live_count() == 1 => TermStats::default(),
             None => self.live_stats(&queries)?,
         };
-        let date_filters: Vec<_> = (self.sets.iter().zip(views.iter()))
-            .map(|(s, v)| date_filter(s, v, &parsed))
+        let as_of = (parsed.as_of)
+            .map(|at| super::as_of::live_versions(&self.sets, &views, |i| self.live(i), at));
+        let orders = match order {
+            HitOrder::Relevance => vec![None; self.sets.len()],
+            o => super::as_of::date_orders(&self.sets, &views, |i| self.live(i), o, parsed.as_of),
+        };
+        let date_filters: Vec<_> = (self.sets.iter().zip(views.iter()).enumerate())
+            .map(|(i, (s, v))| {
+                let found = date_filter(s, v, &parsed);
+                match &as_of {
+                    None => found,
+                    Some(live) => Some(Arc::new(both(found.as_deref(), &live[i]))),
+                }
+            })
             .collect();
         let mut keep = Keep {
             limit: need,
@@ -123,7 +136,7 @@ impl SearchIndex {
             let (total, per_set) = self.collect(
                 &queries,
                 &stats,
-                (&date_filters, &views),
+                (&date_filters, &views, &orders),
                 keep,
                 per_site,
                 near,
@@ -162,7 +175,7 @@ impl SearchIndex {
         &self,
         queries: &[Box<dyn Query>],
         stats: &TermStats,
-        (date_filters, views): (&[DocFilter], &[SetView]),
+        (date_filters, views, orders): (&[DocFilter], &[SetView], &[DocScores]),
         keep: Keep,
         per_site: usize,
         near: NearDisplay,
@@ -183,6 +196,7 @@ impl SearchIndex {
                 near: (!near.show_versions).then(|| s.near.clone()).flatten(),
                 dates: s.dates.clone(),
                 factor: s.factor.clone(),
+                order: orders[i].clone(),
                 // One set, hits not folded: `select` takes the best `need` and no more.
                 prune: self.sets.len() == 1 && !near.collapse_urls,
                 facets: Some(Arc::new(FacetSources {
@@ -210,6 +224,17 @@ impl SearchIndex {
 
 /// A set's documents a query may find, a bit per DocId (`None`: all of them).
 type DocFilter = Option<Arc<Vec<u64>>>;
+
+/// A set's documents' scores in an order by date (`None`: ranked by relevance).
+type DocScores = Option<Arc<Vec<Score>>>;
+
+/// What a search shows besides its query: near-duplicates, the order, and each set as
+/// the asker may see it.
+pub(super) struct Shape {
+    pub(super) near: NearDisplay,
+    pub(super) order: HitOrder,
+    pub(super) views: Arc<Vec<SetView>>,
+}
 
 /// How many candidates each set's collector keeps.
 #[derive(Debug, Clone, Copy)]
@@ -406,6 +431,14 @@ fn full_query(s: &OpenSet, p: &ParsedQuery, text: Option<Box<dyn Query>>) -> Box
         }
     }
     Box::new(BooleanQuery::new(clauses))
+}
+
+/// The documents in both `a` (`None`: all) and `b`.
+fn both(a: Option<&Vec<u64>>, b: &[u64]) -> Vec<u64> {
+    match a {
+        None => b.to_vec(),
+        Some(a) => a.iter().zip(b).map(|(x, y)| x & y).collect(),
+    }
 }
 
 /// The documents of a set the query may find, a bit per DocId: those with a capture

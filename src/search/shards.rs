@@ -280,6 +280,7 @@ mod tests {
             near: Default::default(),
             history: true,
             viewer: None,
+            order: Default::default(),
         }
     }
 

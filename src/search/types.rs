@@ -42,6 +42,41 @@ pub struct SearchRequest {
     pub history: bool,
     /// Who asks, under which access rules (`None`: everything is shown).
     pub viewer: Option<crate::access::Viewer>,
+    /// The order of the hits: by relevance, or by capture date (`sort=date`, `-date`).
+    pub order: HitOrder,
+}
+
+/// The order of hits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HitOrder {
+    /// Best first (the ranking).
+    #[default]
+    Relevance,
+    /// Oldest first, by each version's first capture (`sort=date`).
+    Oldest,
+    /// Newest first, by each version's last capture (at or before `as-of:`; `sort=-date`).
+    Newest,
+}
+
+impl HitOrder {
+    /// Reads the APIs' `sort` value: `relevance`, `date`, `-date`.
+    pub fn parse(v: &str) -> Option<HitOrder> {
+        Some(match v {
+            "" | "relevance" => HitOrder::Relevance,
+            "date" => HitOrder::Oldest,
+            "-date" => HitOrder::Newest,
+            _ => return None,
+        })
+    }
+
+    /// The APIs' name of the order.
+    pub fn name(self) -> &'static str {
+        match self {
+            HitOrder::Relevance => "relevance",
+            HitOrder::Oldest => "date",
+            HitOrder::Newest => "-date",
+        }
+    }
 }
 
 impl Default for SearchRequest {
@@ -55,6 +90,7 @@ impl Default for SearchRequest {
             near: NearDisplay::default(),
             history: true,
             viewer: None,
+            order: HitOrder::Relevance,
         }
     }
 }

@@ -44,7 +44,7 @@ use crate::access::{LiveRules, Viewer};
 use crate::render::page::{self, PageRequest};
 use crate::render::{json, opensearch};
 use crate::search::{
-    NearDisplay, SearchError, SearchIndex, SearchRequest, SearchResults, TermStats,
+    HitOrder, NearDisplay, SearchError, SearchIndex, SearchRequest, SearchResults, TermStats,
     DEFAULT_HITS_PER_SITE, MAX_HITS_PER_PAGE,
 };
 use archives::Archives;
@@ -326,6 +326,10 @@ struct Params {
     hits_per_site: usize,
     /// `nearDups=show` and `collapse=near` (issue 20).
     near: NearDisplay,
+    /// `asOf=YYYY[MM[DD…]]`: the query's `as-of:` (issue 46).
+    as_of: Option<String>,
+    /// `sort=relevance|date|-date`.
+    order: HitOrder,
     /// As given, echoed in the RSS.
     raw: Vec<(String, String)>,
 }
@@ -384,12 +388,31 @@ fn params(raw: Vec<(String, String)>, opts: &ServeOptions) -> Result<Params, Str
     let hits = number(&raw, &["hitsPerPage"], 10)?.clamp(1, MAX_HITS_PER_PAGE);
     let hits_per_site = number(&raw, &["hitsPerSite", "hitsPerDup"], opts.hits_per_site)?;
     let near = near_display(&raw)?;
+    let last = |name: &str| {
+        (raw.iter().rev())
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.trim().to_string())
+            .filter(|v| !v.is_empty())
+    };
+    let as_of = last("asOf");
+    if let Some(a) = &as_of {
+        if !(4..=14).contains(&a.len()) || !a.bytes().all(|b| b.is_ascii_digit()) {
+            return Err("asOf is a date of 4 to 14 digits, YYYY[MM[DD[hh[mm[ss]]]]]".into());
+        }
+    }
+    let order = match last("sort") {
+        None => HitOrder::Relevance,
+        Some(v) => HitOrder::parse(&v)
+            .ok_or("sort is relevance, date (oldest first) or -date (newest first)")?,
+    };
     Ok(Params {
         query,
         start,
         hits,
         hits_per_site,
         near,
+        as_of,
+        order,
         raw,
     })
 }
@@ -402,8 +425,13 @@ async fn run_search(
     history: bool,
     headers: &HeaderMap,
 ) -> Result<SearchResults, (StatusCode, String)> {
+    let query = match &p.as_of {
+        Some(at) => format!("{query} as-of:{at}"),
+        None => query,
+    };
     let req = SearchRequest {
         viewer: state.opts.viewer(headers),
+        order: p.order,
         query,
         start: p.start,
         hits: p.hits,
@@ -513,6 +541,8 @@ async fn search_page(
         hits_per_site: p.hits_per_site,
         collapse_near: p.near.collapse_urls,
         show_versions: p.near.show_versions,
+        as_of: p.as_of.clone(),
+        order: p.order,
     };
     let Some(q) = p.query.clone() else {
         return html(
