@@ -11,9 +11,9 @@ use std::path::{Path, PathBuf};
 /// The floors, lowest first. A module may use the modules of the floors below its own,
 /// none of its own floor and none above.
 const FLOORS: &[&[&str]] = &[
-    &["output", "progress", "path_error", "test_rng", "access"],
+    &["output", "progress", "path_error", "test_rng"],
     &["reader"],
-    &["cdx_writer"],
+    &["cdx_writer", "access"],
     &["extract", "near"],
     &["html"],
     &["segment"],

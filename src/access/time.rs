@@ -3,72 +3,14 @@
 //! `timestamp_to_datetime`), a period of years, months, weeks and days taken from now as
 //! `dateutil.relativedelta` does (months first, the day clamped to the month's end).
 
-/// Days from 1970-01-01 to the civil date `y-m-d` (proleptic Gregorian).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// The civil date of a day count from 1970-01-01.
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (
-        if m <= 2 {
-            yoe + era * 400 + 1
-        } else {
-            yoe + era * 400
-        },
-        m,
-        d,
-    )
-}
-
-fn days_in_month(y: i64, m: i64) -> i64 {
-    match m {
-        4 | 6 | 9 | 11 => 30,
-        2 if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
-        2 => 28,
-        _ => 31,
-    }
-}
+use crate::reader::date::{civil_from_days, date14_of_secs, days_from_civil, days_in_month};
 
 /// Seconds since the epoch (UTC) of a timestamp of digits, as warcio's
 /// `timestamp_to_datetime` reads it: padded to six digits with `299912`, each field
 /// clamped to its range, a missing or unreadable field its greatest value, the day
-/// clamped to the month's length.
+/// clamped to the month's length (the CDX API's reading, `warcdex_cdx::query`).
 pub fn timestamp_seconds(ts: &str) -> i64 {
-    const PAD: &str = "299912";
-    let mut s = ts.to_string();
-    if s.len() < PAD.len() {
-        s.push_str(&PAD[s.len()..]);
-    }
-    let field = |a: usize, b: usize, lo: i64, hi: i64| -> i64 {
-        match s.get(a..b) {
-            Some(v) if s.len() >= b => v.parse::<i64>().map_or(hi, |v| v.clamp(lo, hi)),
-            _ => hi,
-        }
-    };
-    let y = field(0, 4, 1900, 2999);
-    let m = field(4, 6, 1, 12);
-    let d = field(6, 8, 1, 31).min(days_in_month(y, m));
-    let (hh, mm, ss) = (
-        field(8, 10, 0, 23),
-        field(10, 12, 0, 59),
-        field(12, 14, 0, 59),
-    );
-    days_from_civil(y, m, d) * 86_400 + hh * 3600 + mm * 60 + ss
+    warcdex_cdx::query::timestamp_to_sec(ts)
 }
 
 /// Seconds since the epoch of a capture date held as a 14-digit number.
@@ -78,13 +20,7 @@ pub fn date14_seconds(date: u64) -> i64 {
 
 /// The 14-digit date (`YYYYMMDDhhmmss` as a number) of seconds since the epoch.
 pub fn seconds_date14(secs: i64) -> u64 {
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    let (y, m, d) = civil_from_days(days);
-    let v = ((y * 100 + m) * 100 + d) * 1_000_000
-        + (rem / 3600) * 10_000
-        + (rem % 3600 / 60) * 100
-        + rem % 60;
-    v.max(0) as u64
+    date14_of_secs(secs).parse().unwrap_or(0)
 }
 
 /// A period as pywb's `newer` and `older` name it: `{"years": 1, "months": 6}`.

@@ -84,7 +84,8 @@ fn py_int(b: &[u8]) -> Option<i64> {
     Some(if neg { -v } else { v })
 }
 
-fn days_in_month(year: i64, month: i64) -> i64 {
+/// The days of a month of the proleptic Gregorian calendar.
+pub fn days_in_month(year: i64, month: i64) -> i64 {
     match month {
         2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
         2 => 28,

@@ -40,12 +40,13 @@ use std::io::{self, Write};
 
 pub use filter::{MAX_FILTERS, MAX_PATTERN};
 pub use run::AccessTest;
+pub use time::timestamp_to_sec;
 
 use crate::lookup::SortedCdx;
 use filter::Filter;
 use params::{python_int, search_range, to_bool, MatchType, Params};
 use run::{Order, Plan};
-use time::{pad_timestamp, timestamp_to_sec, PAD_14_DOWN, PAD_14_UP};
+use time::{pad_timestamp, PAD_14_DOWN, PAD_14_UP};
 
 /// The most captures `closest=` holds at once: its heap over a range whose times are not
 /// in file order, or one second's captures in its merge (pywb holds `limit` of them).

@@ -20,7 +20,7 @@ pub(crate) fn pad_timestamp(s: &str, pad: &str) -> String {
 }
 
 /// `timestamp_to_sec(s)`: seconds since 1970 of the padded, clamped timestamp.
-pub(crate) fn timestamp_to_sec(s: &str) -> i64 {
+pub fn timestamp_to_sec(s: &str) -> i64 {
     let padded: Vec<char> = pad_timestamp(s, PAD_6_UP).chars().collect();
     let extract = |start: usize, end: usize, min: i64, max: i64| -> i64 {
         if padded.len() < end {
