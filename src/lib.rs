@@ -73,6 +73,7 @@ pub mod index;
 pub mod search;
 
 // Search results as text, JSON, OpenSearch RSS and the web page.
+pub mod export;
 pub mod render;
 
 // Replay of captures: archival URLs, rewriting, Memento.

@@ -452,3 +452,51 @@ fn a_front_server_passes_the_user_on_to_its_shards() {
     assert_eq!(search(&front, "zanzibarblock", Some("staff"))["total"], 1);
     assert_eq!(search(&front, "marmotallow", None)["total"], 1);
 }
+
+#[test]
+fn exports_hold_what_the_asker_may_see() {
+    let tmp = tempfile::tempdir().unwrap();
+    let coll = collection(tmp.path(), |_| true);
+    rules_in(tmp.path());
+    let acl = tmp.path().join("rules");
+    let export = |user: Option<&str>| {
+        let mut args = vec![
+            "export".to_string(),
+            "-d".into(),
+            coll.display().to_string(),
+        ];
+        args.extend([
+            "--acl".into(),
+            acl.display().to_string(),
+            "--embargo".into(),
+            "newer=365d".into(),
+        ]);
+        args.extend(["--fields".into(), "url,dates,text".into()]);
+        if let Some(u) = user {
+            args.extend(["--user".into(), u.into()]);
+        }
+        args.push("archive town".into());
+        let (code, out, err) = run_warcdex(&args);
+        assert_eq!(code, 0, "{err}");
+        out
+    };
+    let public = export(None);
+    for hidden in [
+        "narwhalprivate",
+        "zanzibarblock",
+        "quokkaexclude",
+        "ocelotrecent",
+        "lynxfresh",
+    ] {
+        assert!(!public.contains(hidden), "{hidden} in {public}");
+    }
+    assert!(public.contains("marmotallow") && public.contains("ocelotold"));
+    // One version of the weather page, with its shown date only.
+    assert!(
+        public.contains("http://news.example/weather,20200501100000,"),
+        "{public}"
+    );
+    let staff = export(Some("staff"));
+    assert!(staff.contains("zanzibarblock") && staff.contains("lynxfresh"));
+    assert!(!staff.contains("narwhalprivate"));
+}

@@ -183,3 +183,82 @@ fn hits_ordered_by_capture_date_with_first_and_last_seen() {
         400
     );
 }
+
+/// Splits a CSV line of the export (no field here holds a line break).
+fn csv_fields(line: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut quoted = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if quoted && chars.peek() == Some(&'"') => {
+                chars.next();
+                out.last_mut().unwrap().push('"');
+            }
+            '"' => quoted = !quoted,
+            ',' if !quoted => out.push(String::new()),
+            c => out.last_mut().unwrap().push(c),
+        }
+    }
+    out
+}
+
+#[test]
+fn an_export_holds_exactly_the_versions_the_search_counts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let coll = collection(tmp.path());
+    let dir = coll.to_str().unwrap();
+    for q in [
+        "museum",
+        "hours",
+        "museum as-of:2022",
+        "exhibition date:2023",
+        "about",
+        "nothing-here",
+    ] {
+        let shown = cli(&coll, &["--near-dups", "show", "-n", "100", q]);
+        let mut want: Vec<(String, String)> = (shown["hits"].as_array().unwrap().iter())
+            .map(|h| {
+                (
+                    h["url"].as_str().unwrap().into(),
+                    h["digest"].as_str().unwrap().into(),
+                )
+            })
+            .collect();
+        want.sort();
+        let (code, csv, err) =
+            run_warcdex(&["export", "-d", dir, "--fields", "url,digest,dates,title", q]);
+        assert_eq!(code, 0, "{err}");
+        let mut lines = csv.lines();
+        assert_eq!(lines.next(), Some("url,digest,dates,title"));
+        let mut got: Vec<(String, String)> = lines
+            .map(|l| {
+                let f = csv_fields(l);
+                assert_eq!(f.len(), 4, "{l}");
+                (f[0].clone(), f[1].clone())
+            })
+            .collect();
+        got.sort();
+        assert_eq!(got.len() as u64, shown["total"].as_u64().unwrap(), "{q}");
+        assert_eq!(got, want, "{q}");
+        // JSON lines: the same versions, dates as arrays.
+        let (_, jsonl, _) = run_warcdex(&["export", "-d", dir, "--format", "jsonl", q]);
+        let rows: Vec<Value> = jsonl
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(rows.len(), got.len(), "{q}");
+        for r in &rows {
+            assert_eq!(r["first_date"], r["dates"][0]);
+            assert!(r["surt"].as_str().unwrap().starts_with("example,museum)/"));
+        }
+    }
+    // The about page's one version holds both its captures.
+    let (_, csv, _) = run_warcdex(&["export", "-d", dir, "--fields", "dates,title", "about"]);
+    assert!(
+        csv.contains("20210110090000 20230110090000,About the museum"),
+        "{csv}"
+    );
+    let (code, _, _) = run_warcdex(&["export", "-d", dir, "museum as-of:20x"]);
+    assert_eq!(code, 2);
+}

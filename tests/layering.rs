@@ -22,7 +22,7 @@ const FLOORS: &[&[&str]] = &[
     &["pindex"],
     &["index", "dates"],
     &["search"],
-    &["render"],
+    &["render", "export"],
     &["replay"],
     &["serve"],
     &["collection"],

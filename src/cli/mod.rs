@@ -3,6 +3,7 @@
 pub mod access;
 pub mod cdx;
 pub mod dates;
+pub mod export;
 pub mod heap;
 pub mod import;
 pub mod index;
@@ -98,6 +99,9 @@ pub enum Command {
     History(near::HistoryArgs),
     /// What changed between the versions of a URL nearest two dates, word by word.
     Diff(near::DiffArgs),
+    /// Every version a query matches (not a page of hits), with the fields asked for, as
+    /// CSV or JSON lines; the access rules apply.
+    Export(export::ExportArgs),
     /// Access rules (pywb's `.aclj` lists and embargo): `access check COLL URL [DATE]`
     /// says which rule decides a capture and what it gives.
     Access(access::AccessArgs),

@@ -21,6 +21,7 @@ pub mod facets;
 pub mod history;
 pub mod hits;
 mod indexed_text;
+mod matches;
 pub(crate) mod near;
 pub mod near_dups;
 mod quarantine;
@@ -53,6 +54,7 @@ use crate::access::Viewer;
 pub(crate) use hits::date14;
 pub use hits::{Hit, Snippet, VersionChange, HISTORY_CAP};
 pub use indexed_text::IndexedText;
+pub use matches::MatchedVersion;
 pub use near::NearDisplay;
 pub use query::{ParsedQuery, QueryError};
 

@@ -63,6 +63,22 @@ impl SearchIndex {
         Ok((text_queries, queries))
     }
 
+    /// Each set's documents the query may find (`None`: all): those shown to the asker
+    /// (`views`), in the query's `date:` ranges, live at its `as-of:`.
+    pub(super) fn filters(&self, parsed: &ParsedQuery, views: &[SetView]) -> Vec<DocFilter> {
+        let as_of = (parsed.as_of)
+            .map(|at| super::as_of::live_versions(&self.sets, views, |i| self.live(i), at));
+        (self.sets.iter().zip(views.iter()).enumerate())
+            .map(|(i, (s, v))| {
+                let found = date_filter(s, v, parsed);
+                match &as_of {
+                    None => found,
+                    Some(live) => Some(Arc::new(both(found.as_deref(), &live[i]))),
+                }
+            })
+            .collect()
+    }
+
     /// The statistics of the queries' terms summed over the live sets.
     pub(super) fn live_stats(&self, queries: &[Box<dyn Query>]) -> Result<TermStats, SearchError> {
         let mut stats = TermStats::default();
@@ -112,21 +128,11 @@ impl SearchIndex {
             None if self.live_count() == 1 => TermStats::default(),
             None => self.live_stats(&queries)?,
         };
-        let as_of = (parsed.as_of)
-            .map(|at| super::as_of::live_versions(&self.sets, &views, |i| self.live(i), at));
         let orders = match order {
             HitOrder::Relevance => vec![None; self.sets.len()],
             o => super::as_of::date_orders(&self.sets, &views, |i| self.live(i), o, parsed.as_of),
         };
-        let date_filters: Vec<_> = (self.sets.iter().zip(views.iter()).enumerate())
-            .map(|(i, (s, v))| {
-                let found = date_filter(s, v, &parsed);
-                match &as_of {
-                    None => found,
-                    Some(live) => Some(Arc::new(both(found.as_deref(), &live[i]))),
-                }
-            })
-            .collect();
+        let date_filters = self.filters(&parsed, &views);
         let mut keep = Keep {
             limit: need,
             // A limit of `need` or more per site can never leave a hit out.
