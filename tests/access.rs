@@ -499,4 +499,25 @@ fn exports_hold_what_the_asker_may_see() {
     let staff = export(Some("staff"));
     assert!(staff.contains("zanzibarblock") && staff.contains("lynxfresh"));
     assert!(!staff.contains("narwhalprivate"));
+    // The same from the server, streamed.
+    let addr = serve_with(&coll, Some(rules_in(tmp.path())));
+    let path = "/export?query=archive+town&fields=url,dates,text";
+    let served = get(&addr, path, None);
+    assert_eq!(served.status, 200);
+    assert_eq!(
+        served.header("content-type"),
+        Some("text/csv; charset=utf-8")
+    );
+    assert_eq!(served.text(), public);
+    assert_eq!(get(&addr, path, Some("staff")).text(), staff);
+    let jsonl = get(&addr, "/export?query=archive&format=jsonl&asOf=2021", None).text();
+    assert!(jsonl.lines().count() >= 4 && !jsonl.contains("zanzibarblock"));
+    for bad in [
+        "/export?query=a&format=xml",
+        "/export?query=a&fields=nope",
+        "/export",
+        "/export?query=a+date:20x",
+    ] {
+        assert_eq!(get(&addr, bad, None).status, 400, "{bad}");
+    }
 }

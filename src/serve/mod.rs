@@ -19,6 +19,7 @@
 pub mod archives;
 mod cdx_api;
 mod conn;
+mod export_route;
 pub mod pywb;
 mod range;
 pub mod remote;
@@ -285,7 +286,8 @@ fn routes(backend: Backend, opts: ServeOptions, shard_routes: bool) -> Router {
         .route("/timemap/link/{*rest}", get(web::timemap_route))
         .route("/timemap/json/{*rest}", get(web::timemap_route))
         // A front server answers it with a 501 and a message.
-        .route("/cdx", get(cdx_api::cdx));
+        .route("/cdx", get(cdx_api::cdx))
+        .route("/export", get(export_route::export));
     if shard_routes {
         r = r
             .route("/shard/stats.json", get(shard_stats))
