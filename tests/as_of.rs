@@ -262,3 +262,65 @@ fn an_export_holds_exactly_the_versions_the_search_counts() {
     let (code, _, _) = run_warcdex(&["export", "-d", dir, "museum as-of:20x"]);
     assert_eq!(code, 2);
 }
+
+#[test]
+fn a_parquet_export_holds_the_same_versions_with_dates_as_timestamps() {
+    use arrow_array::{Array, ListArray, StringArray, TimestampMicrosecondArray};
+    let tmp = tempfile::tempdir().unwrap();
+    let coll = collection(tmp.path());
+    let out = tmp.path().join("museum.parquet");
+    let args = [
+        "export",
+        "-d",
+        coll.to_str().unwrap(),
+        "--format",
+        "parquet",
+        "-o",
+        out.to_str().unwrap(),
+        "museum",
+    ];
+    let (code, _, err) = run_warcdex(&args);
+    assert_eq!(code, 0, "{err}");
+    let file = std::fs::File::open(&out).unwrap();
+    let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
+        .unwrap()
+        .build()
+        .unwrap();
+    let mut rows: Vec<(String, Vec<i64>)> = Vec::new();
+    for batch in reader {
+        let batch = batch.unwrap();
+        let urls = batch
+            .column_by_name("url")
+            .unwrap()
+            .as_any()
+            .downcast_ref::<StringArray>()
+            .unwrap();
+        let dates = batch
+            .column_by_name("dates")
+            .unwrap()
+            .as_any()
+            .downcast_ref::<ListArray>()
+            .unwrap();
+        assert!(
+            batch.column_by_name("offset").is_none()
+                && batch.column_by_name("record_offset").is_some()
+        );
+        for i in 0..batch.num_rows() {
+            let d = dates.value(i);
+            let d = d
+                .as_any()
+                .downcast_ref::<TimestampMicrosecondArray>()
+                .unwrap();
+            rows.push((
+                urls.value(i).to_string(),
+                (0..d.len()).map(|j| d.value(j)).collect(),
+            ));
+        }
+    }
+    rows.sort();
+    let total = cli(&coll, &["museum"])["total"].as_u64().unwrap();
+    assert_eq!(rows.len() as u64, total);
+    // The about page: one version, both captures (2021-01-10 and 2023-01-10 at 09:00 UTC).
+    let about = rows.iter().find(|r| r.0 == OTHER).unwrap();
+    assert_eq!(about.1, vec![1_610_269_200_000_000, 1_673_341_200_000_000]);
+}

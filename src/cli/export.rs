@@ -17,12 +17,13 @@ pub struct ExportArgs {
     /// The collection (or search directory: it holds `pindexes/<name>/{main,dates}`).
     #[arg(short = 'd', long = "dir", default_value = ".")]
     pub dir: PathBuf,
-    /// csv (a header line; dates joined by spaces) or jsonl (one JSON object a line).
+    /// csv (a header line; dates joined by spaces), jsonl (one JSON object a line) or
+    /// parquet (dates as timestamps; for DuckDB, pandas, Spark).
     #[arg(long, default_value = "csv", value_parser = parse_format)]
     pub format: ExportFormat,
     /// The fields, comma-separated: url, surt, title, first_date, last_date, dates,
-    /// digest, mime, language, site, collection, archive, offset, length, cluster, text
-    /// (default: all but text).
+    /// digest, mime, language, site, collection, archive, record_offset, record_length,
+    /// cluster, text (default: all but text).
     #[arg(long)]
     pub fields: Option<String>,
     #[command(flatten)]
@@ -40,7 +41,7 @@ pub struct ExportArgs {
 }
 
 fn parse_format(s: &str) -> Result<ExportFormat, String> {
-    ExportFormat::parse(s).ok_or_else(|| format!("{s:?}: csv or jsonl"))
+    ExportFormat::parse(s).ok_or_else(|| format!("{s:?}: csv, jsonl or parquet"))
 }
 
 /// Runs `warcdex export`: 0, or 2 for a malformed query.

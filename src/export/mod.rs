@@ -3,6 +3,8 @@
 //! lines. The versions come from [`SearchIndex::for_each_match`], so an export holds
 //! exactly the versions the same search counts, under the same access rules.
 
+mod parquet;
+
 use std::io::{self, Write};
 
 use crate::access::Viewer;
@@ -16,6 +18,8 @@ pub enum ExportFormat {
     Csv,
     /// One JSON object a line; dates as an array.
     Jsonl,
+    /// Parquet: dates as timestamps, `dates` a list of them (DuckDB, pandas, Spark).
+    Parquet,
 }
 
 impl ExportFormat {
@@ -24,6 +28,7 @@ impl ExportFormat {
         match s {
             "csv" => Some(ExportFormat::Csv),
             "jsonl" | "ndjson" => Some(ExportFormat::Jsonl),
+            "parquet" => Some(ExportFormat::Parquet),
             _ => None,
         }
     }
@@ -33,6 +38,7 @@ impl ExportFormat {
         match self {
             ExportFormat::Csv => "text/csv; charset=utf-8",
             ExportFormat::Jsonl => "application/x-ndjson",
+            ExportFormat::Parquet => "application/vnd.apache.parquet",
         }
     }
 }
@@ -52,8 +58,8 @@ pub const FIELDS: &[&str] = &[
     "site",
     "collection",
     "archive",
-    "offset",
-    "length",
+    "record_offset",
+    "record_length",
     "cluster",
     "text",
 ];
@@ -88,13 +94,13 @@ pub fn parse_fields(s: &str) -> Result<Vec<String>, String> {
 }
 
 /// A field's value: text, a number, or a list of texts.
-enum Value<'a> {
+pub(crate) enum Value<'a> {
     Text(&'a str),
     Number(u64),
     List(&'a [String]),
 }
 
-fn value<'a>(v: &'a MatchedVersion, field: &str) -> Value<'a> {
+pub(crate) fn value<'a>(v: &'a MatchedVersion, field: &str) -> Value<'a> {
     let first = v.dates.first().map_or("", String::as_str);
     let last = v.dates.last().map_or("", String::as_str);
     match field {
@@ -110,8 +116,8 @@ fn value<'a>(v: &'a MatchedVersion, field: &str) -> Value<'a> {
         "site" => Value::Text(&v.site),
         "collection" => Value::Text(&v.collection),
         "archive" => Value::Text(&v.archive),
-        "offset" => Value::Number(v.offset),
-        "length" => Value::Number(v.length),
+        "record_offset" => Value::Number(v.offset),
+        "record_length" => Value::Number(v.length),
         "cluster" => Value::Text(&v.cluster),
         _ => Value::Text(&v.text),
     }
@@ -143,6 +149,7 @@ fn write_row(out: &mut Vec<u8>, v: &MatchedVersion, fields: &[String], format: E
             }
             out.extend_from_slice(b"\r\n");
         }
+        ExportFormat::Parquet => unreachable!("Parquet rows are columns (parquet.rs)"),
         ExportFormat::Jsonl => {
             let mut obj = serde_json::Map::new();
             for f in fields {
@@ -193,6 +200,15 @@ pub fn export_matches(
         out.write_all(&head)?;
     }
     let with_text = fields.iter().any(|f| f == "text");
+    if format == ExportFormat::Parquet {
+        let mut p = parquet::ParquetExport::new(fields).map_err(io::Error::other)?;
+        let n = index.for_each_match(query, viewer, with_text, |v| {
+            progress.advance(1);
+            p.push(v, out)
+        })?;
+        p.finish(out)?;
+        return Ok(n);
+    }
     let mut buf = Vec::with_capacity(4096);
     let n = index.for_each_match(query, viewer, with_text, |v| {
         buf.clear();

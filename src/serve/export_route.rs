@@ -37,7 +37,10 @@ pub(super) async fn export(
         query = format!("{query} as-of:{at}");
     }
     let Some(format) = ExportFormat::parse(last("format").unwrap_or("csv")) else {
-        return plain(StatusCode::BAD_REQUEST, "format is csv or jsonl".into());
+        return plain(
+            StatusCode::BAD_REQUEST,
+            "format is csv, jsonl or parquet".into(),
+        );
     };
     let fields = match last("fields") {
         None | Some("") => default_fields(),
@@ -63,6 +66,7 @@ pub(super) async fn export(
         let name = match format {
             ExportFormat::Csv => "attachment; filename=\"export.csv\"",
             ExportFormat::Jsonl => "attachment; filename=\"export.jsonl\"",
+            ExportFormat::Parquet => "attachment; filename=\"export.parquet\"",
         };
         h.insert(header::CONTENT_DISPOSITION, HeaderValue::from_static(name));
         w.start(StatusCode::OK, h);
