@@ -2,9 +2,10 @@
 
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use clap::{Args, Subcommand};
-use warcdex::access::{Access, Embargo, Reason, Rules, RulesConfig, UserClass};
+use warcdex::access::{Access, Embargo, Reason, Rules, RulesConfig, UserClass, Viewer};
 
 /// The rules a command applies: the collection's `access.json`, then these.
 #[derive(Debug, Args, Clone, Default)]
@@ -28,6 +29,16 @@ fn parse_access(s: &str) -> Result<Access, String> {
 }
 
 impl AccessFlags {
+    /// Who asks from the command line: `user` under the rules of collection `dir` with
+    /// these flags; `None` when no rule is configured (everything shown).
+    pub fn viewer(&self, dir: &Path, user: Option<&str>) -> anyhow::Result<Option<Viewer>> {
+        let config = self.config(dir)?;
+        if config.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(Viewer::new(Arc::new(Rules::load(&config)?), user)))
+    }
+
     /// The rules of collection `dir` with these flags applied.
     pub fn config(&self, dir: &Path) -> anyhow::Result<RulesConfig> {
         let mut c = RulesConfig::of_collection(dir)?.unwrap_or_default();

@@ -1,10 +1,8 @@
 //! `warcdex export`: every version a query matches, as CSV or JSON lines.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use clap::Args;
-use warcdex::access::{Rules, Viewer};
 use warcdex::export::{default_fields, export_matches, parse_fields, ExportFormat};
 use warcdex::search::{SearchIndex, SearchRequest};
 
@@ -47,14 +45,7 @@ fn parse_format(s: &str) -> Result<ExportFormat, String> {
 /// Runs `warcdex export`: 0, or 2 for a malformed query.
 pub fn run(a: ExportArgs) -> anyhow::Result<i32> {
     let index = SearchIndex::open(&a.dir)?;
-    let config = a.access.config(&a.dir)?;
-    let viewer = match config.is_empty() {
-        true => None,
-        false => Some(Viewer::new(
-            Arc::new(Rules::load(&config)?),
-            a.user.as_deref(),
-        )),
-    };
+    let viewer = a.access.viewer(&a.dir, a.user.as_deref())?;
     let query = a.query.join(" ");
     // The count first, for the progress bar: the same search's total.
     let counted = index.search(&SearchRequest {

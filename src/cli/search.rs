@@ -8,15 +8,12 @@ use std::time::Duration;
 
 use anyhow::{bail, Context};
 use clap::Args;
-
-use std::sync::Arc;
-
-use warcdex::access::{LiveRules, Rules, Viewer};
+use warcdex::access::LiveRules;
 use warcdex::render::{json, text};
-
-use super::access::AccessFlags;
 use warcdex::search::{HitOrder, NearDisplay, SearchIndex, SearchRequest, DEFAULT_HITS_PER_SITE};
 use warcdex::serve::{front_router, router, serve, ConnLimits, Front, ServeOptions};
+
+use super::access::AccessFlags;
 
 /// `warcdex search`.
 #[derive(Debug, Args)]
@@ -206,14 +203,7 @@ fn open(dir: &std::path::Path) -> anyhow::Result<SearchIndex> {
 /// Runs `warcdex search`: exit 0 with results (even none), 2 for a malformed query.
 pub fn run(a: SearchArgs) -> anyhow::Result<i32> {
     let index = open(&a.dir)?;
-    let config = a.access.config(&a.dir)?;
-    let viewer = match config.is_empty() {
-        true => None,
-        false => Some(Viewer::new(
-            Arc::new(Rules::load(&config)?),
-            a.user.as_deref(),
-        )),
-    };
+    let viewer = a.access.viewer(&a.dir, a.user.as_deref())?;
     let req = SearchRequest {
         viewer,
         order: a.sort,
