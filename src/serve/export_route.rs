@@ -2,6 +2,7 @@
 //! matches, streamed as the blocking pool reads them (`streamed.rs`), under the asker's
 //! access rules; what `warcdex export` writes (src/export/).
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use axum::extract::{Query, State};
@@ -12,6 +13,33 @@ use super::streamed::streamed;
 use super::{current, plain, query_param, AppState, Backend};
 use crate::export::{default_fields, export_matches, parse_fields, ExportError, ExportFormat};
 use crate::search::SearchError;
+
+/// Exports running at once: each holds a thread of the blocking pool (which the searches
+/// share) for as long as the export streams, so a client asking for many at once must not
+/// take the pool from the searches.
+const MAX_EXPORTS: usize = 2;
+
+static RUNNING: AtomicUsize = AtomicUsize::new(0);
+
+/// One running export, counted while it lives.
+struct Running;
+
+impl Running {
+    fn start() -> Option<Running> {
+        let n = RUNNING.fetch_add(1, Ordering::SeqCst);
+        if n >= MAX_EXPORTS {
+            RUNNING.fetch_sub(1, Ordering::SeqCst);
+            return None;
+        }
+        Some(Running)
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        RUNNING.fetch_sub(1, Ordering::SeqCst);
+    }
+}
 
 /// `GET /export`.
 pub(super) async fn export(
@@ -50,8 +78,15 @@ pub(super) async fn export(
         },
     };
     let viewer = state.opts.viewer(&headers);
+    let Some(running) = Running::start() else {
+        return plain(
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("{MAX_EXPORTS} exports are running: try again when one is done"),
+        );
+    };
     let loaded = current(local, &state.opts).await;
     streamed(move |w| {
+        let _running = running;
         // A malformed query is found before the answer starts.
         crate::search::query::parse(&query).map_err(|e| (StatusCode::BAD_REQUEST, e.0))?;
         let mut h = HeaderMap::new();
@@ -92,4 +127,20 @@ pub(super) async fn export(
         })
     })
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn at_most_two_exports_run_at_once() {
+        let a = Running::start().unwrap();
+        let b = Running::start().unwrap();
+        assert!(Running::start().is_none());
+        drop(a);
+        let c = Running::start().unwrap();
+        drop((b, c));
+        assert_eq!(RUNNING.load(Ordering::SeqCst), 0);
+    }
 }
