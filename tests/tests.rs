@@ -14,6 +14,7 @@ mod cdx_pieces;
 mod containers;
 mod dates;
 mod example_script;
+mod export_records;
 mod facets;
 mod front;
 mod fuzz_replay;

@@ -1,9 +1,13 @@
-//! `warcdex export`: every version a query matches, as CSV or JSON lines.
+//! `warcdex export`: every version a query matches, as CSV, JSON lines or Parquet, or
+//! its captures' records as WARC or WACZ.
 
 use std::path::PathBuf;
 
 use clap::Args;
-use warcdex::export::{default_fields, export_matches, parse_fields, ExportFormat};
+use warcdex::export::{
+    default_fields, export_matches, export_wacz, export_warc, parse_fields, CaptureSource,
+    ExportFormat,
+};
 use warcdex::search::{SearchIndex, SearchRequest};
 
 use super::access::AccessFlags;
@@ -16,7 +20,8 @@ pub struct ExportArgs {
     #[arg(short = 'd', long = "dir", default_value = ".")]
     pub dir: PathBuf,
     /// csv (a header line; dates joined by spaces), jsonl (one JSON object a line) or
-    /// parquet (dates as timestamps; for DuckDB, pandas, Spark).
+    /// parquet (dates as timestamps; for DuckDB, pandas, Spark), warc (every capture's
+    /// records, gzipped, for replay) or wacz (that WARC with its index and page list).
     #[arg(long, default_value = "csv", value_parser = parse_format)]
     pub format: ExportFormat,
     /// The fields, comma-separated: url, surt, title, first_date, last_date, dates,
@@ -39,7 +44,7 @@ pub struct ExportArgs {
 }
 
 fn parse_format(s: &str) -> Result<ExportFormat, String> {
-    ExportFormat::parse(s).ok_or_else(|| format!("{s:?}: csv, jsonl or parquet"))
+    ExportFormat::parse(s).ok_or_else(|| format!("{s:?}: csv, jsonl, parquet, warc or wacz"))
 }
 
 /// Runs `warcdex export`: 0, or 2 for a malformed query.
@@ -63,11 +68,14 @@ pub fn run(a: ExportArgs) -> anyhow::Result<i32> {
         }
         Err(e) => return Err(e.into()),
     };
+    let bar = warcdex::progress::count_bar(total, "export", "versions");
+    if a.format.holds_records() {
+        return export_records(&a, &index, &query, viewer.as_ref(), &bar);
+    }
     let fields = match &a.fields {
         Some(f) => parse_fields(f).map_err(|e| anyhow::anyhow!("--fields: {e}"))?,
         None => default_fields(),
     };
-    let bar = warcdex::progress::count_bar(total, "export", "versions");
     let n = super::with_output(a.output.output.as_deref(), |out| {
         export_matches(
             &index,
@@ -83,4 +91,59 @@ pub fn run(a: ExportArgs) -> anyhow::Result<i32> {
     bar.finish_and_clear();
     eprintln!("warcdex export: {n} versions");
     Ok(0)
+}
+
+/// `--format warc|wacz`: the captures' records, from the collection's `all.cdx` and the
+/// archives `collection.json` records.
+fn export_records(
+    a: &ExportArgs,
+    index: &SearchIndex,
+    query: &str,
+    viewer: Option<&warcdex::access::Viewer>,
+    bar: &indicatif::ProgressBar,
+) -> anyhow::Result<i32> {
+    let cdx_path = a.dir.join("all.cdx");
+    let cdx = warcdex_cdx::lookup::SortedCdx::open(&cdx_path)
+        .map_err(|e| anyhow::anyhow!("a WARC or WACZ export reads the collection's CDX: {e}"))?;
+    let Some(manifest) = warcdex::collection::manifest::read_manifest(&a.dir)? else {
+        anyhow::bail!(
+            "{}: no collection.json: a WARC or WACZ export needs the collection's archives",
+            a.dir.display()
+        );
+    };
+    let layout = warcdex::collection::layout::Layout::new(&a.dir);
+    let paths: std::collections::HashMap<String, PathBuf> = (manifest.archives.iter())
+        .map(|e| (e.name.clone(), layout.archive_path(&e.path)))
+        .collect();
+    let archive = |name: &str| paths.get(name).cloned();
+    let source = CaptureSource {
+        cdx: &cdx,
+        archive: &archive,
+    };
+    let scratch = match a.output.output.as_deref().and_then(|p| p.parent()) {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => std::env::temp_dir(),
+    };
+    let report = super::with_output(a.output.output.as_deref(), |out| {
+        let r = match a.format {
+            ExportFormat::Wacz => export_wacz(index, query, viewer, &source, &scratch, out, bar),
+            _ => export_warc(
+                index,
+                query,
+                viewer,
+                &source,
+                "export.warc.gz",
+                out,
+                bar,
+                &mut |_| Ok(()),
+            ),
+        };
+        r.map_err(anyhow::Error::new)
+    })?;
+    bar.finish_and_clear();
+    for p in &report.problems {
+        eprintln!("warcdex export: left out: {p}");
+    }
+    eprintln!("warcdex export: {}", report.summary());
+    Ok(if report.failed > 0 { 1 } else { 0 })
 }

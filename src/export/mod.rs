@@ -1,9 +1,15 @@
 //! Exports of what a query matched, for research (issue 46): every matching version, not
-//! a page of hits, with the fields asked for, as CSV (RFC 4180, a header line) or JSON
-//! lines. The versions come from [`SearchIndex::for_each_match`], so an export holds
-//! exactly the versions the same search counts, under the same access rules.
+//! a page of hits, with the fields asked for, as CSV (RFC 4180, a header line), JSON
+//! lines or Parquet; or their captures' records, as WARC ([`warc`]) or WACZ ([`wacz`]).
+//! The versions come from [`SearchIndex::for_each_match`], so an export holds exactly
+//! the versions the same search counts, under the same access rules.
 
 mod parquet;
+pub mod wacz;
+pub mod warc;
+
+pub use wacz::export_wacz;
+pub use warc::{export_warc, CaptureSource, WarcReport};
 
 use std::io::{self, Write};
 
@@ -20,16 +26,38 @@ pub enum ExportFormat {
     Jsonl,
     /// Parquet: dates as timestamps, `dates` a list of them (DuckDB, pandas, Spark).
     Parquet,
+    /// The captures' records, gzip members of a WARC file ([`export_warc`]).
+    Warc,
+    /// The WARC packed as WACZ 1.1.1 with its index and pages ([`export_wacz`]).
+    Wacz,
 }
 
 impl ExportFormat {
-    /// Reads `csv` or `jsonl`.
+    /// Reads `csv`, `jsonl`, `parquet`, `warc` or `wacz`.
     pub fn parse(s: &str) -> Option<ExportFormat> {
         match s {
             "csv" => Some(ExportFormat::Csv),
             "jsonl" | "ndjson" => Some(ExportFormat::Jsonl),
             "parquet" => Some(ExportFormat::Parquet),
+            "warc" | "warc.gz" => Some(ExportFormat::Warc),
+            "wacz" => Some(ExportFormat::Wacz),
             _ => None,
+        }
+    }
+
+    /// Whether the export holds the captures' records (WARC, WACZ), not fields.
+    pub fn holds_records(self) -> bool {
+        matches!(self, ExportFormat::Warc | ExportFormat::Wacz)
+    }
+
+    /// The file name an export in this format is offered under.
+    pub fn file_name(self) -> &'static str {
+        match self {
+            ExportFormat::Csv => "export.csv",
+            ExportFormat::Jsonl => "export.jsonl",
+            ExportFormat::Parquet => "export.parquet",
+            ExportFormat::Warc => "export.warc.gz",
+            ExportFormat::Wacz => "export.wacz",
         }
     }
 
@@ -39,6 +67,8 @@ impl ExportFormat {
             ExportFormat::Csv => "text/csv; charset=utf-8",
             ExportFormat::Jsonl => "application/x-ndjson",
             ExportFormat::Parquet => "application/vnd.apache.parquet",
+            ExportFormat::Warc => "application/warc",
+            ExportFormat::Wacz => "application/zip",
         }
     }
 }
@@ -149,7 +179,9 @@ fn write_row(out: &mut Vec<u8>, v: &MatchedVersion, fields: &[String], format: E
             }
             out.extend_from_slice(b"\r\n");
         }
-        ExportFormat::Parquet => unreachable!("Parquet rows are columns (parquet.rs)"),
+        ExportFormat::Parquet | ExportFormat::Warc | ExportFormat::Wacz => {
+            unreachable!("export_matches writes these otherwise")
+        }
         ExportFormat::Jsonl => {
             let mut obj = serde_json::Map::new();
             for f in fields {
@@ -175,10 +207,14 @@ pub enum ExportError {
     /// Writing failed.
     #[error("writing the export: {0}")]
     Io(#[from] io::Error),
+    /// WARC or WACZ asked of the export of fields.
+    #[error("WARC and WACZ exports hold records: export_warc or export_wacz writes them")]
+    Records,
 }
 
 /// Writes every version matching `query` that `viewer` may see to `out`, as `format`
-/// with `fields` (a header line first in CSV); returns how many.
+/// with `fields` (a header line first in CSV); returns how many. WARC and WACZ hold
+/// records, not fields: [`export_warc`] and [`export_wacz`] write them.
 pub fn export_matches(
     index: &SearchIndex,
     query: &str,
@@ -188,6 +224,9 @@ pub fn export_matches(
     out: &mut dyn Write,
     progress: &dyn Progress,
 ) -> Result<u64, ExportError> {
+    if format.holds_records() {
+        return Err(ExportError::Records);
+    }
     if format == ExportFormat::Csv {
         let mut head = Vec::new();
         for (i, f) in fields.iter().enumerate() {

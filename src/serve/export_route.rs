@@ -1,6 +1,8 @@
-//! `GET /export?query=…&format=csv|jsonl[&fields=…][&asOf=…]`: every version the query
-//! matches, streamed as the blocking pool reads them (`streamed.rs`), under the asker's
-//! access rules; what `warcdex export` writes (src/export/).
+//! `GET /export?query=…&format=csv|jsonl|parquet|warc|wacz[&fields=…][&asOf=…]`: every
+//! version the query matches, streamed as the blocking pool reads them (`streamed.rs`),
+//! under the asker's access rules; what `warcdex export` writes (src/export/). A WARC
+//! streams as its records are read; a WACZ is packed in the system's temporary folder
+//! first (its index is made from the finished WARC), then sent.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -9,9 +11,14 @@ use axum::extract::{Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::Response;
 
+use warcdex_cdx::lookup::SortedCdx;
+
 use super::streamed::streamed;
 use super::{current, plain, query_param, AppState, Backend};
-use crate::export::{default_fields, export_matches, parse_fields, ExportError, ExportFormat};
+use crate::export::{
+    default_fields, export_matches, export_wacz, export_warc, parse_fields, CaptureSource,
+    ExportError, ExportFormat,
+};
 use crate::search::SearchError;
 
 /// Exports running at once: each holds a thread of the blocking pool (which the searches
@@ -67,7 +74,7 @@ pub(super) async fn export(
     let Some(format) = ExportFormat::parse(last("format").unwrap_or("csv")) else {
         return plain(
             StatusCode::BAD_REQUEST,
-            "format is csv, jsonl or parquet".into(),
+            "format is csv, jsonl, parquet, warc or wacz".into(),
         );
     };
     let fields = match last("fields") {
@@ -85,6 +92,7 @@ pub(super) async fn export(
         );
     };
     let loaded = current(local, &state.opts).await;
+    let archives = local.archives.clone();
     streamed(move |w| {
         let _running = running;
         // A malformed query is found before the answer starts.
@@ -98,24 +106,71 @@ pub(super) async fn export(
             header::X_CONTENT_TYPE_OPTIONS,
             HeaderValue::from_static("nosniff"),
         );
-        let name = match format {
-            ExportFormat::Csv => "attachment; filename=\"export.csv\"",
-            ExportFormat::Jsonl => "attachment; filename=\"export.jsonl\"",
-            ExportFormat::Parquet => "attachment; filename=\"export.parquet\"",
+        let name = format!("attachment; filename=\"{}\"", format.file_name());
+        h.insert(
+            header::CONTENT_DISPOSITION,
+            HeaderValue::from_str(&name).expect("a file name of ours is a header value"),
+        );
+        let cdx = if format.holds_records() {
+            let path = loaded.index.dir().join("all.cdx");
+            Some(SortedCdx::open(&path).map_err(|_| {
+                (
+                    StatusCode::NOT_FOUND,
+                    "this collection has no CDX index (all.cdx) to export records by".to_string(),
+                )
+            })?)
+        } else {
+            None
         };
-        h.insert(header::CONTENT_DISPOSITION, HeaderValue::from_static(name));
+        let archive = |name: &str| archives.path(name).ok().flatten();
         w.start(StatusCode::OK, h);
-        export_matches(
-            &loaded.index,
-            &query,
-            viewer.as_ref(),
-            format,
-            &fields,
-            w,
-            &(),
-        )
-        .map(|_| ())
-        .map_err(|e| match e {
+        let done = match &cdx {
+            None => export_matches(
+                &loaded.index,
+                &query,
+                viewer.as_ref(),
+                format,
+                &fields,
+                w,
+                &(),
+            )
+            .map(|_| ()),
+            Some(cdx) => {
+                let source = CaptureSource {
+                    cdx,
+                    archive: &archive,
+                };
+                let report = if format == ExportFormat::Wacz {
+                    let tmp = std::env::temp_dir();
+                    export_wacz(
+                        &loaded.index,
+                        &query,
+                        viewer.as_ref(),
+                        &source,
+                        &tmp,
+                        w,
+                        &(),
+                    )
+                } else {
+                    export_warc(
+                        &loaded.index,
+                        &query,
+                        viewer.as_ref(),
+                        &source,
+                        format.file_name(),
+                        w,
+                        &(),
+                        &mut |_| Ok(()),
+                    )
+                };
+                report.map(|r| {
+                    if r.failed > 0 {
+                        eprintln!("warcdex serve: /export: {}", r.summary());
+                    }
+                })
+            }
+        };
+        done.map_err(|e| match e {
             ExportError::Search(SearchError::Query(e)) => (StatusCode::BAD_REQUEST, e.0),
             e => {
                 eprintln!("warcdex serve: /export: {e}");

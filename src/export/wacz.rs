@@ -1,0 +1,243 @@
+//! The WACZ export: the WARC export packed with its index and page list as WACZ 1.1.1
+//! lays them out (and py-wacz writes them): `archive/data.warc.gz` stored (a replayer
+//! reads its records by range), `indexes/index.cdx` (CDXJ, sorted), `pages/pages.jsonl`,
+//! `datapackage.json` with every file's size and SHA-256, and `datapackage-digest.json`.
+//!
+//! The parts are written to a scratch folder first (the index is made by reading the
+//! finished WARC, as any indexer would, and sorted in bounded memory), then zipped, then
+//! copied to the output: memory stays bounded whatever the export's size.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Read, Write};
+use std::path::Path;
+
+use sha2::{Digest, Sha256};
+use warcdex_cdx::sort::{ExternalSorter, SortOptions};
+use warcdex_cdx::CdxFormat;
+use zip::write::SimpleFileOptions;
+use zip::CompressionMethod;
+
+use super::warc::{export_warc, name_uuid, CaptureSource, WarcReport};
+use super::ExportError;
+use crate::access::Viewer;
+use crate::cdx_writer::{index_archive, CdxOptions};
+use crate::progress::Progress;
+use crate::reader::ArchiveReader;
+use crate::search::{MatchedVersion, SearchIndex};
+
+/// The WARC's name in the package.
+const WARC_NAME: &str = "data.warc.gz";
+
+/// Writes the WACZ export of every version matching `query` that `viewer` may see;
+/// `scratch` is a folder for the parts (as large as the export).
+pub fn export_wacz(
+    index: &SearchIndex,
+    query: &str,
+    viewer: Option<&Viewer>,
+    source: &CaptureSource<'_>,
+    scratch: &Path,
+    out: &mut dyn Write,
+    progress: &dyn Progress,
+) -> Result<WarcReport, ExportError> {
+    let dir = tempfile::Builder::new()
+        .prefix(".warcdex-wacz-")
+        .tempdir_in(scratch)?;
+    let warc_path = dir.path().join(WARC_NAME);
+    let pages_path = dir.path().join("pages.jsonl");
+    let report = {
+        let mut warc = BufWriter::new(File::create(&warc_path)?);
+        let mut pages = BufWriter::new(File::create(&pages_path)?);
+        pages.write_all(
+            b"{\"format\":\"json-pages-1.0\",\"id\":\"pages\",\"title\":\"All Pages\"}\n",
+        )?;
+        let report = export_warc(
+            index,
+            query,
+            viewer,
+            source,
+            WARC_NAME,
+            &mut warc,
+            progress,
+            &mut |v| write_page(v, &mut pages),
+        )?;
+        warc.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+        pages.flush()?;
+        report
+    };
+    let index_path = dir.path().join("index.cdx");
+    write_index(&warc_path, &index_path, dir.path())?;
+    let zip_path = dir.path().join("export.wacz");
+    write_package(
+        &zip_path,
+        &[
+            (
+                "archive/data.warc.gz",
+                &warc_path,
+                CompressionMethod::Stored,
+            ),
+            (
+                "indexes/index.cdx",
+                &index_path,
+                CompressionMethod::Deflated,
+            ),
+            (
+                "pages/pages.jsonl",
+                &pages_path,
+                CompressionMethod::Deflated,
+            ),
+        ],
+        query,
+    )?;
+    io::copy(&mut File::open(&zip_path)?, out)?;
+    Ok(report)
+}
+
+/// A version of an HTML page as an entry of `pages.jsonl` (its first date shown).
+fn write_page(v: &MatchedVersion, pages: &mut dyn Write) -> io::Result<()> {
+    let html = matches!(v.mime.as_str(), "text/html" | "application/xhtml+xml");
+    let Some(first) = v.dates.first().filter(|_| html) else {
+        return Ok(());
+    };
+    let mut page = serde_json::Map::new();
+    page.insert(
+        "id".into(),
+        name_uuid(&format!("{} {}", v.url, v.digest)).into(),
+    );
+    page.insert("url".into(), v.url.clone().into());
+    page.insert("ts".into(), iso_of_14(first).into());
+    if !v.title.is_empty() {
+        page.insert("title".into(), v.title.clone().into());
+    }
+    serde_json::to_writer(&mut *pages, &page)?;
+    pages.write_all(b"\n")
+}
+
+/// `YYYY-MM-DDThh:mm:ssZ` of a 14-digit date.
+fn iso_of_14(d: &str) -> String {
+    let d = format!("{d:0<14}");
+    format!(
+        "{}-{}-{}T{}:{}:{}Z",
+        &d[..4],
+        &d[4..6],
+        &d[6..8],
+        &d[8..10],
+        &d[10..12],
+        &d[12..14]
+    )
+}
+
+/// Indexes the exported WARC as CDXJ (the lines `warcdex cdx -j` writes), sorted.
+fn write_index(warc: &Path, to: &Path, tmp: &Path) -> Result<(), ExportError> {
+    let mut sorter = ExternalSorter::new(SortOptions {
+        memory: 32 << 20,
+        tmp_dir: Some(tmp.to_path_buf()),
+        unique: false,
+    });
+    let mut reader = ArchiveReader::open(warc).map_err(io::Error::other)?;
+    let opts = CdxOptions {
+        format: CdxFormat::Cdxj,
+        ..CdxOptions::default()
+    };
+    let mut line = Vec::new();
+    let report = index_archive(
+        &mut reader,
+        WARC_NAME,
+        &opts,
+        &mut |l, _| {
+            line.clear();
+            l.write(CdxFormat::Cdxj, &mut line);
+            while line.last() == Some(&b'\n') {
+                line.pop();
+            }
+            sorter.push(&line)
+        },
+        &mut |_| {},
+        &mut |_| {},
+    )?;
+    if let Some(e) = report.error {
+        return Err(io::Error::other(format!("indexing the exported WARC: {e}")).into());
+    }
+    let mut out = BufWriter::new(File::create(to)?);
+    sorter.finish_with(|l| {
+        out.write_all(l)?;
+        out.write_all(b"\n")
+    })?;
+    out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+    Ok(())
+}
+
+/// The SHA-256 (`sha256:` + hex) and size of a file.
+fn sha256_of(path: &Path) -> io::Result<(String, u64)> {
+    let mut f = File::open(path)?;
+    let mut h = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    let mut n = 0u64;
+    loop {
+        let got = f.read(&mut buf)?;
+        if got == 0 {
+            break;
+        }
+        h.update(&buf[..got]);
+        n += got as u64;
+    }
+    Ok((
+        format!("sha256:{}", data_encoding::HEXLOWER.encode(&h.finalize())),
+        n,
+    ))
+}
+
+/// Zips `parts` (name in the package, file, compression) with `datapackage.json` and
+/// `datapackage-digest.json` into `to`.
+fn write_package(
+    to: &Path,
+    parts: &[(&str, &Path, CompressionMethod)],
+    query: &str,
+) -> Result<(), ExportError> {
+    let zip_err = |e: zip::result::ZipError| io::Error::other(e.to_string());
+    let mut zip = zip::ZipWriter::new(BufWriter::new(File::create(to)?));
+    let mut resources = Vec::new();
+    for (name, path, method) in parts {
+        let (hash, bytes) = sha256_of(path)?;
+        let options = SimpleFileOptions::default()
+            .compression_method(*method)
+            .large_file(bytes >= u32::MAX as u64 / 2);
+        zip.start_file(*name, options).map_err(zip_err)?;
+        io::copy(&mut File::open(path)?, &mut zip)?;
+        let base = name.rsplit('/').next().unwrap_or(name);
+        resources.push(serde_json::json!({
+            "name": base.to_ascii_lowercase(),
+            "path": name,
+            "hash": hash,
+            "bytes": bytes,
+        }));
+    }
+    let created = {
+        let secs = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        iso_of_14(&crate::reader::date::date14_of_secs(secs as i64))
+    };
+    let package = serde_json::json!({
+        "profile": "data-package",
+        "resources": resources,
+        "title": format!("warcdex export: {query}"),
+        "created": created,
+        "wacz_version": "1.1.1",
+        "software": format!("warcdex {}", env!("CARGO_PKG_VERSION")),
+    });
+    let package = serde_json::to_vec_pretty(&package).map_err(io::Error::other)?;
+    let deflated = SimpleFileOptions::default().compression_method(CompressionMethod::Deflated);
+    zip.start_file("datapackage.json", deflated)
+        .map_err(zip_err)?;
+    zip.write_all(&package)?;
+    let digest = serde_json::json!({
+        "path": "datapackage.json",
+        "hash": format!("sha256:{}", data_encoding::HEXLOWER.encode(&Sha256::digest(&package))),
+    });
+    zip.start_file("datapackage-digest.json", deflated)
+        .map_err(zip_err)?;
+    zip.write_all(&serde_json::to_vec_pretty(&digest).map_err(io::Error::other)?)?;
+    let inner = zip.finish().map_err(zip_err)?;
+    inner.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+    Ok(())
+}

@@ -1,0 +1,273 @@
+//! Issue 46: `export --format warc|wacz` writes every capture of every matching version,
+//! its records taken from the archives (ARC converted, gzip members copied, plain and
+//! zstd records compressed), so that the export's CDX is the matching lines of the
+//! collection's `all.cdx` apart from file, offset and length; a revisit goes with the
+//! record it revisits; the WACZ is WACZ 1.1.1's layout with correct hashes.
+
+use std::collections::BTreeSet;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+use crate::util::{fixtures, run_warcdex, write_warc};
+
+/// Three batches: the example crawls (ARC, `.warc.gz` with revisits, plain WARC), a zstd
+/// WARC with revisits, and a WARC of new pages and one more capture of an old one.
+fn collection(dir: &Path) -> PathBuf {
+    let coll = dir.join("coll");
+    let example = fixtures().join("example");
+    let mut first: Vec<PathBuf> = std::fs::read_dir(&example)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_str().unwrap().contains("/crawl"))
+        .collect();
+    first.sort();
+    let zstd = fixtures().join("zstd/dupes.warc.zst");
+    let third = dir.join("crawl-2024.warc");
+    let caps: Vec<(String, String, String)> = vec![
+        (
+            "http://example.net/".into(),
+            "2024-03-01T10:00:00Z".into(),
+            "<html><head><title>Example net</title></head><body><p>An example network, \
+             with a link to <a href=\"http://example.org/\">the example org</a>.</p></body></html>"
+                .into(),
+        ),
+        (
+            "http://example.net/".into(),
+            "2024-03-02T10:00:00Z".into(),
+            "<html><head><title>Example net</title></head><body><p>An example network, \
+             with a link to <a href=\"http://example.org/\">the example org</a>.</p></body></html>"
+                .into(),
+        ),
+    ];
+    write_warc(&third, &caps);
+    let mut batches: Vec<Vec<PathBuf>> = vec![first, vec![zstd], vec![third]];
+    for archives in batches.drain(..) {
+        let mut args: Vec<&std::ffi::OsStr> = vec!["update".as_ref(), coll.as_os_str()];
+        args.extend(archives.iter().map(|p| p.as_os_str()));
+        let (code, _, err) = run_warcdex(&args);
+        assert_eq!(code, 0, "{err}");
+    }
+    coll
+}
+
+/// A CDX11 line without its length, offset and filename (the last three fields).
+fn without_place(line: &str) -> String {
+    let f: Vec<&str> = line.split(' ').collect();
+    f[..f.len() - 3].join(" ")
+}
+
+/// The lines of `all.cdx` that are captures of the versions the query matches (by the
+/// JSON lines export: URL key, digest, dates), without their place.
+fn expected_lines(coll: &Path, query: &str, extra: &[&str]) -> Vec<String> {
+    let dir = coll.to_str().unwrap();
+    let mut args = vec!["export", "-d", dir, "--format", "jsonl"];
+    args.extend_from_slice(extra);
+    args.push(query);
+    let (code, jsonl, err) = run_warcdex(&args);
+    assert_eq!(code, 0, "{err}");
+    let mut captures = BTreeSet::new();
+    for l in jsonl.lines() {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        let surt = v["surt"].as_str().unwrap();
+        let digest = v["digest"].as_str().unwrap().trim_start_matches("sha1:");
+        for d in v["dates"].as_array().unwrap() {
+            let d = d.as_str().unwrap();
+            captures.insert((surt.to_string(), digest.to_string(), d.to_string()));
+        }
+    }
+    let all = std::fs::read_to_string(coll.join("all.cdx")).unwrap();
+    let mut want: Vec<String> = (all.lines().skip(1))
+        .filter(|l| {
+            let f: Vec<&str> = l.split(' ').collect();
+            captures.contains(&(f[0].to_string(), f[5].to_string(), f[1].to_string()))
+        })
+        .map(without_place)
+        .collect();
+    want.sort();
+    want
+}
+
+/// The CDX11 lines of an archive (`warcdex cdx`, pywb's lines), without their place.
+fn cdx_of(archive: &Path) -> Vec<String> {
+    let (code, out, err) = run_warcdex(&["cdx", archive.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let mut lines: Vec<String> = out.lines().skip(1).map(without_place).collect();
+    lines.sort();
+    lines
+}
+
+fn export(coll: &Path, format: &str, out: &Path, extra: &[&str], query: &str) -> String {
+    let dir = coll.to_str().unwrap();
+    let mut args = vec!["export", "-d", dir, "--format", format, "-o"];
+    args.push(out.to_str().unwrap());
+    args.extend_from_slice(extra);
+    args.push(query);
+    let (code, _, err) = run_warcdex(&args);
+    assert_eq!(code, 0, "{err}");
+    err
+}
+
+#[test]
+fn a_warc_export_holds_the_matching_captures_of_all_cdx() {
+    let tmp = tempfile::tempdir().unwrap();
+    let coll = collection(tmp.path());
+    for q in ["example", "news", "example as-of:20071003", "network"] {
+        let out = tmp.path().join("out.warc.gz");
+        let err = export(&coll, "warc", &out, &[], q);
+        let want = expected_lines(&coll, q, &[]);
+        assert!(!want.is_empty(), "{q}");
+        assert_eq!(cdx_of(&out), want, "{q}: {err}");
+    }
+    // Every way a record is stored went through: "example" reaches ARC, gzip, plain
+    // and zstd WARC records.
+    let out = tmp.path().join("example.warc.gz");
+    let err = export(&coll, "warc", &out, &[], "example");
+    for how in [
+        "copied",
+        "compressed",
+        "recompressed from zstd",
+        "converted from ARC",
+    ] {
+        assert!(err.contains(how), "{how}: {err}");
+    }
+    assert!(err.contains("0 captures left out"), "{err}");
+    // Each record is one gzip member; the first is the export's warcinfo.
+    let bytes = std::fs::read(&out).unwrap();
+    let mut gz = flate2::read::MultiGzDecoder::new(&bytes[..]);
+    let mut text = Vec::new();
+    gz.read_to_end(&mut text).unwrap();
+    let text = String::from_utf8_lossy(&text);
+    assert!(
+        text.starts_with("WARC/1.0\r\nWARC-Type: warcinfo\r\n"),
+        "{text}"
+    );
+    // A gzip member of the collection's `.warc.gz` is copied byte for byte.
+    let source = std::fs::read(fixtures().join("example/crawl4-20071004.warc.gz")).unwrap();
+    let all = std::fs::read_to_string(coll.join("all.cdx")).unwrap();
+    let line = (all.lines())
+        .find(|l| l.ends_with("crawl4-20071004.warc.gz") && l.contains(" text/html "))
+        .unwrap();
+    let f: Vec<&str> = line.split(' ').collect();
+    let (len, off): (usize, usize) = (f[8].parse().unwrap(), f[9].parse().unwrap());
+    let member = &source[off..off + len];
+    assert!(
+        bytes.windows(member.len()).any(|w| w == member),
+        "the member of {line} is not in the export"
+    );
+}
+
+#[test]
+fn a_revisit_goes_with_the_record_it_revisits_and_rules_keep_the_rest_out() {
+    let tmp = tempfile::tempdir().unwrap();
+    let coll = collection(tmp.path());
+    // The about page's two responses are blocked, its revisit of 2007-10-05 is not; the
+    // news page is blocked whole.
+    let rules = tmp.path().join("rules.aclj");
+    std::fs::write(
+        &rules,
+        "org,example)/news.html - {\"access\": \"block\"}\n\
+         org,example)/about.html - {\"access\": \"block\", \"before\": \"20071003\"}\n",
+    )
+    .unwrap();
+    let acl = ["--acl", rules.to_str().unwrap()];
+    let out = tmp.path().join("about.warc.gz");
+    let err = export(&coll, "warc", &out, &acl, "title:about OR title:news");
+    let got = cdx_of(&out);
+    let mut want = expected_lines(&coll, "title:about OR title:news", &acl);
+    assert!(
+        want.iter().all(|l| l.contains(" warc/revisit ")) && want.len() == 1,
+        "{want:?}"
+    );
+    // The record the revisit needs: the version's first capture with a payload.
+    want.push(
+        "org,example)/about.html 20071001120100 http://example.org/about.html text/html 200 \
+         LLNFXU4SCMETNWECK6B4QM3EJAMNQLHX - -"
+            .into(),
+    );
+    want.sort();
+    assert_eq!(got, want, "{err}");
+    assert!(err.contains("1 revisited records added"), "{err}");
+}
+
+fn zip_entry(zip: &mut zip::ZipArchive<std::fs::File>, name: &str) -> (Vec<u8>, bool) {
+    let mut f = zip.by_name(name).unwrap();
+    let stored = f.compression() == zip::CompressionMethod::Stored;
+    let mut v = Vec::new();
+    f.read_to_end(&mut v).unwrap();
+    (v, stored)
+}
+
+#[test]
+fn a_wacz_export_packs_the_warc_its_index_and_pages() {
+    let tmp = tempfile::tempdir().unwrap();
+    let coll = collection(tmp.path());
+    let out = tmp.path().join("example.wacz");
+    export(&coll, "wacz", &out, &[], "example");
+    let mut zip = zip::ZipArchive::new(std::fs::File::open(&out).unwrap()).unwrap();
+    let (warc, stored) = zip_entry(&mut zip, "archive/data.warc.gz");
+    assert!(
+        stored,
+        "a replayer reads the WARC by range: it is stored, not deflated"
+    );
+    let warc_path = tmp.path().join("data.warc.gz");
+    std::fs::write(&warc_path, &warc).unwrap();
+    assert_eq!(cdx_of(&warc_path), expected_lines(&coll, "example", &[]));
+    // The index is the WARC's CDXJ, sorted.
+    let (index, _) = zip_entry(&mut zip, "indexes/index.cdx");
+    let (code, cdxj, err) = run_warcdex(&["cdx", "--format", "cdxj", warc_path.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let mut want: Vec<&str> = cdxj.lines().collect();
+    want.sort();
+    assert_eq!(String::from_utf8(index).unwrap(), want.join("\n") + "\n");
+    // One page a version of an HTML page, after the header line.
+    let (pages, _) = zip_entry(&mut zip, "pages/pages.jsonl");
+    let pages = String::from_utf8(pages).unwrap();
+    let mut lines = pages.lines();
+    let head: serde_json::Value = serde_json::from_str(lines.next().unwrap()).unwrap();
+    assert_eq!(head["format"], "json-pages-1.0");
+    let entries: Vec<serde_json::Value> = lines.map(|l| serde_json::from_str(l).unwrap()).collect();
+    let (_, csv, _) = run_warcdex(&[
+        "export",
+        "-d",
+        coll.to_str().unwrap(),
+        "--fields",
+        "url,mime,first_date",
+        "example",
+    ]);
+    let html: Vec<&str> = (csv.lines().skip(1))
+        .filter(|l| l.contains(",text/html,"))
+        .collect();
+    assert_eq!(entries.len(), html.len(), "{pages}");
+    assert!(entries
+        .iter()
+        .any(|e| e["url"] == "http://www.example.org/index.html"
+            && e["ts"] == "2007-10-01T12:00:00Z"
+            && e["title"] == "Example A"));
+    // datapackage.json lists every other file with its size and SHA-256.
+    let (package, _) = zip_entry(&mut zip, "datapackage.json");
+    let p: serde_json::Value = serde_json::from_slice(&package).unwrap();
+    assert_eq!(p["wacz_version"], "1.1.1");
+    assert_eq!(p["profile"], "data-package");
+    let resources = p["resources"].as_array().unwrap();
+    assert_eq!(resources.len(), 3);
+    for r in resources {
+        let (bytes, _) = zip_entry(&mut zip, r["path"].as_str().unwrap());
+        assert_eq!(r["bytes"].as_u64().unwrap(), bytes.len() as u64);
+        let hash = format!(
+            "sha256:{}",
+            data_encoding::HEXLOWER.encode(&Sha256::digest(&bytes))
+        );
+        assert_eq!(r["hash"].as_str().unwrap(), hash);
+    }
+    let (digest, _) = zip_entry(&mut zip, "datapackage-digest.json");
+    let d: serde_json::Value = serde_json::from_slice(&digest).unwrap();
+    assert_eq!(
+        d["hash"].as_str().unwrap(),
+        format!(
+            "sha256:{}",
+            data_encoding::HEXLOWER.encode(&Sha256::digest(&package))
+        )
+    );
+}
