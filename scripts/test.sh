@@ -43,6 +43,10 @@ scripts/test-pywb.sh
 # overlapping .aclj rules, users, dates and embargoes, every answer the same (issue 45).
 scripts/test-access-pywb.sh
 
+# The WARC and WACZ exports read by warcio check, py-wacz validate and pywb (its CDX of
+# the export, its replay of every capture) (issue 46).
+scripts/test-export-peers.sh
+
 # The Spark build against the single-machine build (installs PySpark into
 # target/spark-venv when missing; Debian's OpenJDK 17 when java is missing).
 scripts/test-spark.sh
