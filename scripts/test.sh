@@ -47,6 +47,10 @@ scripts/test-access-pywb.sh
 # the export, its replay of every capture) (issue 46).
 scripts/test-export-peers.sh
 
+# The capture table read by DuckDB (from PyPI into target/duckdb-venv): captures per year
+# equal all.cdx's over three batches with revisits; typed columns, no casts (issue 46).
+scripts/test-captures-duckdb.sh
+
 # The Spark build against the single-machine build (installs PySpark into
 # target/spark-venv when missing; Debian's OpenJDK 17 when java is missing).
 scripts/test-spark.sh

@@ -7,6 +7,7 @@ mod analysis;
 mod archives_http;
 mod as_of;
 mod capture_view;
+mod captures;
 mod cdx_api;
 mod cdx_corpus;
 mod cdx_fixtures;

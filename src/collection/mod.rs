@@ -12,6 +12,7 @@
 //! analysis over the whole collection.
 
 pub mod batch;
+pub mod captures;
 pub mod compact;
 pub mod error;
 pub mod files;
@@ -240,6 +241,9 @@ pub fn update(
     if opts.compact {
         report.compaction = Some(compact::run(&layout, &m, opts, stages)?);
     }
+    // The capture table of the batch just published, and of any batch without one.
+    let m = read_manifest(dir)?.unwrap_or(m);
+    captures::keep(&layout, &m, stages)?;
     Ok(report)
 }
 

@@ -95,6 +95,9 @@ pub struct ParsedQuery {
     /// Date ranges; a document matches if any of its capture dates is in any of them.
     pub dates: Vec<DateRange>,
     /// `as-of:DATE`: the last moment of that date (14 digits, padded with 9s); only the
+    /// A lone `*`: every version (with the filters, if any): an export or graph of the
+    /// whole collection.
+    pub everything: bool,
     /// version of each URL live then (its latest capture at or before it) is searched.
     pub as_of: Option<u64>,
 }
@@ -285,6 +288,10 @@ pub fn parse(q: &str) -> Result<ParsedQuery, QueryError> {
             Some(rest) => (true, rest),
             None => (false, tok.strip_prefix('+').unwrap_or(&tok)),
         };
+        if tok == "*" {
+            parsed.everything = true;
+            continue;
+        }
         let Some((name, value)) = body.split_once(':') else {
             check_no_wildcard(&tok)?;
             text.extend(plain_text(&tok, negated, body));
@@ -323,7 +330,10 @@ pub fn parse(q: &str) -> Result<ParsedQuery, QueryError> {
         }
     }
     parsed.text = text.join(" ");
-    let only_words = parsed.filters.is_empty() && parsed.dates.is_empty() && parsed.as_of.is_none();
+    let only_words = parsed.filters.is_empty()
+        && parsed.dates.is_empty()
+        && parsed.as_of.is_none()
+        && !parsed.everything;
     if parsed.text.is_empty() && only_words {
         return Err(bad(if parsed.excluded.is_empty() {
             "the query is empty"

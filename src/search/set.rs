@@ -288,6 +288,10 @@ impl OpenSet {
         &self,
         mut f: impl FnMut(&[u8], std::ops::Range<DocId>),
     ) -> std::io::Result<()> {
+        // A set of no documents (a batch that added only dates) has no key column.
+        if self.docs == 0 {
+            return Ok(());
+        }
         let Some((urlkeys, _)) = &self.order else {
             return Err(std::io::Error::other(
                 "an index without a urlkey column (rebuild it to apply access rules)",

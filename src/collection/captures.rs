@@ -1,0 +1,435 @@
+//! The capture table: `captures/<batch>.parquet`, one row per capture (each line of the
+//! batch's archives' CDX, revisits included), the way Common Crawl's columnar index lays
+//! out its captures, for DuckDB, Spark or pandas: `SELECT year(capture_time), count(*)
+//! FROM 'COLL/captures/*.parquet' GROUP BY 1` counts what `all.cdx` holds.
+//!
+//! Columns (no name a reserved word of SQL, no value that needs a cast): `url`, `surt`,
+//! `host` (lower case, no port), `domain` (the registered domain by the public suffix
+//! list; the host itself for an IP address or a host without one), `capture_time`
+//! (TIMESTAMP, microseconds, UTC), `mime`, `status` (INT32, null without one), `digest`
+//! (`sha1:…`), `language` (the version's, from the search index; null when the capture is
+//! of no indexed version: a 404 left out, a DNS record), `archive` (the absolute path of
+//! the archive), `record_offset`, `record_length` (BIGINT), `version_key` (`SURT
+//! sha1:DIGEST`: the version the capture belongs to, as `export`'s `surt` and `digest`
+//! name it), `collection` and `batch`.
+//!
+//! `update` writes the table of each batch after it publishes the batch, and of any batch
+//! that has none (a run stopped after publishing, a collection made before the table
+//! existed): a batch's captures are final once it is published, and the languages come
+//! from the index that holds them. Each file is written under a temporary name and
+//! renamed; rows are in `surt`, digest and date order, in row groups of 8,192.
+
+use std::cmp::Ordering;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow_array::builder::{
+    Int32Builder, Int64Builder, StringBuilder, TimestampMicrosecondBuilder,
+};
+use arrow_array::{ArrayRef, RecordBatch};
+use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
+use parquet::arrow::ArrowWriter;
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::properties::WriterProperties;
+use warcdex_cdx::sort::{ExternalSorter, SortOptions};
+
+use super::error::Result;
+use super::layout::Layout;
+use super::manifest::CollectionManifest;
+use super::Stages;
+use crate::path_error::{AtPath, ResultAtPath};
+
+/// `captures/`, beside the segments.
+pub const CAPTURES_DIR: &str = "captures";
+
+/// Rows a row group holds.
+const ROWS_PER_GROUP: usize = 8192;
+
+/// `captures/<batch>.parquet`.
+pub fn table_path(layout: &Layout, batch: &str) -> PathBuf {
+    layout
+        .dir
+        .join(CAPTURES_DIR)
+        .join(format!("{batch}.parquet"))
+}
+
+/// The columns, in order.
+fn schema() -> SchemaRef {
+    let text = |n: &str, null: bool| Field::new(n, DataType::Utf8, null);
+    Arc::new(Schema::new(vec![
+        text("url", false),
+        text("surt", false),
+        text("host", true),
+        text("domain", true),
+        Field::new(
+            "capture_time",
+            DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+            true,
+        ),
+        text("mime", true),
+        Field::new("status", DataType::Int32, true),
+        text("digest", true),
+        text("language", true),
+        text("archive", false),
+        Field::new("record_offset", DataType::Int64, true),
+        Field::new("record_length", DataType::Int64, true),
+        text("version_key", false),
+        text("collection", true),
+        text("batch", false),
+    ]))
+}
+
+/// Writes the table of every batch of `m` that has none; returns how many were written.
+pub fn keep(layout: &Layout, m: &CollectionManifest, stages: &dyn Stages) -> Result<usize> {
+    let missing: Vec<&str> = (m.batches.iter())
+        .map(|b| b.name.as_str())
+        .filter(|b| !table_path(layout, b).exists())
+        .collect();
+    if missing.is_empty() || m.generation == 0 {
+        return Ok(0);
+    }
+    let tmp = tempfile::Builder::new()
+        .prefix(".captures-")
+        .tempdir_in(&layout.dir)
+        .at(&layout.dir)?;
+    let languages = tmp.path().join("versions");
+    version_languages(layout, &languages, tmp.path())?;
+    for batch in &missing {
+        let archives: Vec<&super::manifest::ArchiveEntry> =
+            (m.archives.iter()).filter(|a| a.batch == *batch).collect();
+        let bar = stages.stage("captures", archives.len() as u64);
+        write_table(layout, batch, &archives, &languages, tmp.path())?;
+        bar.finish();
+    }
+    Ok(missing.len())
+}
+
+/// `SURT sha1:DIGEST\tLANGUAGE` of every version of the collection's index, sorted.
+fn version_languages(layout: &Layout, to: &Path, tmp: &Path) -> Result<()> {
+    let index = crate::search::SearchIndex::open(&layout.dir)
+        .map_err(|e| io::Error::other(e.to_string()))
+        .at(&layout.dir)?;
+    let mut sorter = ExternalSorter::new(SortOptions {
+        memory: 64 << 20,
+        tmp_dir: Some(tmp.to_path_buf()),
+        unique: true,
+    });
+    let mut line = Vec::new();
+    index
+        .for_each_match("*", None, false, |v| {
+            line.clear();
+            line.extend_from_slice(v.urlkey.as_bytes());
+            line.extend_from_slice(b" sha1:");
+            line.extend_from_slice(bare(&v.digest).as_bytes());
+            line.push(b'\t');
+            line.extend_from_slice(v.language.as_bytes());
+            sorter.push(&line)
+        })
+        .map_err(|e| io::Error::other(e.to_string()))
+        .at(&layout.dir)?;
+    let mut out = BufWriter::new(File::create(to).at(to)?);
+    sorter
+        .finish_with(|l| {
+            out.write_all(l)?;
+            out.write_all(b"\n")
+        })
+        .at(to)?;
+    out.flush().at(to)?;
+    Ok(())
+}
+
+fn bare(d: &str) -> &str {
+    d.strip_prefix("sha1:").unwrap_or(d)
+}
+
+/// The rows of one batch: its archives' CDX lines keyed by version and sorted, joined
+/// with the versions' languages, written as Parquet.
+fn write_table(
+    layout: &Layout,
+    batch: &str,
+    archives: &[&super::manifest::ArchiveEntry],
+    languages: &Path,
+    tmp: &Path,
+) -> Result<()> {
+    let mut sorter = ExternalSorter::new(SortOptions {
+        memory: 64 << 20,
+        tmp_dir: Some(tmp.to_path_buf()),
+        unique: false,
+    });
+    let mut line = Vec::new();
+    for (i, a) in archives.iter().enumerate() {
+        let cdx = layout.cdx_dir().join(format!("{}.cdx", a.name));
+        let r = BufReader::new(File::open(&cdx).at(&cdx)?);
+        for l in r.lines() {
+            let l = l.at(&cdx)?;
+            if l.starts_with(" CDX") || l.is_empty() {
+                continue;
+            }
+            let f: Vec<&str> = l.split(' ').collect();
+            if f.len() < 11 {
+                continue;
+            }
+            // `SURT sha1:DIGEST\tARCHIVE-INDEX\tLINE`: sorted by version, then date.
+            line.clear();
+            line.extend_from_slice(format!("{} sha1:{}\t{i}\t{l}", f[0], bare(f[5])).as_bytes());
+            sorter.push(&line).at(&cdx)?;
+        }
+    }
+    let path = table_path(layout, batch);
+    let dir = path.parent().expect("captures/ is a folder");
+    std::fs::create_dir_all(dir).at(dir)?;
+    let file = crate::output::temp_file_beside(&path).at(&path)?;
+    let mut rows = Rows::new(file.reopen().at(&path)?, batch)?;
+    let mut langs = BufReader::new(File::open(languages).at(languages)?).lines();
+    let mut lang_line: Option<String> = langs.next().transpose().at(languages)?;
+    let archive_paths: Vec<String> = (archives.iter())
+        .map(|a| {
+            let p = layout.archive_path(&a.path);
+            std::fs::canonicalize(&p)
+                .unwrap_or(p)
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    let mut failed: Option<crate::path_error::Error> = None;
+    sorter
+        .finish_with(|l| {
+            let l = std::str::from_utf8(l).map_err(io::Error::other)?;
+            let mut parts = l.splitn(3, '\t');
+            let (key, i, cdx) = (
+                parts.next().unwrap_or(""),
+                parts.next().unwrap_or("0").parse::<usize>().unwrap_or(0),
+                parts.next().unwrap_or(""),
+            );
+            // The languages are in key order too: move on to this key.
+            let mut language = None;
+            while let Some(ll) = &lang_line {
+                let (k, lang) = ll.split_once('\t').unwrap_or((ll, ""));
+                match k.cmp(key) {
+                    Ordering::Less => lang_line = langs.next().transpose()?,
+                    Ordering::Equal => {
+                        language = Some(lang.to_string()).filter(|l| !l.is_empty());
+                        break;
+                    }
+                    Ordering::Greater => break,
+                }
+            }
+            let a = archives[i];
+            if let Err(e) = rows.push(
+                cdx,
+                key,
+                language.as_deref(),
+                &archive_paths[i],
+                &a.collection,
+            ) {
+                failed.get_or_insert(e);
+            }
+            Ok(())
+        })
+        .at(&path)?;
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    rows.finish()?;
+    crate::output::persist_file(file, &path).at(&path)?;
+    Ok(())
+}
+
+/// The columns of the row group being filled, and the writer.
+struct Rows {
+    batch: String,
+    schema: SchemaRef,
+    writer: ArrowWriter<BufWriter<File>>,
+    n: usize,
+    url: StringBuilder,
+    surt: StringBuilder,
+    host: StringBuilder,
+    domain: StringBuilder,
+    time: TimestampMicrosecondBuilder,
+    mime: StringBuilder,
+    status: Int32Builder,
+    digest: StringBuilder,
+    language: StringBuilder,
+    archive: StringBuilder,
+    offset: Int64Builder,
+    length: Int64Builder,
+    version: StringBuilder,
+    collection: StringBuilder,
+    batch_col: StringBuilder,
+}
+
+impl Rows {
+    fn new(file: File, batch: &str) -> Result<Rows> {
+        let schema = schema();
+        let props = WriterProperties::builder()
+            .set_compression(Compression::ZSTD(ZstdLevel::default()))
+            .set_max_row_group_row_count(Some(ROWS_PER_GROUP))
+            .build();
+        let writer = ArrowWriter::try_new(BufWriter::new(file), schema.clone(), Some(props))
+            .map_err(|e| AtPath {
+                path: PathBuf::from(batch),
+                source: e,
+            })?;
+        Ok(Rows {
+            batch: batch.to_string(),
+            schema,
+            writer,
+            n: 0,
+            url: StringBuilder::new(),
+            surt: StringBuilder::new(),
+            host: StringBuilder::new(),
+            domain: StringBuilder::new(),
+            time: TimestampMicrosecondBuilder::new().with_timezone("UTC"),
+            mime: StringBuilder::new(),
+            status: Int32Builder::new(),
+            digest: StringBuilder::new(),
+            language: StringBuilder::new(),
+            archive: StringBuilder::new(),
+            offset: Int64Builder::new(),
+            length: Int64Builder::new(),
+            version: StringBuilder::new(),
+            collection: StringBuilder::new(),
+            batch_col: StringBuilder::new(),
+        })
+    }
+
+    /// One CDX11 line (`urlkey timestamp original mime status digest redirect meta
+    /// length offset filename`) as a row.
+    fn push(
+        &mut self,
+        cdx: &str,
+        version: &str,
+        language: Option<&str>,
+        archive: &str,
+        collection: &str,
+    ) -> Result<()> {
+        let f: Vec<&str> = cdx.split(' ').collect();
+        let dash = |s: &str| (s != "-").then(|| s.to_string());
+        let (host, domain) = host_and_domain(f[2]);
+        self.url.append_value(f[2]);
+        self.surt.append_value(f[0]);
+        self.host.append_option(host.as_deref());
+        self.domain.append_option(domain.as_deref());
+        self.time
+            .append_option(crate::reader::date::capture_micros(f[1], i64::MAX / 2));
+        self.mime.append_option(dash(f[3]));
+        self.status.append_option(f[4].parse::<i32>().ok());
+        self.digest
+            .append_option(dash(f[5]).map(|d| format!("sha1:{d}")));
+        self.language.append_option(language);
+        self.archive.append_value(archive);
+        self.offset.append_option(f[9].parse::<i64>().ok());
+        self.length.append_option(f[8].parse::<i64>().ok());
+        self.version.append_value(version);
+        self.collection
+            .append_option((!collection.is_empty()).then_some(collection));
+        self.batch_col.append_value(&self.batch);
+        self.n += 1;
+        if self.n >= ROWS_PER_GROUP {
+            self.write_group()?;
+        }
+        Ok(())
+    }
+
+    fn write_group(&mut self) -> Result<()> {
+        if self.n == 0 {
+            return Ok(());
+        }
+        let columns: Vec<ArrayRef> = vec![
+            Arc::new(self.url.finish()),
+            Arc::new(self.surt.finish()),
+            Arc::new(self.host.finish()),
+            Arc::new(self.domain.finish()),
+            Arc::new(self.time.finish()),
+            Arc::new(self.mime.finish()),
+            Arc::new(self.status.finish()),
+            Arc::new(self.digest.finish()),
+            Arc::new(self.language.finish()),
+            Arc::new(self.archive.finish()),
+            Arc::new(self.offset.finish()),
+            Arc::new(self.length.finish()),
+            Arc::new(self.version.finish()),
+            Arc::new(self.collection.finish()),
+            Arc::new(self.batch_col.finish()),
+        ];
+        let at = |source| AtPath {
+            path: PathBuf::from(&self.batch),
+            source,
+        };
+        let group = RecordBatch::try_new(self.schema.clone(), columns).map_err(at)?;
+        self.writer.write(&group).map_err(|e| AtPath {
+            path: PathBuf::from(&self.batch),
+            source: e,
+        })?;
+        self.n = 0;
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<()> {
+        self.write_group()?;
+        let batch = PathBuf::from(&self.batch);
+        let mut inner = self.writer.into_inner().map_err(|e| AtPath {
+            path: batch.clone(),
+            source: e,
+        })?;
+        inner.flush().at(&batch)?;
+        Ok(())
+    }
+}
+
+/// The host of a URL (lower case, without port) and its registered domain (the host
+/// for an IP address or a host the public suffix list gives none for).
+fn host_and_domain(url: &str) -> (Option<String>, Option<String>) {
+    let Ok(u) = url::Url::parse(url) else {
+        return (None, None);
+    };
+    let Some(host) = u.host() else {
+        return (None, None);
+    };
+    match host {
+        url::Host::Domain(h) => {
+            let h = h.trim_end_matches('.').to_ascii_lowercase();
+            let domain = psl::domain_str(&h)
+                .map(str::to_string)
+                .unwrap_or_else(|| h.clone());
+            (Some(h), Some(domain))
+        }
+        ip => {
+            let s = ip.to_string();
+            (Some(s.clone()), Some(s))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::host_and_domain;
+
+    #[test]
+    fn hosts_and_registered_domains() {
+        let d = |u: &str| host_and_domain(u);
+        assert_eq!(
+            d("http://News.BBC.co.uk:8080/a"),
+            (Some("news.bbc.co.uk".into()), Some("bbc.co.uk".into()))
+        );
+        assert_eq!(
+            d("https://example.com/"),
+            (Some("example.com".into()), Some("example.com".into()))
+        );
+        assert_eq!(
+            d("http://192.168.0.1/x"),
+            (Some("192.168.0.1".into()), Some("192.168.0.1".into()))
+        );
+        assert_eq!(
+            d("http://[::1]/"),
+            (Some("[::1]".into()), Some("[::1]".into()))
+        );
+        assert_eq!(d("dns:example.com"), (None, None));
+        assert_eq!(
+            d("http://localhost/"),
+            (Some("localhost".into()), Some("localhost".into()))
+        );
+    }
+}
