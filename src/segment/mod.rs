@@ -28,7 +28,9 @@ pub struct SegmentRow {
     pub urlkey: String,
     /// `sha1:` + base32 SHA-1 of the payload as stored.
     pub digest: String,
-    /// Every capture date (14 digits), sorted, unique.
+    /// Every capture date (14 digits), sorted, unique, that this segment's import saw:
+    /// not the dates later batches of a collection add to the version, which are in the
+    /// dates index and the capture table (`captures/`) only.
     pub dates: Vec<String>,
     /// The earliest capture date.
     pub first_date: String,
