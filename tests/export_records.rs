@@ -271,3 +271,30 @@ fn a_wacz_export_packs_the_warc_its_index_and_pages() {
         )
     );
 }
+
+#[test]
+fn serve_exports_the_same_warc_and_wacz() {
+    use crate::util::http::request;
+    let tmp = tempfile::tempdir().unwrap();
+    let coll = collection(tmp.path());
+    let addr = crate::util::start_in_process(&coll, warcdex::serve::ServeOptions::default());
+    let warc = request(&addr, "GET", "/export?query=example&format=warc", "");
+    assert_eq!(warc.status, 200);
+    assert_eq!(warc.header("content-type"), Some("application/warc"));
+    assert!(warc
+        .header("content-disposition")
+        .unwrap()
+        .contains("export.warc.gz"));
+    let path = tmp.path().join("served.warc.gz");
+    std::fs::write(&path, &warc.body).unwrap();
+    assert_eq!(cdx_of(&path), expected_lines(&coll, "example", &[]));
+    let wacz = request(&addr, "GET", "/export?query=news&format=wacz", "");
+    assert_eq!(wacz.status, 200);
+    let path = tmp.path().join("served.wacz");
+    std::fs::write(&path, &wacz.body).unwrap();
+    let mut zip = zip::ZipArchive::new(std::fs::File::open(&path).unwrap()).unwrap();
+    let (inner, _) = zip_entry(&mut zip, "archive/data.warc.gz");
+    let inner_path = tmp.path().join("inner.warc.gz");
+    std::fs::write(&inner_path, inner).unwrap();
+    assert_eq!(cdx_of(&inner_path), expected_lines(&coll, "news", &[]));
+}
