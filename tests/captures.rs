@@ -132,7 +132,7 @@ fn read_tables(coll: &Path) -> Vec<Row> {
             for i in 0..b.num_rows() {
                 let t = time.value(i);
                 let secs = t.div_euclid(1_000_000);
-                let d = date14(secs);
+                let d = warcdex::reader::date::date14_of_secs(secs);
                 let opt = |a: &StringArray| {
                     if a.is_null(i) {
                         "-".to_string()
@@ -160,27 +160,6 @@ fn read_tables(coll: &Path) -> Vec<Row> {
         }
     }
     rows
-}
-
-/// `YYYYMMDDhhmmss` of seconds since 1970 (UTC), by the civil-from-days algorithm.
-fn date14(secs: i64) -> String {
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}{m:02}{d:02}{:02}{:02}{:02}",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
 }
 
 #[test]

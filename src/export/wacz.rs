@@ -104,26 +104,15 @@ fn write_page(v: &MatchedVersion, pages: &mut dyn Write) -> io::Result<()> {
         name_uuid(&format!("{} {}", v.url, v.digest)).into(),
     );
     page.insert("url".into(), v.url.clone().into());
-    page.insert("ts".into(), iso_of_14(first).into());
+    page.insert(
+        "ts".into(),
+        crate::reader::date::arc_date_to_iso(first).into(),
+    );
     if !v.title.is_empty() {
         page.insert("title".into(), v.title.clone().into());
     }
     serde_json::to_writer(&mut *pages, &page)?;
     pages.write_all(b"\n")
-}
-
-/// `YYYY-MM-DDThh:mm:ssZ` of a 14-digit date.
-fn iso_of_14(d: &str) -> String {
-    let d = format!("{d:0<14}");
-    format!(
-        "{}-{}-{}T{}:{}:{}Z",
-        &d[..4],
-        &d[4..6],
-        &d[6..8],
-        &d[8..10],
-        &d[10..12],
-        &d[12..14]
-    )
 }
 
 /// Indexes the exported WARC as CDXJ (the lines `warcdex cdx -j` writes), sorted.
@@ -215,7 +204,7 @@ fn write_package(
         let secs = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
-        iso_of_14(&crate::reader::date::date14_of_secs(secs as i64))
+        crate::reader::date::arc_date_to_iso(&crate::reader::date::date14_of_secs(secs as i64))
     };
     let package = serde_json::json!({
         "profile": "data-package",

@@ -442,13 +442,8 @@ fn warcinfo(filename: &str, query: &str) -> io::Result<Vec<u8>> {
     let mut h = String::from("WARC/1.0\r\nWARC-Type: warcinfo\r\n");
     let d = crate::reader::date::date14_of_secs(now as i64);
     h.push_str(&format!(
-        "WARC-Date: {}-{}-{}T{}:{}:{}Z\r\n",
-        &d[..4],
-        &d[4..6],
-        &d[6..8],
-        &d[8..10],
-        &d[10..12],
-        &d[12..14]
+        "WARC-Date: {}\r\n",
+        crate::reader::date::arc_date_to_iso(&d)
     ));
     h.push_str(&format!("WARC-Record-ID: <urn:uuid:{id}>\r\n"));
     h.push_str(&format!("WARC-Filename: {filename}\r\n"));
