@@ -70,6 +70,8 @@ fn expected_lines(coll: &Path, query: &str, extra: &[&str]) -> Vec<String> {
     let mut captures = BTreeSet::new();
     for l in jsonl.lines() {
         let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        // Every version here is of a 200 (the index's stored status).
+        assert_eq!(v["status"], 200, "{l}");
         let surt = v["surt"].as_str().unwrap();
         let digest = v["digest"].as_str().unwrap().trim_start_matches("sha1:");
         for d in v["dates"].as_array().unwrap() {

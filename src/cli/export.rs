@@ -25,7 +25,7 @@ pub struct ExportArgs {
     #[arg(long, default_value = "csv", value_parser = parse_format)]
     pub format: ExportFormat,
     /// The fields, comma-separated: url, surt, title, first_date, last_date, dates,
-    /// digest, mime, language, site, collection, archive, record_offset, record_length,
+    /// digest, mime, status, language, site, collection, archive, record_offset, record_length,
     /// cluster, text (default: all but text).
     #[arg(long)]
     pub fields: Option<String>,

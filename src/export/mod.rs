@@ -84,6 +84,7 @@ pub const FIELDS: &[&str] = &[
     "dates",
     "digest",
     "mime",
+    "status",
     "language",
     "site",
     "collection",
@@ -128,6 +129,8 @@ pub(crate) enum Value<'a> {
     Text(&'a str),
     Number(u64),
     List(&'a [String]),
+    /// No value (a version without an HTTP status).
+    Null,
 }
 
 pub(crate) fn value<'a>(v: &'a MatchedVersion, field: &str) -> Value<'a> {
@@ -148,6 +151,7 @@ pub(crate) fn value<'a>(v: &'a MatchedVersion, field: &str) -> Value<'a> {
         "archive" => Value::Text(&v.archive),
         "record_offset" => Value::Number(v.offset),
         "record_length" => Value::Number(v.length),
+        "status" => v.status.map_or(Value::Null, |s| Value::Number(s.into())),
         "cluster" => Value::Text(&v.cluster),
         _ => Value::Text(&v.text),
     }
@@ -175,6 +179,7 @@ fn write_row(out: &mut Vec<u8>, v: &MatchedVersion, fields: &[String], format: E
                     Value::Text(t) => csv_field(out, t),
                     Value::Number(n) => out.extend_from_slice(n.to_string().as_bytes()),
                     Value::List(l) => csv_field(out, &l.join(" ")),
+                    Value::Null => {}
                 }
             }
             out.extend_from_slice(b"\r\n");
@@ -189,6 +194,7 @@ fn write_row(out: &mut Vec<u8>, v: &MatchedVersion, fields: &[String], format: E
                     Value::Text(t) => serde_json::Value::from(t),
                     Value::Number(n) => serde_json::Value::from(n),
                     Value::List(l) => serde_json::Value::from(l.to_vec()),
+                    Value::Null => serde_json::Value::Null,
                 };
                 obj.insert(f.clone(), j);
             }

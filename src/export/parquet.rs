@@ -31,7 +31,7 @@ fn column_type(field: &str) -> DataType {
     match field {
         "first_date" | "last_date" => time_type(),
         "dates" => DataType::List(Arc::new(Field::new("element", time_type(), true))),
-        "record_offset" | "record_length" => DataType::Int64,
+        "record_offset" | "record_length" | "status" => DataType::Int64,
         _ => DataType::Utf8,
     }
 }

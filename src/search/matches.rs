@@ -39,6 +39,8 @@ pub struct MatchedVersion {
     pub offset: u64,
     /// See `archive`.
     pub length: u64,
+    /// The HTTP status of its earliest capture, when it had one.
+    pub status: Option<u16>,
     /// Every capture date the asker may see, 14 digits, ascending.
     pub dates: Vec<String>,
     /// Its near-duplicate cluster: `SET/DOCID` of the cluster's first version (itself
@@ -149,6 +151,7 @@ impl SearchIndex {
                             archive: shown.filename.to_string(),
                             offset: shown.offset,
                             length: shown.length,
+                            status: u16::try_from(shown.status).ok().filter(|&s| s > 0),
                             dates: views[i].dates.of(d).iter().map(|&x| date14(x)).collect(),
                             cluster,
                         })

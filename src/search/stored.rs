@@ -56,6 +56,8 @@ pub(crate) struct ShownFields<'a> {
     pub filename: Cow<'a, str>,
     /// The record's offset in it.
     pub offset: u64,
+    /// The HTTP status, 0 when not stored.
+    pub status: u64,
 }
 
 /// Which shown field a field id is; the single-valued ones first, as indexes of the
@@ -80,6 +82,7 @@ pub(crate) struct HitStore {
     slots: Vec<Option<Slot>>,
     length: u32,
     offset: u32,
+    status: u32,
 }
 
 impl HitStore {
@@ -113,6 +116,7 @@ impl HitStore {
             slots,
             length: fields.length.field_id(),
             offset: fields.offset.field_id(),
+            status: fields.status.field_id(),
         }))
     }
 
@@ -128,6 +132,7 @@ impl HitStore {
         let mut seen = [false; Slot::Content as usize];
         let mut length_seen = false;
         let mut offset_seen = false;
+        let mut status_seen = false;
         // Layout (tantivy 0.27 `schema/document/se.rs`): a VInt count of values, then
         // per value its field id (u32 LE), a type code and the value: text as a VInt
         // length and UTF-8 bytes, numbers as 8 bytes LE.
@@ -174,6 +179,12 @@ impl HitStore {
                         offset_seen = true;
                         if code == U64_CODE {
                             shown.offset = v;
+                        }
+                    }
+                    if id == self.status && !status_seen {
+                        status_seen = true;
+                        if code == U64_CODE {
+                            shown.status = v;
                         }
                     }
                 }
@@ -253,6 +264,9 @@ impl ShownFields<'static> {
                 .unwrap_or(0),
             filename: first(fields.filename),
             offset: (doc.get_first(fields.offset))
+                .and_then(|v| v.as_u64())
+                .unwrap_or(0),
+            status: (doc.get_first(fields.status))
                 .and_then(|v| v.as_u64())
                 .unwrap_or(0),
         }
