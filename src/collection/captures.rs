@@ -7,7 +7,7 @@
 //! `host` (lower case, no port), `domain` (the registered domain by the public suffix
 //! list; the host itself for an IP address or a host without one), `capture_time`
 //! (TIMESTAMP, microseconds, UTC), `mime`, `status` (INT32, null without one), `digest`
-//! (`sha1:…`), `language` (the version's, from the search index; null when the capture is
+//! (`sha1:…`), `language` (the version's, from its segment row; null when the capture is
 //! of no indexed version: a 404 left out, a DNS record), `archive` (the absolute path of
 //! the archive), `record_offset`, `record_length` (BIGINT), `version_key` (`SURT
 //! sha1:DIGEST`: the version the capture belongs to, as `export`'s `surt` and `digest`
@@ -15,8 +15,7 @@
 //!
 //! `update` writes the table of each batch after it publishes the batch, and of any batch
 //! that has none (a run stopped after publishing, a collection made before the table
-//! existed): a batch's captures are final once it is published, and the languages come
-//! from the index that holds them. Each file is written under a temporary name and
+//! existed): a batch's captures are final once it is published. Each file is written under a temporary name and
 //! renamed; rows are in `surt`, digest and date order, in row groups of 8,192.
 
 use std::cmp::Ordering;
@@ -28,9 +27,10 @@ use std::sync::Arc;
 use arrow_array::builder::{
     Int32Builder, Int64Builder, StringBuilder, TimestampMicrosecondBuilder,
 };
-use arrow_array::{ArrayRef, RecordBatch};
+use arrow_array::{Array, ArrayRef, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
-use parquet::arrow::ArrowWriter;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::{ArrowWriter, ProjectionMask};
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::WriterProperties;
 use warcdex_cdx::sort::{ExternalSorter, SortOptions};
@@ -106,29 +106,53 @@ pub fn keep(layout: &Layout, m: &CollectionManifest, stages: &dyn Stages) -> Res
     Ok(missing.len())
 }
 
-/// `SURT sha1:DIGEST\tLANGUAGE` of every version of the collection's index, sorted.
+/// `SURT sha1:DIGEST\tLANGUAGE` of every version of the collection, sorted: from the
+/// segments, where each version has its one row (in the batch that first saw it). Three
+/// columns of the rows are read, a row group at a time; opening the search index instead
+/// held its tables for every version (1.2 GB on the million-version benchmark).
 fn version_languages(layout: &Layout, to: &Path, tmp: &Path) -> Result<()> {
-    let index = crate::search::SearchIndex::open(&layout.dir)
-        .map_err(|e| io::Error::other(e.to_string()))
-        .at(&layout.dir)?;
     let mut sorter = ExternalSorter::new(SortOptions {
         memory: 64 << 20,
         tmp_dir: Some(tmp.to_path_buf()),
         unique: true,
     });
+    let mut files = Vec::new();
+    rows_files(&layout.dir.join("segments"), &mut files)?;
     let mut line = Vec::new();
-    index
-        .for_each_match("*", None, false, |v| {
-            line.clear();
-            line.extend_from_slice(v.urlkey.as_bytes());
-            line.extend_from_slice(b" sha1:");
-            line.extend_from_slice(bare(&v.digest).as_bytes());
-            line.push(b'\t');
-            line.extend_from_slice(v.language.as_bytes());
-            sorter.push(&line)
-        })
-        .map_err(|e| io::Error::other(e.to_string()))
-        .at(&layout.dir)?;
+    for f in &files {
+        let file = File::open(f).at(f)?;
+        let builder = ParquetRecordBatchReaderBuilder::try_new(file).at(f)?;
+        let names = ["urlkey", "digest", "lang"];
+        let roots: Vec<usize> = (builder.schema().fields().iter().enumerate())
+            .filter(|(_, c)| names.contains(&c.name().as_str()))
+            .map(|(i, _)| i)
+            .collect();
+        let mask = ProjectionMask::roots(builder.parquet_schema(), roots);
+        for batch in builder.with_projection(mask).build().at(f)? {
+            let batch = batch.at(f)?;
+            let text = |n: &str| {
+                batch
+                    .column_by_name(n)
+                    .and_then(|c| c.as_any().downcast_ref::<StringArray>())
+                    .cloned()
+            };
+            let (Some(keys), Some(digests)) = (text("urlkey"), text("digest")) else {
+                continue;
+            };
+            let langs = text("lang");
+            for i in 0..batch.num_rows() {
+                line.clear();
+                line.extend_from_slice(keys.value(i).as_bytes());
+                line.extend_from_slice(b" sha1:");
+                line.extend_from_slice(bare(digests.value(i)).as_bytes());
+                line.push(b'\t');
+                if let Some(l) = langs.as_ref().filter(|l| !l.is_null(i)) {
+                    line.extend_from_slice(l.value(i).as_bytes());
+                }
+                sorter.push(&line).at(f)?;
+            }
+        }
+    }
     let mut out = BufWriter::new(File::create(to).at(to)?);
     sorter
         .finish_with(|l| {
@@ -137,6 +161,34 @@ fn version_languages(layout: &Layout, to: &Path, tmp: &Path) -> Result<()> {
         })
         .at(to)?;
     out.flush().at(to)?;
+    Ok(())
+}
+
+/// Every segment rows file under `dir` (a batch's, or its shards').
+fn rows_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => {
+            return Err(AtPath {
+                path: dir.to_path_buf(),
+                source: e,
+            }
+            .into())
+        }
+    };
+    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    paths.sort();
+    for p in paths {
+        if p.is_dir() {
+            rows_files(&p, out)?;
+        } else if p
+            .file_name()
+            .is_some_and(|n| n == crate::segment::layout::ROWS_FILE)
+        {
+            out.push(p);
+        }
+    }
     Ok(())
 }
 
