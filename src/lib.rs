@@ -72,8 +72,10 @@ pub mod index;
 // Search over main + dates; near-dups and history.
 pub mod search;
 
-// Search results as text, JSON, OpenSearch RSS and the web page.
+// Search results as text, JSON, OpenSearch RSS and the web page; the link graph of the
+// versions a query selects (`warcdex graph`: CSV, GEXF, GraphML).
 pub mod export;
+pub mod graph;
 pub mod render;
 
 // Replay of captures: archival URLs, rewriting, Memento.

@@ -22,7 +22,7 @@ const FLOORS: &[&[&str]] = &[
     &["pindex"],
     &["index", "dates"],
     &["search"],
-    &["render", "export"],
+    &["render", "export", "graph"],
     &["replay"],
     &["serve"],
     &["collection"],

@@ -4,6 +4,7 @@ pub mod access;
 pub mod cdx;
 pub mod dates;
 pub mod export;
+pub mod graph;
 pub mod heap;
 pub mod import;
 pub mod index;
@@ -102,6 +103,11 @@ pub enum Command {
     /// Every version a query matches (not a page of hits), with the fields asked for, as
     /// CSV or JSON lines; the access rules apply.
     Export(export::ExportArgs),
+    /// The link graph of a collection: pages, hosts or registered domains linked, with
+    /// link counts (and anchor texts between pages), as CSV, GEXF 1.3 or GraphML; the
+    /// sources a query and a date window select, under the access rules.
+    #[command(after_help = graph::GRAPH_HELP)]
+    Graph(graph::GraphArgs),
     /// Access rules (pywb's `.aclj` lists and embargo): `access check COLL URL [DATE]`
     /// says which rule decides a capture and what it gives.
     Access(access::AccessArgs),
