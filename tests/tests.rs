@@ -19,6 +19,7 @@ mod export_records;
 mod facets;
 mod front;
 mod fuzz_replay;
+mod graph;
 mod html_pages;
 mod import;
 mod index;

@@ -28,8 +28,9 @@ What the graph holds:
   edges    source node -> target node; weight: the number of links, summed over the
            sources; page level: the distinct anchor texts (white space collapsed, each
            cut to 96 bytes, the first 10 in byte order, joined by \" | \"). Self-loops are
-           kept. Links to anything but an http(s) URL (mailto:, javascript:) are skipped
-           and counted in the summary on stderr.
+           kept. Links to anything but an http(s) URL with a host (ftp:; the import
+           already drops mailto: and javascript:) are skipped and counted in the
+           summary on stderr.
 Formats: csv (source,target,weight[,anchors]: an edge list), gexf (GEXF 1.3, Gephi),
 graphml (networkx, Gephi, yEd).";
 
