@@ -51,6 +51,11 @@ scripts/test-export-peers.sh
 # equal all.cdx's over three batches with revisits; typed columns, no casts (issue 46).
 scripts/test-captures-duckdb.sh
 
+# `warcdex graph` read by networkx (installs networkx, pyarrow and publicsuffixlist into
+# target/graph-venv when missing): GEXF and GraphML at every level equal the graph of the
+# segments' Parquet outlinks (issue 46).
+scripts/test-graph-networkx.sh
+
 # The Spark build against the single-machine build (installs PySpark into
 # target/spark-venv when missing; Debian's OpenJDK 17 when java is missing).
 scripts/test-spark.sh
