@@ -414,3 +414,51 @@ impl EdgeRun {
         r
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn date_bounds_pad_as_date_filters_do() {
+        assert_eq!(date_bound("2007", false).unwrap(), 20070000000000);
+        assert_eq!(date_bound("2007", true).unwrap(), 20079999999999);
+        assert_eq!(date_bound("200710", true).unwrap(), 20071099999999);
+        assert_eq!(date_bound("20071004120000", false).unwrap(), 20071004120000);
+        let e = date_bound("2007-2008", false).unwrap_err();
+        assert!(e.0.starts_with("--from 2007-2008:"), "{e}");
+        let e = date_bound("20071301", true).unwrap_err();
+        assert!(e.0.starts_with("--to 20071301: month 13"), "{e}");
+        assert!(date_bound("207", false).is_err());
+    }
+
+    #[test]
+    fn an_edge_keeps_ten_distinct_anchors_and_counts_every_link() {
+        let mut out = Vec::new();
+        let mut w = write::GraphWriter::begin(&mut out, GraphFormat::Csv, "page", true).unwrap();
+        let mut run = EdgeRun::default();
+        // In byte order, as the sort hands them: empty first, repeats together.
+        let mut anchors = vec![String::new(), String::new()];
+        for i in 0..12 {
+            anchors.push(format!("a{i:02}"));
+            anchors.push(format!("a{i:02}"));
+        }
+        for a in &anchors {
+            run.add("s", "t", a);
+        }
+        assert_eq!(run.weight, 26);
+        run.write(&mut w).unwrap();
+        run.add("s", "u", "");
+        run.write(&mut w).unwrap();
+        w.finish().unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let kept: Vec<String> = (0..10).map(|i| format!("a{i:02}")).collect();
+        assert_eq!(
+            text,
+            format!(
+                "source,target,weight,anchors\r\ns,t,26,{}\r\ns,u,1,\r\n",
+                kept.join(" | ")
+            )
+        );
+    }
+}
