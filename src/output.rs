@@ -358,6 +358,18 @@ impl Drop for OutputLock {
     }
 }
 
+/// A CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180):
+/// the one quoting of `export` and `graph`.
+pub fn csv_field(out: &mut Vec<u8>, s: &str) {
+    if s.contains([',', '"', '\n', '\r']) {
+        out.push(b'"');
+        out.extend_from_slice(s.replace('"', "\"\"").as_bytes());
+        out.push(b'"');
+    } else {
+        out.extend_from_slice(s.as_bytes());
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -157,17 +157,6 @@ pub(crate) fn value<'a>(v: &'a MatchedVersion, field: &str) -> Value<'a> {
     }
 }
 
-/// A CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180).
-fn csv_field(out: &mut Vec<u8>, s: &str) {
-    if s.contains([',', '"', '\n', '\r']) {
-        out.push(b'"');
-        out.extend_from_slice(s.replace('"', "\"\"").as_bytes());
-        out.push(b'"');
-    } else {
-        out.extend_from_slice(s.as_bytes());
-    }
-}
-
 fn write_row(out: &mut Vec<u8>, v: &MatchedVersion, fields: &[String], format: ExportFormat) {
     match format {
         ExportFormat::Csv => {
@@ -176,9 +165,9 @@ fn write_row(out: &mut Vec<u8>, v: &MatchedVersion, fields: &[String], format: E
                     out.push(b',');
                 }
                 match value(v, f) {
-                    Value::Text(t) => csv_field(out, t),
+                    Value::Text(t) => crate::output::csv_field(out, t),
                     Value::Number(n) => out.extend_from_slice(n.to_string().as_bytes()),
-                    Value::List(l) => csv_field(out, &l.join(" ")),
+                    Value::List(l) => crate::output::csv_field(out, &l.join(" ")),
                     Value::Null => {}
                 }
             }

@@ -40,17 +40,6 @@ pub fn xml_escape(out: &mut Vec<u8>, s: &str) {
     }
 }
 
-/// A CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180).
-fn csv_field(out: &mut Vec<u8>, s: &str) {
-    if s.contains([',', '"', '\n', '\r']) {
-        out.push(b'"');
-        out.extend_from_slice(s.replace('"', "\"\"").as_bytes());
-        out.push(b'"');
-    } else {
-        out.extend_from_slice(s.as_bytes());
-    }
-}
-
 impl<'a> GraphWriter<'a> {
     /// Writes the header of `format` (with an `anchors` column or attribute when
     /// `anchors`); `level` names the graph in the XML formats.
@@ -164,13 +153,13 @@ impl<'a> GraphWriter<'a> {
         b.clear();
         match self.format {
             GraphFormat::Csv => {
-                csv_field(b, source);
+                crate::output::csv_field(b, source);
                 b.push(b',');
-                csv_field(b, target);
+                crate::output::csv_field(b, target);
                 b.extend_from_slice(format!(",{weight}").as_bytes());
                 if self.anchors {
                     b.push(b',');
-                    csv_field(b, &joined);
+                    crate::output::csv_field(b, &joined);
                 }
                 b.extend_from_slice(b"\r\n");
             }
