@@ -47,26 +47,37 @@ fn parse_format(s: &str) -> Result<ExportFormat, String> {
     ExportFormat::parse(s).ok_or_else(|| format!("{s:?}: csv, jsonl, parquet, warc or wacz"))
 }
 
+/// How many versions `query` matches for `viewer` (the search's total), counted first for
+/// a progress bar; `None` (after saying why) for a malformed query. `graph` counts so too.
+pub(super) fn matches_total(
+    index: &SearchIndex,
+    query: &str,
+    viewer: Option<&warcdex::access::Viewer>,
+) -> anyhow::Result<Option<u64>> {
+    let counted = index.search(&SearchRequest {
+        query: query.to_string(),
+        hits: 1,
+        history: false,
+        viewer: viewer.cloned(),
+        ..SearchRequest::default()
+    });
+    match counted {
+        Ok(r) => Ok(Some(r.total)),
+        Err(warcdex::search::SearchError::Query(e)) => {
+            eprintln!("warcdex: bad query: {e}");
+            Ok(None)
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
 /// Runs `warcdex export`: 0, or 2 for a malformed query.
 pub fn run(a: ExportArgs) -> anyhow::Result<i32> {
     let index = SearchIndex::open(&a.dir)?;
     let viewer = a.access.viewer(&a.dir, a.user.as_deref())?;
     let query = a.query.join(" ");
-    // The count first, for the progress bar: the same search's total.
-    let counted = index.search(&SearchRequest {
-        query: query.clone(),
-        hits: 1,
-        history: false,
-        viewer: viewer.clone(),
-        ..SearchRequest::default()
-    });
-    let total = match counted {
-        Ok(r) => r.total,
-        Err(warcdex::search::SearchError::Query(e)) => {
-            eprintln!("warcdex: bad query: {e}");
-            return Ok(2);
-        }
-        Err(e) => return Err(e.into()),
+    let Some(total) = matches_total(&index, &query, viewer.as_ref())? else {
+        return Ok(2);
     };
     let bar = warcdex::progress::count_bar(total, "export", "versions");
     if a.format.holds_records() {

@@ -8,7 +8,7 @@ use warcdex::collection::manifest::read_manifest;
 use warcdex::graph::{
     date_bound, write_graph, GraphFormat, GraphLevel, GraphOptions, GraphProgress,
 };
-use warcdex::search::{SearchError, SearchIndex, SearchRequest};
+use warcdex::search::SearchIndex;
 use warcdex_cdx::SortOptions;
 
 use super::access::AccessFlags;
@@ -109,21 +109,8 @@ pub fn run(a: GraphArgs) -> anyhow::Result<i32> {
         .collect();
     let index = SearchIndex::open(&a.coll)?;
     let viewer = a.access.viewer(&a.coll, a.user.as_deref())?;
-    // The count first, for the progress bar: the same search's total.
-    let counted = index.search(&SearchRequest {
-        query: a.query.clone(),
-        hits: 1,
-        history: false,
-        viewer: viewer.clone(),
-        ..SearchRequest::default()
-    });
-    let total = match counted {
-        Ok(r) => r.total,
-        Err(SearchError::Query(e)) => {
-            eprintln!("warcdex: bad query: {e}");
-            return Ok(2);
-        }
-        Err(e) => return Err(e.into()),
+    let Some(total) = super::export::matches_total(&index, &a.query, viewer.as_ref())? else {
+        return Ok(2);
     };
     let opts = GraphOptions {
         level: a.level,
