@@ -67,7 +67,7 @@ expect "search form" "$dom" '<form action="/" method="get"' 'name="query"' 'type
 # Submitting the form with "lisbon" loads /?query=lisbon.
 dom=$(chrome --dump-dom "$base/?query=lisbon")
 expect "query lisbon" "$dom" 'News D' 'News E' '<b>Lisbon</b>' \
-    'Hits <b>1–2</b> of <b>2</b>' 'http://www.example.org/news.html'
+    'hits <b>1–2</b> of <b>2</b>' 'http://www.example.org/news.html'
 
 # date: finds index(A) by its third capture; every date is a replay link.
 dom=$(chrome --dump-dom "$base/?query=welcome+date%3A20071004")
@@ -83,7 +83,7 @@ if grep -q 'Example B' <<<"$dom"; then echo "test-browser: date:20071004 found E
 dom=$(chrome --dump-dom "$base/?query=organisation")
 n=$(grep -o '<li class="hit">' <<<"$dom" | wc -l)
 [ "$n" = 5 ] || { echo "test-browser: organisation: $n hits, want 5 (one site: no limit)" >&2; fail=1; }
-expect "facets and timelines" "$dom" 'Hits <b>1–5</b> of <b>5</b>' \
+expect "facets and timelines" "$dom" 'hits <b>1–5</b> of <b>5</b>' \
     '<section class="facets"' 'data-facet="site"' 'data-facet="date"' 'data-facet="type"' \
     'data-facet="lang"' 'hitsPerSite=2">example.org</a> <span class="n">5</span>' \
     '>2007</a> <span class="n">5</span>' '>en</a>' \

@@ -521,3 +521,100 @@ fn exports_hold_what_the_asker_may_see() {
         assert_eq!(get(&addr, bad, None).status, 400, "{bad}");
     }
 }
+
+/// Issue 56, item 7: a word only in an excluded page's link text does not find the page
+/// it links to (search, JSON, export), while the staff, who may see the excluded page,
+/// still find it by that anchor; the shown page's own words find it for everyone.
+#[test]
+fn hidden_pages_anchor_text_finds_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let target = "http://museum.example/collection";
+    let caps = vec![
+        (
+            target.to_string(),
+            "2020-05-01T10:00:00Z".to_string(),
+            page("The collection", "paintings and drawings of the town"),
+        ),
+        (
+            "http://secret.example/list".to_string(),
+            "2020-05-01T10:05:00Z".to_string(),
+            format!(
+                "<html><head><title>List</title></head><body><p>See <a href=\"{target}\">\
+                 quetzalanchor treasures</a>.</p></body></html>"
+            ),
+        ),
+        (
+            "http://open.example/links".to_string(),
+            "2020-05-01T10:06:00Z".to_string(),
+            format!(
+                "<html><head><title>Links</title></head><body><p>See <a href=\"{target}\">\
+                 tapirlink gallery</a>.</p></body></html>"
+            ),
+        ),
+    ];
+    let warc = tmp.path().join("crawl.warc");
+    write_warc(&warc, &caps);
+    let coll = tmp.path().join("coll");
+    let (code, _, err) = run_warcdex(&["update".as_ref(), coll.as_os_str(), warc.as_os_str()]);
+    assert_eq!(code, 0, "{err}");
+    let acl = tmp.path().join("rules");
+    std::fs::create_dir_all(&acl).unwrap();
+    std::fs::write(
+        acl.join("rules.aclj"),
+        "example,secret)/ - {\"access\": \"exclude\"}\n\
+         example,secret)/ - {\"access\": \"allow\", \"user\": \"staff\"}\n",
+    )
+    .unwrap();
+    let total = |q: &str, user: Option<&str>| -> u64 {
+        let mut args = vec![
+            "search".to_string(),
+            "-d".into(),
+            coll.display().to_string(),
+            "--json".into(),
+            "--acl".into(),
+            acl.display().to_string(),
+        ];
+        if let Some(u) = user {
+            args.extend(["--user".into(), u.into()]);
+        }
+        args.push(q.into());
+        let (code, out, err) = run_warcdex(&args);
+        assert_eq!(code, 0, "{q}: {err}");
+        let v: Value = serde_json::from_str(&out).unwrap();
+        v["total"].as_u64().unwrap()
+    };
+    // Without rules the hidden page's anchor finds the target.
+    let (_, out, _) = run_warcdex(&[
+        "search",
+        "-d",
+        coll.to_str().unwrap(),
+        "--json",
+        "quetzalanchor",
+    ]);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let urls: Vec<&str> = (v["hits"].as_array().unwrap().iter())
+        .map(|h| h["url"].as_str().unwrap())
+        .collect();
+    assert!(urls.contains(&target), "{v}");
+    // The excluded page itself holds the word, and its anchor made the target match.
+    assert_eq!(
+        total("quetzalanchor", None),
+        0,
+        "the excluded page's anchor"
+    );
+    assert_eq!(total("quetzalanchor", Some("staff")), 2, "staff see both");
+    assert_eq!(total("tapirlink", None), 1, "a shown page's anchor");
+    assert_eq!(total("paintings", None), 1, "the page's own words");
+    let (code, out, err) = run_warcdex(&[
+        "export",
+        "-d",
+        coll.to_str().unwrap(),
+        "--acl",
+        acl.to_str().unwrap(),
+        "quetzalanchor",
+        "--format",
+        "jsonl",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.trim().is_empty(), "{out}");
+}

@@ -132,6 +132,50 @@ fn each_date_between_crawls_finds_the_version_live_then() {
     );
 }
 
+/// Issue 56, item 3: a search as of a date shows nothing of the future: the unchanged
+/// about page, captured in 2021 and 2023, lists only its 2021 date as of 2022, the
+/// timeline has no 2023 month, the page draws no 2023 date, and an export lists the
+/// dates known then.
+#[test]
+fn as_of_shows_no_capture_after_its_date() {
+    let tmp = tempfile::tempdir().unwrap();
+    let coll = collection(tmp.path());
+    let addr = start_in_process(&coll, ServeOptions::default());
+    let r = cli(&coll, &["about as-of:2022"]);
+    assert_eq!(r["total"], 1);
+    let dates: Vec<&str> = (r["hits"][0]["dates"].as_array().unwrap().iter())
+        .map(|d| d.as_str().unwrap())
+        .collect();
+    assert_eq!(dates, ["20210110090000"], "{r}");
+    let months: Vec<&str> = (r["timeline"].as_array().unwrap().iter())
+        .map(|m| m["month"].as_str().unwrap())
+        .collect();
+    assert_eq!(months, ["2021-01"], "{r}");
+    let p = request(&addr, "GET", "/?query=about&asOf=2022", "").text();
+    assert!(p.contains("20210110090000"), "{p}");
+    assert!(
+        !p.contains("20230110"),
+        "the page shows a 2023 capture: {p}"
+    );
+    let (code, out, err) = run_warcdex(&[
+        "export",
+        "-d",
+        coll.to_str().unwrap(),
+        "about as-of:2022",
+        "--format",
+        "jsonl",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("20210110090000") || out.contains("2021-01-10"),
+        "{out}"
+    );
+    assert!(!out.contains("2023"), "{out}");
+    // Without as-of, both dates.
+    let r = cli(&coll, &["about"]);
+    assert_eq!(r["hits"][0]["dates"].as_array().unwrap().len(), 2, "{r}");
+}
+
 #[test]
 fn hits_ordered_by_capture_date_with_first_and_last_seen() {
     let tmp = tempfile::tempdir().unwrap();

@@ -194,7 +194,7 @@ fn search_worked_example() {
     text::write_text(&search(&index, "lisbon opens", 0), &mut out).unwrap();
     let out = String::from_utf8(out).unwrap();
     let mut lines = out.lines();
-    assert_eq!(lines.next(), Some("Total hits: 1"));
+    assert_eq!(lines.next(), Some("1 matching version; 1 hit"));
     let l = lines.next().unwrap();
     assert!(l.starts_with(" 0 "), "{l}");
     assert!(
@@ -429,7 +429,7 @@ fn serve_routes() {
         r.body
     );
     assert!(!r.body.contains("more from example.org"));
-    assert!(r.body.contains("Hits <b>1–5</b> of <b>5</b>"), "{}", r.body);
+    assert!(r.body.contains("hits <b>1–5</b> of <b>5</b>"), "{}", r.body);
     assert!(r.body.contains("href=\"/?query=organisation%20site%3Aexample.org&amp;hitsPerPage=10&amp;hitsPerSite=2\">example.org</a> <span class=\"n\">5</span>"), "{}", r.body);
     assert!(r.body.contains("<svg class=\"timeline\""), "{}", r.body);
     assert!(r.body.contains("<title>2007-10: "), "{}", r.body);
@@ -468,7 +468,10 @@ fn paging_past_the_end_counts_what_matched() {
     assert_eq!(r.total_results(), 0);
     let mut out = Vec::new();
     text::write_text(&r, &mut out).unwrap();
-    assert_eq!(String::from_utf8(out).unwrap(), "Total hits: 0\n");
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        "0 matching versions; 0 hits\n"
+    );
     let v: serde_json::Value = serde_json::from_str(&warcdex::render::json::to_json(&r)).unwrap();
     assert_eq!(v["total_results"], 0);
     // Five match; past the end the count is five (all on one site, so the per-site
@@ -1073,4 +1076,79 @@ fn timeline_labels_are_under_their_bars() {
     let end = svg.split("<text ").nth(2).unwrap();
     assert!(end.contains("text-anchor=\"end\""), "{svg}");
     assert_eq!(labels[1], xs[2] + widths[2], "last label: {svg}");
+}
+
+/// Issue 56, item 4: the counts say the matching versions first, then the hits, and the
+/// per-site limit as what it is with the way to lift it, on the CLI and the page.
+#[test]
+fn counts_name_versions_then_hits_and_the_per_site_limit() {
+    use crate::util::{http::request, run_warcdex, start_in_process, write_warc};
+    let tmp = tempfile::tempdir().unwrap();
+    // Three sites of four lighthouse pages each, and one of a single page.
+    let mut caps = Vec::new();
+    for site in ["a", "b", "c"] {
+        for n in 0..4 {
+            caps.push((
+                format!("http://{site}.example/p{n}"),
+                "2024-01-10T09:00:00Z".to_string(),
+                format!(
+                    "<html><head><title>Lighthouse {site}{n}</title></head><body><p>The \
+                     lighthouse keeper's log, page {n} of site {site}.</p></body></html>"
+                ),
+            ));
+        }
+    }
+    caps.push((
+        "http://d.example/".to_string(),
+        "2024-01-10T09:00:00Z".to_string(),
+        "<html><head><title>Lighthouse d</title></head><body><p>One lighthouse.</p></body></html>"
+            .to_string(),
+    ));
+    let warc = tmp.path().join("crawl.warc");
+    write_warc(&warc, &caps);
+    let coll = tmp.path().join("coll");
+    let (code, _, err) = run_warcdex(&["update".as_ref(), coll.as_os_str(), warc.as_os_str()]);
+    assert_eq!(code, 0, "{err}");
+    let d = coll.to_str().unwrap();
+    let (code, out, err) = run_warcdex(&["search", "-d", d, "--hits-per-site", "2", "lighthouse"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out.lines().next().unwrap(),
+        "13 matching versions; 7 hits (at most 2 hits a site: 3 sites had more; \
+         --hits-per-site 0 shows every hit)"
+    );
+    let (_, out, _) = run_warcdex(&[
+        "search",
+        "-d",
+        d,
+        "-n",
+        "20",
+        "--hits-per-site",
+        "0",
+        "lighthouse",
+    ]);
+    assert_eq!(out.lines().next().unwrap(), "13 matching versions; 13 hits");
+    let (_, out, _) = run_warcdex(&[
+        "search",
+        "-d",
+        d,
+        "-n",
+        "5",
+        "--hits-per-site",
+        "0",
+        "lighthouse",
+    ]);
+    assert_eq!(
+        out.lines().next().unwrap(),
+        "13 matching versions; hits 1–5 shown, more with --start 5"
+    );
+    let addr = start_in_process(&coll, warcdex::serve::ServeOptions::default());
+    let page = request(&addr, "GET", "/?query=lighthouse&hitsPerSite=2", "").text();
+    let summary = &page[page.find("<p class=\"summary\">").unwrap()..];
+    let summary = &summary[..summary.find("</p>").unwrap()];
+    assert!(
+        summary.starts_with("<p class=\"summary\"><b>13</b> matching versions for <b>lighthouse</b> · hits <b>1–7</b> of <b>7</b> · at most 2 hits a site: 3 sites had more (<a href=\""),
+        "{summary}"
+    );
+    assert!(summary.contains("hitsPerSite=0"), "{summary}");
 }

@@ -12,6 +12,7 @@ mod cdx_api;
 mod cdx_corpus;
 mod cdx_fixtures;
 mod cdx_pieces;
+mod collections;
 mod containers;
 mod dates;
 mod example_script;

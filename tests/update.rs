@@ -894,3 +894,72 @@ fn a_file_that_is_no_archive_is_refused_and_the_others_are_added() {
         assert!(!fresh.exists(), "{err}");
     }
 }
+
+/// Issue 56, item 1: a capture held in two archives of one batch (a WARC copied under
+/// another name, the same name in two directories, a WACZ and its WARCs under other
+/// names, an ARC beside its copy) is one version with its dates, never lost from both:
+/// the collection is the one the first archive alone makes, and the second copy's
+/// captures are counted as excluded.
+#[test]
+fn a_capture_held_in_two_archives_of_one_batch_is_kept_once() {
+    let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let tmp = tempfile::tempdir().unwrap();
+    let copy = |from: &Path, to: &Path| {
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(from, to).unwrap();
+        to.to_path_buf()
+    };
+    let warc = fx.join("example/crawl4-20071004.warc.gz");
+    let arc = fx.join("example/crawl1-20071001.arc");
+    let wacz = fx.join("wacz/crawl.wacz");
+    let inner = unpack_wacz(&wacz, &tmp.path().join("unpacked"));
+    let renamed: Vec<PathBuf> = inner
+        .iter()
+        .map(|p| {
+            let name = format!("renamed-{}", p.file_name().unwrap().to_string_lossy());
+            copy(p, &tmp.path().join("renamed").join(name))
+        })
+        .collect();
+    let cases: [(&str, Vec<PathBuf>, Vec<PathBuf>); 4] = [
+        (
+            "warc-and-its-copy",
+            vec![warc.clone()],
+            vec![
+                warc.clone(),
+                copy(&warc, &tmp.path().join("c1/copy.warc.gz")),
+            ],
+        ),
+        (
+            "same-name-in-two-directories",
+            vec![warc.clone()],
+            vec![
+                copy(&warc, &tmp.path().join("a/crawl4.warc.gz")),
+                copy(&warc, &tmp.path().join("b/crawl4.warc.gz")),
+            ],
+        ),
+        (
+            "arc-and-its-copy",
+            vec![arc.clone()],
+            vec![arc.clone(), copy(&arc, &tmp.path().join("c2/copy.arc"))],
+        ),
+        (
+            "wacz-and-its-warcs-renamed",
+            vec![wacz.clone()],
+            [vec![wacz.clone()], renamed.clone()].concat(),
+        ),
+    ];
+    for (name, alone, both) in cases {
+        let reference = tmp.path().join(format!("{name}-alone"));
+        update_ok(&reference, &alone);
+        let want = documents(&reference);
+        assert!(!want.is_empty(), "{name}: the archive alone has versions");
+        let coll = tmp.path().join(name);
+        let said = update_ok(&coll, &both);
+        assert_eq!(documents(&coll), want, "{name}: versions and dates");
+        let m: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(coll.join("collection.json")).unwrap())
+                .unwrap();
+        let new: u64 = m["batches"][0]["new_versions"].as_u64().unwrap();
+        assert_eq!(new, want.len() as u64, "{name}: new versions ({said})");
+    }
+}

@@ -9,13 +9,15 @@
 //! 3. `all.dup`, `all.rev`: the collection's lists; `batch.dup`: the batch's captures that
 //!    are not new versions ([`super::identity`]); `batch.rev`: its revisits;
 //!    `batch.dates` (`batch.dup` + `batch.rev`: dates for the earlier sets) and
-//!    `new.dates` (`batch.dup` + `all.rev`: dates for the batch's own set).
+//!    `new.dates` (`batch.dup` + `all.rev` + `batch.rev`: dates for the batch's own set).
+//!    The dates lists name each batch capture's collection in a fifth field, so that a
+//!    version belongs to every collection it was captured in.
 //! 4. `segment/`: `import -e batch.dup` of the new archives.
 //! 5. `generation/`: the next generation of parallel sets ([`build_generation`]).
 //! 6. `collection.json` and `READY`; then [`super::publish`].
 
-use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -132,7 +134,7 @@ pub fn run(
         None => None,
     };
     super::crash_point("zipnum");
-    stage_lists(layout, &staging, new, &sort)?;
+    stage_lists(layout, &staging, new, &plan.collections, &sort)?;
     super::crash_point("lists");
     let segment = stage_import(layout, &staging, &plan, opts, stages)?;
     super::crash_point("import");
@@ -265,6 +267,7 @@ fn stage_lists(
     layout: &Layout,
     staging: &Staging,
     new: &[GivenArchive],
+    collections: &BTreeMap<String, String>,
     sort: &SortOptions,
 ) -> Result<()> {
     if staging.file("new.dates").exists() {
@@ -315,18 +318,148 @@ fn stage_lists(
         revisits(&[Input::File(all_cdx.clone())], w, &list_opts, &mut |_| {}).at(&all_rev)?;
         Ok(())
     })?;
+    // Each archive's revisits, its collection appended (`URLKEY sha1:DIGEST DATE14 -
+    // COLLECTION`), merged into `batch.rev`.
+    let mut revs = Vec::with_capacity(new.len());
+    for (i, a) in new.iter().enumerate() {
+        let rev = staging.file(&format!("batch-{i}.rev"));
+        let collection = collections.get(&a.name).map(String::as_str).unwrap_or("");
+        write_with(&rev, |w| {
+            let mut tagged = Tagging {
+                out: w,
+                line: Vec::new(),
+                tag: |line: &[u8], out: &mut dyn Write| write_tagged(out, line, b"-", collection),
+            };
+            revisits(
+                &[Input::File(staging.cdx(&a.name))],
+                &mut tagged,
+                &list_opts,
+                &mut |_| {},
+            )
+            .at(&rev)?;
+            tagged.flush_line().at(&rev)?;
+            Ok(())
+        })?;
+        revs.push(rev);
+    }
     let batch_rev = staging.file("batch.rev");
-    let batch_cdx: Vec<Input> = new
-        .iter()
-        .map(|a| Input::File(staging.cdx(&a.name)))
-        .collect();
-    write_with(&batch_rev, |w| {
-        revisits(&batch_cdx, w, &list_opts, &mut |_| {}).at(&batch_rev)?;
+    merge_lists(
+        &revs.iter().map(PathBuf::as_path).collect::<Vec<_>>(),
+        &batch_rev,
+    )?;
+    for r in &revs {
+        files::remove_any(r)?;
+    }
+    // `batch.dup` with the collection of each line's archive (a WACZ's lines name its
+    // WARCs): `batch.dup` itself stays the exclusion list `dedup-cdx` would write.
+    let by_file = file_collections(new, collections);
+    let dup_tagged = staging.file("batch.dup.collections");
+    write_with(&dup_tagged, |w| {
+        let f = std::fs::File::open(&batch_dup).at(&batch_dup)?;
+        for line in BufReader::with_capacity(1 << 16, f).split(b'\n') {
+            let line = line.at(&batch_dup)?;
+            let file = line.split(|b| *b == b' ').nth(3).unwrap_or_default();
+            let file = String::from_utf8_lossy(file);
+            match by_file.get(file.as_ref()) {
+                Some(cs) => {
+                    for c in cs {
+                        write_tagged(w, &line, b"", c).at(&dup_tagged)?;
+                    }
+                }
+                None => {
+                    w.write_all(&line).at(&dup_tagged)?;
+                    w.write_all(b"\n").at(&dup_tagged)?;
+                }
+            }
+        }
         Ok(())
     })?;
-    merge_lists(&[&batch_dup, &batch_rev], &staging.file("batch.dates"))?;
-    merge_lists(&[&batch_dup, &all_rev], &staging.file("new.dates"))?;
+    merge_lists(&[&dup_tagged, &batch_rev], &staging.file("batch.dates"))?;
+    merge_lists(
+        &[&dup_tagged, &all_rev, &batch_rev],
+        &staging.file("new.dates"),
+    )?;
+    files::remove_any(&dup_tagged)?;
     Ok(())
+}
+
+/// The collections of the CDX file names of the batch's archives: an archive file's own
+/// name, or each WARC's in a WACZ (a name two archives share has both collections).
+fn file_collections(
+    new: &[GivenArchive],
+    collections: &BTreeMap<String, String>,
+) -> BTreeMap<String, BTreeSet<String>> {
+    let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for a in new {
+        let Some(c) = collections.get(&a.name).filter(|c| !c.is_empty()) else {
+            continue;
+        };
+        let names = match crate::reader::wacz::archive_parts(Path::new(&a.path)) {
+            Ok(parts) => parts.iter().map(|p| p.filename()).collect(),
+            Err(_) => vec![a.name.clone()],
+        };
+        for n in names {
+            out.entry(n).or_default().insert(c.clone());
+        }
+    }
+    out
+}
+
+/// Writes `line` with a fourth field `file` (when not empty) and `collection` appended.
+fn write_tagged(
+    out: &mut dyn Write,
+    line: &[u8],
+    file: &[u8],
+    collection: &str,
+) -> std::io::Result<()> {
+    if line.is_empty() {
+        return Ok(());
+    }
+    out.write_all(line)?;
+    if !file.is_empty() {
+        out.write_all(b" ")?;
+        out.write_all(file)?;
+    }
+    if !collection.is_empty() {
+        out.write_all(b" ")?;
+        out.write_all(collection.as_bytes())?;
+    }
+    out.write_all(b"\n")
+}
+
+/// A writer that hands each whole line written to it to `tag`.
+struct Tagging<'a, F> {
+    out: &'a mut dyn Write,
+    line: Vec<u8>,
+    tag: F,
+}
+
+impl<F: FnMut(&[u8], &mut dyn Write) -> std::io::Result<()>> Tagging<'_, F> {
+    /// Tags a last line written without its end.
+    fn flush_line(&mut self) -> std::io::Result<()> {
+        let line = std::mem::take(&mut self.line);
+        (self.tag)(&line, self.out)
+    }
+}
+
+impl<F: FnMut(&[u8], &mut dyn Write) -> std::io::Result<()>> Write for Tagging<'_, F> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut rest = buf;
+        while let Some(i) = memchr::memchr(b'\n', rest) {
+            self.line.extend_from_slice(&rest[..i]);
+            let line = std::mem::take(&mut self.line);
+            (self.tag)(&line, self.out)?;
+            self.line = line;
+            self.line.clear();
+            rest = &rest[i + 1..];
+        }
+        self.line.extend_from_slice(rest);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
 }
 
 /// A reader whose errors name its file (an [`AtPath`] inside the `io::Error`, keeping
@@ -520,7 +653,7 @@ fn stage_generation(
                 &DatesInput::File(batch_dates.clone()),
                 &dopts,
             )?;
-            if r.info.counts.dates_added > 0 {
+            if r.info.counts.dates_added > 0 || r.info.counts.collections_added > 0 {
                 counts.dates_added_to_earlier += r.info.counts.dates_added;
                 files::link_tree(&from.join("main"), &to.join("main"))?;
                 files::move_into_place(&new_dates, &to.join("dates"))?;

@@ -106,6 +106,81 @@ pub fn keep(layout: &Layout, m: &CollectionManifest, stages: &dyn Stages) -> Res
     Ok(missing.len())
 }
 
+/// Writes `dest`: `SURT sha1:DIGEST DATE14 - COLLECTION` for every capture of every batch
+/// that names a collection, sorted and each once, from the capture tables (written first
+/// where a batch has none): the dates list that gives a set built anew (a compaction)
+/// every collection of its versions, as each batch's lists gave its own set.
+pub fn collection_dates(
+    layout: &Layout,
+    m: &CollectionManifest,
+    stages: &dyn Stages,
+    dest: &Path,
+    sort: SortOptions,
+) -> Result<()> {
+    keep(layout, m, stages)?;
+    let mut sorter = ExternalSorter::new(SortOptions {
+        unique: true,
+        ..sort
+    });
+    let mut line = Vec::new();
+    for b in &m.batches {
+        let f = table_path(layout, &b.name);
+        if !f.exists() {
+            continue;
+        }
+        let file = File::open(&f).at(&f)?;
+        let builder = ParquetRecordBatchReaderBuilder::try_new(file).at(&f)?;
+        let names = ["version_key", "capture_time", "collection"];
+        let roots: Vec<usize> = (builder.schema().fields().iter().enumerate())
+            .filter(|(_, c)| names.contains(&c.name().as_str()))
+            .map(|(i, _)| i)
+            .collect();
+        let mask = ProjectionMask::roots(builder.parquet_schema(), roots);
+        for batch in builder.with_projection(mask).build().at(&f)? {
+            let batch = batch.at(&f)?;
+            let text = |n: &str| {
+                batch
+                    .column_by_name(n)
+                    .and_then(|c| c.as_any().downcast_ref::<StringArray>())
+                    .cloned()
+            };
+            let times = batch.column_by_name("capture_time").and_then(|c| {
+                c.as_any()
+                    .downcast_ref::<arrow_array::TimestampMicrosecondArray>()
+                    .cloned()
+            });
+            let (Some(keys), Some(collections), Some(times)) =
+                (text("version_key"), text("collection"), times)
+            else {
+                continue;
+            };
+            for i in 0..batch.num_rows() {
+                if collections.is_null(i) || times.is_null(i) || collections.value(i).is_empty() {
+                    continue;
+                }
+                let date =
+                    crate::reader::date::date14_of_secs(times.value(i).div_euclid(1_000_000));
+                line.clear();
+                line.extend_from_slice(keys.value(i).as_bytes());
+                line.push(b' ');
+                line.extend_from_slice(date.as_bytes());
+                line.extend_from_slice(b" - ");
+                line.extend_from_slice(collections.value(i).as_bytes());
+                sorter.push(&line).at(&f)?;
+            }
+        }
+    }
+    super::files::write_with(dest, |out| {
+        sorter
+            .finish_with(|l| {
+                out.write_all(l)?;
+                out.write_all(b"\n")
+            })
+            .at(dest)?;
+        Ok(())
+    })
+}
+
 /// `SURT sha1:DIGEST\tLANGUAGE` of every version of the collection, sorted: from the
 /// segments, where each version has its one row (in the batch that first saw it). Three
 /// columns of the rows are read, a row group at a time; opening the search index instead

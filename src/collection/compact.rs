@@ -1,7 +1,8 @@
 //! `update --compact`: every batch's segment indexed again into one set, `compacted`,
 //! with anchors and link scores over the whole collection, and its dates from the
 //! collection's `all.dup` and `all.rev`: what a one-shot build of every archive gives
-//! (the steps of scripts/example.sh). It replaces every set in one generation swap.
+//! (the steps of scripts/example.sh), and every version's collections from the capture
+//! tables. It replaces every set in one generation swap.
 
 use std::path::PathBuf;
 
@@ -61,13 +62,26 @@ pub fn run(
             &DatesInput::File(layout.list("all.dup")),
             &dopts,
         )?;
+        let second = staging.file("dates-rev");
+        files::remove_any(&second)?;
         add_dates(
             &set.join("main"),
             std::slice::from_ref(&first),
-            &set.join("dates"),
+            &second,
             &DatesInput::File(layout.list("all.rev")),
             &dopts,
         )?;
+        let collections = staging.file("collections.dates");
+        super::captures::collection_dates(layout, m, stages, &collections, sort.clone())?;
+        add_dates(
+            &set.join("main"),
+            std::slice::from_ref(&second),
+            &set.join("dates"),
+            &DatesInput::File(collections.clone()),
+            &dopts,
+        )?;
+        files::remove_any(&second)?;
+        files::remove_any(&collections)?;
         files::remove_any(&first)?;
         bar.finish();
         crate::output::sync_tree(&tmp)?;

@@ -35,6 +35,11 @@ pub const DATE_FIELD: &str = "date";
 pub const DATE_VALUE_FIELD: &str = "date_value";
 /// Unstored u64 fast field of the dates index: the position, the index's sort field.
 pub const SEQ_FIELD: &str = "seq";
+/// Unstored multi-valued text field (indexed, fast) of the dates index: the collections
+/// of the document's captures that the lists named (`update` names every capture's), so
+/// that a version belongs to every collection it was captured in; main's `collection`
+/// (its first capture's) is the other. Absent from dates indexes built before.
+pub const COLLECTION_FIELD: &str = "collection";
 /// The fields of a dates index.
 #[derive(Debug, Clone, Copy)]
 pub struct DatesFields {
@@ -46,6 +51,8 @@ pub struct DatesFields {
     pub keyhash: Field,
     /// `seq` (u64, FAST, not stored).
     pub seq: Field,
+    /// `collection` (STRING | FAST, not stored).
+    pub collection: Field,
 }
 
 /// The schema of `pindexes/<name>/dates`. Only `date` is stored, so that `dumpindex
@@ -57,6 +64,7 @@ pub fn dates_schema() -> (Schema, DatesFields) {
         date_value: b.add_u64_field(DATE_VALUE_FIELD, FAST | INDEXED),
         keyhash: b.add_u64_field(KEYHASH_FIELD, FAST),
         seq: b.add_u64_field(SEQ_FIELD, FAST),
+        collection: b.add_text_field(COLLECTION_FIELD, STRING | FAST),
     };
     (b.build(), f)
 }

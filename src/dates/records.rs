@@ -43,8 +43,10 @@ pub fn is_date14(s: &[u8]) -> bool {
     s.len() == 14 && s.iter().all(u8::is_ascii_digit)
 }
 
-/// One usable line: the join key and the date. Fields after the third are ignored, as
-/// DateAdder ignores them (`dedup-cdx` writes the archive name there).
+/// One usable line: the join key and the date, and the collection of the capture when the
+/// line names one. The fourth field is ignored, as DateAdder ignores it (`dedup-cdx`
+/// writes the archive name there); a fifth is the capture's collection (`update` writes
+/// it, so that a version belongs to every collection it was captured in).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DateRecord<'a> {
     /// Field 1: the URL key.
@@ -53,6 +55,8 @@ pub struct DateRecord<'a> {
     pub digest: &'a [u8],
     /// Field 3: the 14-digit date.
     pub date: &'a str,
+    /// Field 5, if any: the capture's collection.
+    pub collection: Option<&'a str>,
 }
 
 /// Why a line was not used.
@@ -127,6 +131,10 @@ pub fn parse_line(line: &[u8]) -> Result<DateRecord<'_>, Malformed> {
         urlkey: fields[0],
         digest: fields[1],
         date: std::str::from_utf8(fields[2]).expect("ASCII digits"),
+        collection: fields
+            .get(4)
+            .and_then(|c| std::str::from_utf8(c).ok())
+            .filter(|c| !c.is_empty()),
     })
 }
 
@@ -149,6 +157,9 @@ mod tests {
         assert_eq!(r.urlkey, b"org,example)/");
         assert_eq!(r.digest, b"sha1:AB");
         assert_eq!(r.date, "20071001120000");
+        assert_eq!(r.collection, None);
+        let r = parse_line(b"org,example)/ sha1:AB 20071001120000 crawl.arc docs").unwrap();
+        assert_eq!(r.collection, Some("docs"));
         assert_eq!(
             parse_line(b"onlytwo fields"),
             Err(Malformed::NotEnoughFields(2))

@@ -3,12 +3,12 @@
 
 use std::path::{Path, PathBuf};
 
-use tantivy::columnar::Column;
+use tantivy::columnar::{Column, StrColumn};
 use tantivy::schema::{Field, Value};
 use tantivy::store::StoreReader;
 use tantivy::{DocId, Searcher, TantivyDocument};
 
-use super::{Error, Result, DATE_FIELD};
+use super::{Error, Result, COLLECTION_FIELD, DATE_FIELD};
 use crate::path_error::ResultAtPath;
 use crate::pindex::keys::KEYHASH_FIELD;
 
@@ -22,6 +22,8 @@ pub(crate) struct Source {
     date: Field,
     /// `keyhash` of a dates index (checked against main's key at every position).
     keyhash: Option<Column<u64>>,
+    /// `collection` of a dates index that has it.
+    collection: Option<StrColumn>,
 }
 
 impl Source {
@@ -40,6 +42,7 @@ impl Source {
                 store: None,
                 date,
                 keyhash: None,
+                collection: None,
             });
         };
         let store = Some(seg.get_store_reader(4).at(dir)?);
@@ -48,11 +51,16 @@ impl Source {
         } else {
             None
         };
+        let collection = match s.schema().get_field(COLLECTION_FIELD) {
+            Ok(_) if keyhash.is_some() => seg.fast_fields().str(COLLECTION_FIELD).at(dir)?,
+            _ => None,
+        };
         Ok(Source {
             dir: dir.to_path_buf(),
             store,
             date,
             keyhash,
+            collection,
         })
     }
 
@@ -70,6 +78,20 @@ impl Source {
             d.get_all(self.date)
                 .filter_map(|v| v.as_str().map(str::to_string)),
         );
+        Ok(())
+    }
+
+    /// Appends the collections a dates index holds for `doc` to `out` (none for a main
+    /// index, whose one collection is searched from main itself).
+    pub(crate) fn collections(&self, doc: DocId, out: &mut Vec<String>) -> Result<()> {
+        let Some(c) = &self.collection else {
+            return Ok(());
+        };
+        for ord in c.term_ords(doc) {
+            let mut name = String::new();
+            c.ord_to_str(ord, &mut name).at(&self.dir)?;
+            out.push(name);
+        }
         Ok(())
     }
 

@@ -54,7 +54,7 @@ impl Ctx<'_> {
     ) -> bool {
         if self
             .exclusions
-            .is_some_and(|ex| ex.contains(urlkey, digest, date))
+            .is_some_and(|ex| ex.contains(urlkey, digest, date, self.filename))
         {
             report.excluded += 1;
             return false;

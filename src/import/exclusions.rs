@@ -1,6 +1,13 @@
-//! The exclusion list of `import -e`: lines `URLKEY sha1:DIGEST DATE14 [...]` (the output
-//! of `dedup-cdx` or `revisits`), held as an `fst` set of `URLKEY sha1:DIGEST DATE14`
-//! keys, so a hundred million entries take a few hundred MB at most.
+//! The exclusion list of `import -e`: lines `URLKEY sha1:DIGEST DATE14 [FILE]` (the output
+//! of `dedup-cdx` or `revisits`), held as an `fst` set of `URLKEY sha1:DIGEST DATE14
+//! [FILE]` keys, so a hundred million entries take a few hundred MB at most.
+//!
+//! A line that names its archive (`dedup-cdx` writes the CDX's file name) excludes only
+//! the capture in that archive: two archives holding the same capture (one WARC copied
+//! twice, a WARC and the WACZ that packs it under another name, an ARC and its WARC
+//! conversion) give `dedup-cdx` one line for the second copy, and matching it without the
+//! file would exclude both copies and lose the version. A line of three fields (a
+//! `revisits` list) excludes the capture in any archive.
 
 use std::io::{self, BufRead};
 use warcdex_cdx::message::echo;
@@ -68,6 +75,10 @@ impl Exclusions {
             key.extend_from_slice(f[1].as_bytes());
             key.push(b' ');
             key.extend_from_slice(f[2].as_bytes());
+            if let Some(file) = f.get(3) {
+                key.push(b' ');
+                key.extend_from_slice(base_name(file).as_bytes());
+            }
             sorter.push(&key)?;
         }
         match style {
@@ -106,14 +117,22 @@ impl Exclusions {
         })
     }
 
-    /// True when `urlkey sha1:DIGEST date14` is listed.
-    pub fn contains(&self, urlkey: &str, digest: &str, date14: &str) -> bool {
-        let mut k = String::with_capacity(urlkey.len() + digest.len() + 17);
+    /// True when the capture `urlkey sha1:DIGEST date14` in the archive whose CDX file
+    /// name is `file` is listed: by a line naming that file (compared by base name, as
+    /// the CDX writes it), or by a line naming no file.
+    pub fn contains(&self, urlkey: &str, digest: &str, date14: &str, file: &str) -> bool {
+        let file = base_name(file);
+        let mut k = String::with_capacity(urlkey.len() + digest.len() + file.len() + 18);
         k.push_str(urlkey);
         k.push(' ');
         k.push_str(digest);
         k.push(' ');
         k.push_str(date14);
+        if self.set.contains(k.as_bytes()) {
+            return true;
+        }
+        k.push(' ');
+        k.push_str(file);
         self.set.contains(k.as_bytes())
     }
 
@@ -126,6 +145,12 @@ impl Exclusions {
     pub fn is_empty(&self) -> bool {
         self.set.is_empty()
     }
+}
+
+/// The last part of a path: the CDX names an archive by its base name, a list made from
+/// a CDX of full paths may not.
+fn base_name(file: &str) -> &str {
+    file.rsplit('/').next().unwrap_or(file)
 }
 
 /// A SURT key has its host reversed and closed by `)`: `org,example)/path`.
@@ -150,10 +175,27 @@ mod tests {
         })
         .unwrap();
         assert_eq!(e.len(), 2);
-        assert!(e.contains("org,example)/index.html", "sha1:AAA", "20071005120000"));
-        assert!(!e.contains("org,example)/index.html", "sha1:AAA", "20071001120000"));
+        let k = "org,example)/index.html";
+        assert!(e.contains(k, "sha1:AAA", "20071005120000", "crawl-5.arc.gz"));
+        assert!(e.contains(k, "sha1:AAA", "20071005120000", "/data/crawl-5.arc.gz"));
+        assert!(!e.contains(k, "sha1:AAA", "20071001120000", "crawl-5.arc.gz"));
         assert_eq!(bad.iter().map(|b| b.0).collect::<Vec<_>>(), [3, 5]);
         assert!(bad[0].1.contains("not enough fields (2)"));
+    }
+
+    /// Issue 56, item 1: the second copy of a capture is listed with its archive; the
+    /// first copy, the same URL, digest and date in another archive, is not excluded.
+    #[test]
+    fn a_line_with_a_file_excludes_only_that_archives_copy() {
+        let list = "org,example)/ sha1:AAA 20071002120000 copy.warc.gz\n\
+                    org,example)/ sha1:BBB 20071003120000\n";
+        let e = Exclusions::load(list.as_bytes(), KeyStyle::Surt, &mut |_, _| {}).unwrap();
+        let k = "org,example)/";
+        assert!(e.contains(k, "sha1:AAA", "20071002120000", "copy.warc.gz"));
+        assert!(!e.contains(k, "sha1:AAA", "20071002120000", "crawl.warc.gz"));
+        // Three fields (a revisits list): every archive's capture.
+        assert!(e.contains(k, "sha1:BBB", "20071003120000", "crawl.warc.gz"));
+        assert!(e.contains(k, "sha1:BBB", "20071003120000", "copy.warc.gz"));
     }
 
     #[test]

@@ -63,6 +63,10 @@ struct GraphLine {
     /// index's in `scripts/test-spark.sh`), and the boosts must be the same to the bit.
     boost_bits: u64,
     anchors: Vec<String>,
+    /// The hash of each anchor's source URL key (`anchor_from`); absent in graphs
+    /// written before.
+    #[serde(default)]
+    sources: Vec<u64>,
 }
 
 /// Computes the link graph of `segments` (all of the collection's) and writes it split
@@ -112,10 +116,12 @@ pub fn build_graph(
         let key = String::from_utf8_lossy(key).into_owned();
         let k = node_shard[node as usize] as usize;
         let boost = scores[node as usize].powf(opts.links.score_power);
+        let a = anchors.anchors_of(&key)?;
         let line = GraphLine {
             boost,
             boost_bits: boost.to_bits(),
-            anchors: anchors.anchors_of(&key)?,
+            anchors: a.texts,
+            sources: a.sources,
             key,
         };
         serde_json::to_writer(&mut files[k], &line).map_err(io::Error::other)?;
@@ -169,7 +175,7 @@ impl GraphReader {
     /// The boost and anchors of `key` (sort-safe); keys must be asked in increasing
     /// order, the same key any number of times. A key the file does not have is an
     /// error: the graph was made from other segments.
-    fn entry(&mut self, key: &str) -> io::Result<(f64, &[String])> {
+    fn entry(&mut self, key: &str) -> io::Result<(f64, &[String], &[u64])> {
         loop {
             if let Some(c) = &self.current {
                 match c.key.as_str().cmp(key) {
@@ -201,7 +207,7 @@ impl GraphReader {
             self.current = Some(parsed);
         }
         let c = self.current.as_ref().expect("just matched");
-        Ok((f64::from_bits(c.boost_bits), &c.anchors))
+        Ok((f64::from_bits(c.boost_bits), &c.anchors, &c.sources))
     }
 }
 
@@ -234,8 +240,10 @@ pub(crate) fn index_with_graph(
             if !shard.holds(&row.urlkey) {
                 return Ok(());
             }
-            let (boost, anchors) = reader.entry(&sort_safe(&row.urlkey))?;
-            writer.add(&row, anchors, boost).map_err(io::Error::from)
+            let (boost, anchors, sources) = reader.entry(&sort_safe(&row.urlkey))?;
+            writer
+                .add(&row, anchors, sources, boost)
+                .map_err(io::Error::from)
         })?;
         Ok(writer)
     })?;

@@ -21,6 +21,7 @@ use std::io::{self, BufRead, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 
 use fst::Streamer;
 use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 use warcdex_cdx::sort::{ExternalSorter, SortOptions};
 use warcdex_cdx::{url_key, KeyStyle};
 
@@ -32,8 +33,9 @@ use crate::segment::{Outlink, SegmentRow};
 pub use crate::pindex::LinkOptions;
 
 /// Collects the outlinks of the collection's versions, in (URL key, digest) order, as
-/// sort lines `TARGET_KEY \x01 SEQ \x01 SOURCE_ID \x01 INTERNAL \x01 ANCHOR`: sorted,
-/// the links to one URL come together, in source order.
+/// sort lines `TARGET_KEY \x01 SEQ \x01 SOURCE_ID \x01 SOURCE_HASH \x01 INTERNAL \x01
+/// ANCHOR`: sorted, the links to one URL come together, in source order.
+/// `SOURCE_HASH` is [`crate::schema::anchor_source`] of the source's URL key.
 #[derive(Debug)]
 pub struct LinkCollector {
     sorter: ExternalSorter,
@@ -55,21 +57,28 @@ impl LinkCollector {
         }
     }
 
-    /// Adds the outlinks of a page whose URL key has node id `src`.
-    pub fn add(&mut self, src: u32, page_url: &str, outlinks: &[Outlink]) -> io::Result<()> {
-        self.add_batch(&[(src, page_url, outlinks)])
+    /// Adds the outlinks of a page of URL key `urlkey`, node id `src`.
+    pub fn add(
+        &mut self,
+        src: u32,
+        urlkey: &str,
+        page_url: &str,
+        outlinks: &[Outlink],
+    ) -> io::Result<()> {
+        self.add_batch(&[(src, urlkey, page_url, outlinks)])
     }
 
     /// Adds the outlinks of several pages: the lines (their canonical keys are most of
     /// the cost) are made on all cores, and pushed in page order.
-    pub fn add_batch(&mut self, pages: &[(u32, &str, &[Outlink])]) -> io::Result<()> {
+    pub fn add_batch(&mut self, pages: &[(u32, &str, &str, &[Outlink])]) -> io::Result<()> {
         let style = self.style;
         let first = self.pages;
         let lines: Vec<Vec<u8>> = pages
             .par_iter()
             .enumerate()
-            .map(|(i, &(src, page_url, outlinks))| {
-                link_lines(first + i as u64, src, page_url, outlinks, style)
+            .map(|(i, &(src, urlkey, page_url, outlinks))| {
+                let from = crate::schema::anchor_source(urlkey.as_bytes());
+                link_lines(first + i as u64, (src, from), page_url, outlinks, style)
             })
             .collect();
         self.pages += pages.len() as u64;
@@ -105,7 +114,7 @@ impl LinkCollector {
         let mut cursor = next_key();
         let mut edge: Vec<u8> = Vec::with_capacity(16);
         self.sorter.finish_with(|line| {
-            let mut parts = line.splitn(5, |&b| b == 1);
+            let mut parts = line.splitn(6, |&b| b == 1);
             let bad = || io::Error::from(Error::Corrupt("link sort line"));
             let target = parts.next().ok_or_else(bad)?;
             let _seq = parts.next().ok_or_else(bad)?;
@@ -113,6 +122,7 @@ impl LinkCollector {
                 .ok()
                 .and_then(|s| s.parse().ok())
                 .ok_or_else(bad)?;
+            let from = parts.next().ok_or_else(bad)?;
             let internal = parts.next().ok_or_else(bad)? == b"1";
             let anchor = parts.next().ok_or_else(bad)?;
             while cursor.as_ref().is_some_and(|(k, _)| k.as_slice() < target) {
@@ -143,6 +153,8 @@ impl LinkCollector {
             }
             kept += 1;
             anchors.write_all(target)?;
+            anchors.write_all(b"\x01")?;
+            anchors.write_all(from)?;
             anchors.write_all(b"\x01")?;
             anchors.write_all(anchor.as_bytes())?;
             anchors.write_all(b"\n")
@@ -182,7 +194,7 @@ fn push_hex(out: &mut Vec<u8>, v: u64, width: usize) {
     );
 }
 
-/// `TARGET_KEY \x01 SEQ \x01 SOURCE_ID \x01 INTERNAL \x01 ANCHOR` for each outlink
+/// `TARGET_KEY \x01 SEQ \x01 SOURCE_ID \x01 SOURCE_HASH \x01 INTERNAL \x01 ANCHOR` for each outlink
 /// with a canonical key, one per line. `SEQ` is the page's number (`page`, in the order
 /// pages are added) and the link's place on the page, as 16 hex digits: it grows in the
 /// order the links are added, so the links to one target sort in that order. Made
@@ -190,7 +202,7 @@ fn push_hex(out: &mut Vec<u8>, v: u64, width: usize) {
 /// together again on one thread, with the formatter: a tenth of pass 1, issue 22).
 fn link_lines(
     page: u64,
-    src: u32,
+    (src, from): (u32, u64),
     page_url: &str,
     outlinks: &[Outlink],
     style: KeyStyle,
@@ -207,7 +219,9 @@ fn link_lines(
         // u32 page numbers (node ids are u32) and link places: no overlap.
         push_hex(&mut out, (page << 32) | (i as u64 & 0xffff_ffff), 16);
         let anchor = link.anchor.trim().replace(['\n', '\r'], " ");
-        let _ = writeln!(out, "\x01{src}\x01{}\x01{anchor}", internal as u8);
+        let _ = write!(out, "\x01{src}\x01");
+        push_hex(&mut out, from, 16);
+        let _ = writeln!(out, "\x01{}\x01{anchor}", internal as u8);
     }
     out
 }
@@ -247,8 +261,8 @@ pub struct ResolvedLinks {
     graph: File,
     /// Outlinks per node.
     outdegree: Vec<u32>,
-    /// `TARGET_KEY \x01 ANCHOR` lines in target order (sort-safe keys), source order
-    /// within a target.
+    /// `TARGET_KEY \x01 SOURCE_HASH \x01 ANCHOR` lines in target order (sort-safe keys),
+    /// source order within a target.
     anchors: File,
 }
 
@@ -292,27 +306,47 @@ impl ResolvedLinks {
 #[derive(Debug)]
 pub struct AnchorReader {
     lines: io::Split<BufReader<File>>,
-    pending: Option<(Vec<u8>, String)>,
+    pending: Option<(Vec<u8>, String, u64)>,
+}
+
+/// The anchors of one URL: each text with the hash of its source's URL key
+/// ([`crate::schema::anchor_source`]), in the same order.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Anchors {
+    /// The anchor texts.
+    pub texts: Vec<String>,
+    /// Where each comes from.
+    pub sources: Vec<u64>,
 }
 
 impl AnchorReader {
     /// The anchors of `key` (sort-safe), skipping those of smaller keys.
-    pub fn anchors_of(&mut self, key: &str) -> io::Result<Vec<String>> {
-        let mut out = Vec::new();
+    pub fn anchors_of(&mut self, key: &str) -> io::Result<Anchors> {
+        let mut out = Anchors::default();
         loop {
             if self.pending.is_none() {
                 let Some(line) = self.lines.next().transpose()? else {
                     return Ok(out);
                 };
-                let at = memchr::memchr(1, &line)
-                    .ok_or_else(|| io::Error::from(Error::Corrupt("anchor line")))?;
-                let anchor = String::from_utf8_lossy(&line[at + 1..]).into_owned();
-                self.pending = Some((line[..at].to_vec(), anchor));
+                let corrupt = || io::Error::from(Error::Corrupt("anchor line"));
+                let at = memchr::memchr(1, &line).ok_or_else(corrupt)?;
+                let rest = &line[at + 1..];
+                let at2 = memchr::memchr(1, rest).ok_or_else(corrupt)?;
+                let from = std::str::from_utf8(&rest[..at2])
+                    .ok()
+                    .and_then(|h| u64::from_str_radix(h, 16).ok())
+                    .ok_or_else(corrupt)?;
+                let anchor = String::from_utf8_lossy(&rest[at2 + 1..]).into_owned();
+                self.pending = Some((line[..at].to_vec(), anchor, from));
             }
-            let (k, _) = self.pending.as_ref().unwrap();
+            let (k, _, _) = self.pending.as_ref().unwrap();
             match k.as_slice().cmp(key.as_bytes()) {
                 std::cmp::Ordering::Less => self.pending = None,
-                std::cmp::Ordering::Equal => out.push(self.pending.take().unwrap().1),
+                std::cmp::Ordering::Equal => {
+                    let (_, text, from) = self.pending.take().unwrap();
+                    out.texts.push(text);
+                    out.sources.push(from);
+                }
                 std::cmp::Ordering::Greater => return Ok(out),
             }
         }
@@ -323,7 +357,7 @@ impl AnchorReader {
 /// and tools; `index` runs the same collector and graph streaming).
 #[derive(Debug, Clone, Default)]
 pub struct LinkAnalysis {
-    anchors: HashMap<String, Vec<String>>,
+    anchors: HashMap<String, Anchors>,
     scores: HashMap<String, f64>,
     power: f64,
 }
@@ -331,7 +365,14 @@ pub struct LinkAnalysis {
 impl LinkAnalysis {
     /// Anchor texts of links to `urlkey`, in source order.
     pub fn anchors_of(&self, urlkey: &str) -> &[String] {
-        self.anchors.get(urlkey).map(Vec::as_slice).unwrap_or(&[])
+        self.anchors.get(urlkey).map_or(&[], |a| a.texts.as_slice())
+    }
+
+    /// The sources of [`LinkAnalysis::anchors_of`], in the same order.
+    pub fn anchor_sources_of(&self, urlkey: &str) -> &[u64] {
+        self.anchors
+            .get(urlkey)
+            .map_or(&[], |a| a.sources.as_slice())
     }
 
     /// The link score of `urlkey` (1.0 for an unknown URL).
@@ -404,7 +445,12 @@ pub fn analyse(
     let mut ids = KeyIds::default();
     let mut links = LinkCollector::new(sort.clone(), style);
     for row in rows {
-        links.add(ids.id_of(&row.urlkey)?, &row.url, &row.outlinks)?;
+        links.add(
+            ids.id_of(&row.urlkey)?,
+            &row.urlkey,
+            &row.url,
+            &row.outlinks,
+        )?;
     }
     let keys = ids.finish()?;
     let mut resolved = links.resolve(&keys, opts, &sort)?;
@@ -416,7 +462,7 @@ pub fn analyse(
     while let Some((k, id)) = stream.next() {
         let k = String::from_utf8_lossy(k).into_owned();
         let a = reader.anchors_of(&k)?;
-        if !a.is_empty() {
+        if !a.texts.is_empty() {
             anchors.insert(k.clone(), a);
         }
         scores.insert(k, score[id as usize]);

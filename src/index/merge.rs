@@ -56,17 +56,26 @@ pub fn merge_indexes(indexes: &[PathBuf], out: &Path, sort: &SortOptions) -> Res
             .collect();
         by_input.sort_by_key(|(i, v, _)| (*i, *v));
         let mut anchors: Vec<String> = Vec::new();
+        let mut sources: Vec<u64> = Vec::new();
         let mut boost = f64::NEG_INFINITY;
         for (_, _, r) in &by_input {
-            for a in &r.anchors {
-                if !anchors.contains(a) {
+            // An input without sources gives its anchors an unknown source (0): an
+            // access view treats such anchors as from a page that may be hidden.
+            for (i, a) in r.anchors.iter().enumerate() {
+                let from = r.anchor_sources.get(i).copied().unwrap_or(0);
+                if !anchors
+                    .iter()
+                    .zip(&sources)
+                    .any(|(t, &s)| t == a && s == from)
+                {
                     anchors.push(a.clone());
+                    sources.push(from);
                 }
             }
             boost = boost.max(r.boost.unwrap_or(1.0));
         }
         for group in url.drain(..) {
-            writer.add(&absorb_all(group), &anchors, boost)?;
+            writer.add(&absorb_all(group), &anchors, &sources, boost)?;
         }
         Ok(())
     };
@@ -140,6 +149,10 @@ fn record_of(f: &Fields, doc: &TantivyDocument) -> VersionRecord {
             archive: String::new(),
         },
         anchors: all(f.anchor),
+        anchor_sources: match f.anchor_from {
+            Some(from) => doc.get_all(from).filter_map(|v| v.as_u64()).collect(),
+            None => Vec::new(),
+        },
         boost: doc.get_first(f.boost).and_then(|v| v.as_f64()),
     }
 }

@@ -149,7 +149,7 @@ pub fn build_index(segments: &[PathBuf], out: &Path, opts: &IndexOptions) -> Res
 
     // Pass 3: documents in order, anchors merge-joined by URL key.
     let mut last_node: Option<usize> = None;
-    let mut these_anchors: Vec<String> = Vec::new();
+    let mut these_anchors = links::Anchors::default();
     let mut add = |node: usize, row: SegmentRow| -> io::Result<()> {
         if opts.shard.is_some_and(|s| !s.holds(&row.urlkey)) {
             return Ok(());
@@ -161,7 +161,8 @@ pub fn build_index(segments: &[PathBuf], out: &Path, opts: &IndexOptions) -> Res
         writer
             .add(
                 &row,
-                &these_anchors,
+                &these_anchors.texts,
+                &these_anchors.sources,
                 scores[node].powf(opts.links.score_power),
             )
             .map_err(io::Error::other)
@@ -248,9 +249,9 @@ pub(crate) fn first_pass(
     let mut batch: Vec<(u32, SegmentRow)> = Vec::new();
     let mut flush =
         |batch: &mut Vec<(u32, SegmentRow)>, links: &mut LinkCollector| -> io::Result<()> {
-            let pages: Vec<(u32, &str, &[Outlink])> = batch
+            let pages: Vec<(u32, &str, &str, &[Outlink])> = batch
                 .iter()
-                .map(|(n, r)| (*n, r.url.as_str(), r.outlinks.as_slice()))
+                .map(|(n, r)| (*n, r.urlkey.as_str(), r.url.as_str(), r.outlinks.as_slice()))
                 .collect();
             links.add_batch(&pages)?;
             let Some(spool) = spool.as_mut() else {

@@ -28,6 +28,10 @@ pub struct VersionRecord {
     /// Anchor texts already inverted (an index being merged); empty for segments.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub anchors: Vec<String>,
+    /// The source of each anchor ([`crate::schema::anchor_source`]), in the same order;
+    /// empty for segments and for an index built before anchors had sources.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub anchor_sources: Vec<u64>,
     /// Link boost already computed (an index being merged).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub boost: Option<f64>,

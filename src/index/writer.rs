@@ -31,6 +31,7 @@ pub fn write_index(
         w.add(
             row,
             graph.anchors_of(&row.urlkey),
+            graph.anchor_sources_of(&row.urlkey),
             graph.boost_of(&row.urlkey),
         )?;
     }
@@ -106,11 +107,18 @@ impl MainWriter {
         })
     }
 
-    /// Adds the next document: a version with the anchors of its URL and its boost.
-    pub fn add(&mut self, row: &SegmentRow, anchors: &[String], boost: f64) -> Result<()> {
+    /// Adds the next document: a version with the anchors of its URL (each with the hash
+    /// of its source's URL key, `sources`, in the same order) and its boost.
+    pub fn add(
+        &mut self,
+        row: &SegmentRow,
+        anchors: &[String],
+        sources: &[u64],
+        boost: f64,
+    ) -> Result<()> {
         self.checksum.update(row.key.as_bytes());
         self.checksum.update(b"\n");
-        let doc = document(&self.fields, row, self.docs, anchors, boost);
+        let doc = document(&self.fields, row, self.docs, (anchors, sources), boost);
         self.sigs
             .push(&crate::near::Signature::of(&row.text, row.title.as_deref()))?;
         self.writer.add_document(doc).map_err(|e| self.failed(e))?;
@@ -211,7 +219,7 @@ fn document(
     f: &Fields,
     row: &SegmentRow,
     seq: u64,
-    anchors: &[String],
+    (anchors, sources): (&[String], &[u64]),
     boost: f64,
 ) -> TantivyDocument {
     let mut d = TantivyDocument::default();
@@ -239,6 +247,11 @@ fn document(
     d.add_text(f.content, &row.text);
     for a in anchors {
         d.add_text(f.anchor, a);
+    }
+    if let Some(from) = f.anchor_from {
+        for &s in sources {
+            d.add_u64(from, s);
+        }
     }
     d.add_f64(f.boost, boost);
     d.add_u64(f.seq, seq);
@@ -287,7 +300,7 @@ mod tests {
             .collect();
         let mut w = MainWriter::create(&out, MIN_WRITER_MEMORY).unwrap();
         for row in &rows {
-            w.add(row, &[], 1.0).unwrap();
+            w.add(row, &[], &[], 1.0).unwrap();
         }
         // 21 MB of text, a commit every 8 MiB: two segments committed, a third to come.
         assert_eq!(w.index.searchable_segment_ids().unwrap().len(), 2);

@@ -30,9 +30,11 @@ fn open(dir: &Path) -> Result<Opened> {
     // one place, before anything is printed.
     let (index, searcher) = open_verified_parallel_index_released(dir)?;
     let schema = index.schema();
+    // `anchor_from` (hashes of the anchors' source URL keys, for access views) is stored
+    // for merges, not for readers: the dump keeps NutchWAX's columns.
     let fields = schema
         .fields()
-        .filter(|(_, e)| e.is_stored())
+        .filter(|(_, e)| e.is_stored() && e.name() != crate::schema::ANCHOR_FROM_FIELD)
         .map(|(f, e)| (e.name().to_string(), f, e.field_type().clone()))
         .collect();
     let docs = doc_count(&searcher);

@@ -83,6 +83,10 @@ pub struct DatesCounts {
     pub unmatched_lines: u64,
     /// Lines with fewer than three fields or a third field that is not a 14-digit date.
     pub malformed_lines: u64,
+    /// Collections the lists named for a document that no source held for it (a version
+    /// captured again in another collection).
+    #[serde(default)]
+    pub collections_added: u64,
 }
 
 /// Link analysis settings.

@@ -343,7 +343,7 @@ fn versions_html(out: &mut String, h: &Hit) {
     out.push_str("</p>");
 }
 
-/// The facets of the query: for each of site, year, type and language, its most
+/// The facets of the query: for each of site, year, type, language and collection, its most
 /// frequent values with their counts, each a link to the query narrowed by that value.
 fn facets_html(out: &mut String, r: &SearchResults, req: &PageRequest, query: &str) {
     let f = &r.facets;
@@ -352,6 +352,7 @@ fn facets_html(out: &mut String, r: &SearchResults, req: &PageRequest, query: &s
         ("Year", "date", &f.year),
         ("Type", "type", &f.mime),
         ("Language", "lang", &f.lang),
+        ("Collection", "collection", &f.collection),
     ];
     if groups.iter().all(|(_, _, v)| v.is_empty()) {
         return;
@@ -577,34 +578,31 @@ pub fn render(
                 escape(query)
             );
         } else {
-            // Two counts, each named: the hits one can page through (known once a page
-            // reaches their end; until then the next link says there are more), and
-            // the versions matched, which folding and the per-site limit make fewer
-            // hits ("Hits 1–9 of 117" named the versions as if they were hits).
+            // The versions matched first (what the query found), then the hits one can
+            // page through, which folding and the per-site limit make fewer, and the
+            // per-site limit as what it is, with the link that lifts it (issue 56, item
+            // 4: "Hits 1–8 of 8 … 232 matching versions" read as if 8 were all).
+            let versions = r.versions_matched();
             let _ = write!(
                 out,
-                "<p class=\"summary\">Hits <b>{}–{}</b>",
+                "<p class=\"summary\"><b>{versions}</b> matching version{} for <b>{}</b> · hits <b>{}–{}</b>",
+                if versions == 1 { "" } else { "s" },
+                escape(query),
                 r.start + 1,
                 r.start + r.hits.len()
             );
             if let Some(n) = r.hits_total() {
                 let _ = write!(out, " of <b>{n}</b>");
             }
-            let versions = r.versions_matched();
-            let _ = write!(
-                out,
-                " for <b>{}</b> · {versions} matching version{}",
-                escape(query),
-                if versions == 1 { "" } else { "s" }
-            );
             if r.site_limited {
                 let _ = write!(
                     out,
-                    " · {} site{} limited to {} hit{} each",
-                    r.sites_limited,
-                    if r.sites_limited == 1 { "" } else { "s" },
+                    " · at most {} hit{} a site: {} site{} had more (<a href=\"{}\">show every hit</a>)",
                     r.hits_per_site,
                     if r.hits_per_site == 1 { "" } else { "s" },
+                    r.sites_limited,
+                    if r.sites_limited == 1 { "" } else { "s" },
+                    escape(&link(query, 0, req, 0)),
                 );
             }
             let _ = writeln!(out, " ({:.3} s)</p>", r.response_time);

@@ -1,16 +1,45 @@
-//! Plain-text results, laid out as NutchWaxBean printed them (docs/formats.md §4.9): a
-//! count, then per hit ` i score [url] [digest] [date, …] [title]` and the snippet.
+//! Plain-text results, laid out as NutchWaxBean printed them (docs/formats.md §4.9): the
+//! counts, then per hit ` i score [url] [digest] [date, …] [title]` and the snippet.
 
 use std::io::{self, Write};
 
 use crate::search::SearchResults;
 
+/// The first line: the versions matched, then the hits (NutchWaxBean's one `Total hits`
+/// counted either, so "Total hits: 8" was printed for 621 versions matched; issue 56,
+/// item 4), and the per-site limit as what it is, with the flag that lifts it.
+pub fn counts_line(r: &SearchResults) -> String {
+    let plural = |n: u64, one: &str, many: &str| match n {
+        1 => format!("{n} {one}"),
+        _ => format!("{n} {many}"),
+    };
+    let mut line = plural(
+        r.versions_matched(),
+        "matching version",
+        "matching versions",
+    );
+    match r.hits_total() {
+        Some(n) => line.push_str(&format!("; {}", plural(n, "hit", "hits"))),
+        None => line.push_str(&format!(
+            "; hits {}–{} shown, more with --start {}",
+            r.start + 1,
+            r.start + r.hits.len(),
+            r.start + r.hits.len()
+        )),
+    }
+    if r.site_limited {
+        line.push_str(&format!(
+            " (at most {} a site: {} had more; --hits-per-site 0 shows every hit)",
+            plural(r.hits_per_site as u64, "hit", "hits"),
+            plural(r.sites_limited, "site", "sites"),
+        ));
+    }
+    line
+}
+
 /// Writes `r` to `out`. Highlighted words are wrapped in `*` in the snippet.
 pub fn write_text(r: &SearchResults, out: &mut dyn Write) -> io::Result<()> {
-    // NutchWaxBean's line and count (`total_results`: versions matched until the page
-    // reaches the end of the hits, then hits), kept for what reads it; `--json` names
-    // both counts.
-    writeln!(out, "Total hits: {}", r.total_results())?;
+    writeln!(out, "{}", counts_line(r))?;
     for h in &r.hits {
         writeln!(
             out,

@@ -57,10 +57,24 @@ pub struct Fields {
     /// text (stored; snippets come from it). Indexes built before issue 44 also indexed
     /// it, and held it for every document.
     pub main: Option<Field>,
+    /// For each anchor, a hash of the URL key of the page it comes from
+    /// ([`anchor_source`]; stored, indexed): so that the anchors of pages an asker may
+    /// not see are not searched for them (issue 56, item 7). `None` in indexes built
+    /// before.
+    pub anchor_from: Option<Field>,
     /// The stemmed text, one field per language of [`analysis::STEMMED_LANGUAGES`] (in
     /// its order), of indexes built before issue 44 (`None` in later ones: the ranking
     /// gave them weight 0, and analysing each text a second time was a fifth of `index`).
     pub stems: [Option<Field>; STEMS],
+}
+
+/// The field of [`Fields::anchor_from`].
+pub const ANCHOR_FROM_FIELD: &str = "anchor_from";
+
+/// The value `anchor_from` holds for an anchor from the page of URL key `urlkey`: XXH64
+/// (seed 0) of the key's bytes, a fixed hash an access view computes again from a key.
+pub fn anchor_source(urlkey: &[u8]) -> u64 {
+    twox_hash::XxHash64::oneshot(0, urlkey)
 }
 
 /// The number of stemmed fields.
@@ -102,6 +116,7 @@ pub fn schema() -> (Schema, Fields) {
         // Stored, not indexed: no ranking measured gained from searching it (docs/ranking.md).
         main: Some(b.add_text_field("main", STORED)),
         stems: [None; STEMS],
+        anchor_from: Some(b.add_u64_field(ANCHOR_FROM_FIELD, INDEXED | STORED)),
     };
     (b.build(), f)
 }

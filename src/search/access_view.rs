@@ -25,6 +25,10 @@ pub(crate) struct SetView {
     pub visible: Option<Arc<Vec<u64>>>,
     /// The dates of the captures shown.
     pub dates: Arc<DateTable>,
+    /// A bit per DocId: the documents with an anchor from a page with a version hidden
+    /// (`None`: none). Their anchors are not searched for this viewer, so that a word
+    /// only a hidden page's link text holds finds nothing (issue 56, item 7).
+    pub anchors_hidden: Option<Arc<Vec<u64>>>,
 }
 
 impl SetView {
@@ -33,6 +37,7 @@ impl SetView {
         SetView {
             visible: None,
             dates: set.dates.clone(),
+            anchors_hidden: None,
         }
     }
 
@@ -66,6 +71,7 @@ impl SetView {
             return SetView {
                 visible: Some(Arc::new(vec![0; (set.docs as usize).div_ceil(64)])),
                 dates: Arc::new(set.dates.filtered(|_, _| false)),
+                anchors_hidden: None,
             };
         }
         let shown = |doc: u32, date: u64| {
@@ -89,11 +95,94 @@ impl SetView {
         match hidden {
             false => SetView::whole(set),
             true => SetView {
+                anchors_hidden: anchors_from_hidden(set, &bits),
                 visible: Some(Arc::new(bits)),
                 dates: Arc::new(dates),
             },
         }
     }
+}
+
+/// The views as they stood at the end of `at` (14 digits, a query's `as-of:`): only the
+/// captures made at or before it, so that hits, dates, timelines, facets and counts show
+/// what was known then and nothing of the future (issue 56, item 3). Without `at`, the
+/// views as they are.
+pub(crate) fn as_of(views: Arc<Vec<SetView>>, at: Option<u64>) -> Arc<Vec<SetView>> {
+    let Some(at) = at else {
+        return views;
+    };
+    Arc::new(views.iter().map(|v| v.until(at)).collect())
+}
+
+impl SetView {
+    /// This view without the captures after `at`: a version none of whose shown
+    /// captures is that old is not shown (one with no dates at all is judged as before).
+    fn until(&self, at: u64) -> SetView {
+        let docs = self.dates.docs();
+        let dates = self.dates.filtered(|_, date| date <= at);
+        let mut bits = vec![0u64; (docs as usize).div_ceil(64)];
+        for doc in 0..docs {
+            let shown = match self.dates.of(doc).is_empty() {
+                true => self.shows(doc),
+                false => !dates.of(doc).is_empty(),
+            };
+            if shown {
+                bits[doc as usize / 64] |= 1 << (doc % 64);
+            }
+        }
+        SetView {
+            visible: Some(Arc::new(bits)),
+            dates: Arc::new(dates),
+            anchors_hidden: self.anchors_hidden.clone(),
+        }
+    }
+}
+
+/// The documents of `set` with an anchor from a URL with a version not in `visible`
+/// (its pages' links, hidden or not: which version held a link is not kept). Anchors of
+/// unknown source (a merged index's, value 0), and every anchor of an index built before
+/// anchors kept their sources, count as hidden.
+fn anchors_from_hidden(set: &OpenSet, visible: &[u64]) -> Option<Arc<Vec<u64>>> {
+    use tantivy::schema::IndexRecordOption;
+    use tantivy::{DocSet, Term, TERMINATED};
+    let words = (set.docs as usize).div_ceil(64);
+    let Some(field) = set.fields.anchor_from else {
+        return Some(Arc::new(vec![u64::MAX; words]));
+    };
+    let shown = |d: u32| {
+        visible
+            .get(d as usize / 64)
+            .is_some_and(|w| w & (1 << (d % 64)) != 0)
+    };
+    let mut sources = vec![0u64];
+    let walked = set.for_each_url(|key, mut docs| {
+        if docs.any(|d| !shown(d)) {
+            sources.push(crate::schema::anchor_source(key));
+        }
+    });
+    let segment = set.searcher.segment_readers().first()?;
+    let index = match (walked, segment.inverted_index(field)) {
+        (Ok(()), Ok(i)) => i,
+        // Unreadable: every anchor counts as hidden rather than one leaking.
+        _ => return Some(Arc::new(vec![u64::MAX; words])),
+    };
+    let mut bits = vec![0u64; words];
+    let mut any = false;
+    for s in sources {
+        let term = Term::from_field_u64(field, s);
+        let Ok(Some(mut postings)) = index.read_postings(&term, IndexRecordOption::Basic) else {
+            continue;
+        };
+        let mut doc = postings.doc();
+        while doc != TERMINATED {
+            if let Some(w) = bits.get_mut(doc as usize / 64) {
+                *w |= 1 << (doc % 64);
+                any = true;
+            }
+            doc = postings.advance();
+        }
+    }
+    any.then(|| Arc::new(bits))
 }
 
 /// Which views are kept: a reading of the rules, a class of user, and the minute for

@@ -1,6 +1,6 @@
 //! Facets and the capture timeline of a query (issue 19, items 9–10): over every
 //! document that matches (not only the page shown), counts by site, year of capture,
-//! MIME type and language, and the captures per month.
+//! MIME type, language and collection, and the captures per month.
 //!
 //! The counting happens in the search's own collector (src/search/collect.rs), one pass for
 //! ranking and counting: each set's [`SetTally`] counts by ordinals (the set's sites,
@@ -50,6 +50,9 @@ pub struct Facets {
     pub mime: Vec<FacetCount>,
     /// By language (ISO 639-1).
     pub lang: Vec<FacetCount>,
+    /// By collection: a version counts in every collection it was captured in.
+    #[serde(default)]
+    pub collection: Vec<FacetCount>,
 }
 
 /// Captures of matching documents in one month.
@@ -68,6 +71,7 @@ pub(crate) struct FacetSources {
     pub site_of: Arc<Vec<u32>>,
     pub type_of: Arc<Vec<u32>>,
     pub lang_of: Arc<Vec<u32>>,
+    pub collections: Arc<super::collections::CollectionTable>,
     pub dates: Arc<DateTable>,
 }
 
@@ -139,6 +143,7 @@ pub(crate) struct SetTally {
     sites: OrdinalCounts,
     types: OrdinalCounts,
     langs: OrdinalCounts,
+    collections: OrdinalCounts,
     /// Documents per year (`YYYY`).
     years: DateCounts,
     /// Captures per month (`YYYYMM`).
@@ -157,6 +162,9 @@ impl SetTally {
             if let Some(&o) = of.get(d).filter(|&&o| o != u32::MAX) {
                 counts.add(o, 1);
             }
+        }
+        for &c in src.collections.of(doc) {
+            self.collections.add(c, 1);
         }
         let mut last_year = 0;
         for &date in src.dates.of(doc) {
@@ -180,6 +188,7 @@ impl SetTally {
             (&mut self.sites, other.sites),
             (&mut self.types, other.types),
             (&mut self.langs, other.langs),
+            (&mut self.collections, other.collections),
         ] {
             for (o, n) in theirs.counted() {
                 mine.add(o, n);
@@ -205,6 +214,9 @@ pub struct Tally {
     pub types: BTreeMap<String, u64>,
     /// Documents per language.
     pub langs: BTreeMap<String, u64>,
+    /// Documents per collection.
+    #[serde(default)]
+    pub collections: BTreeMap<String, u64>,
     /// Documents per year of capture.
     pub years: BTreeMap<u32, u64>,
     /// Captures per month (`YYYYMM`).
@@ -224,6 +236,11 @@ impl Tally {
         named(&set.site_names, &t.sites, &mut self.sites);
         named(&set.type_names, &t.types, &mut self.types);
         named(&set.lang_names, &t.langs, &mut self.langs);
+        named(
+            &set.collections.names,
+            &t.collections,
+            &mut self.collections,
+        );
         for (y, n) in t.years.clone().into_map() {
             *self.years.entry(y).or_default() += n;
         }
@@ -239,6 +256,7 @@ impl Tally {
             (&mut self.sites, &other.sites),
             (&mut self.types, &other.types),
             (&mut self.langs, &other.langs),
+            (&mut self.collections, &other.collections),
         ] {
             for (k, &n) in theirs {
                 let m = mine.entry(k.clone()).or_default();
@@ -285,6 +303,7 @@ impl Tally {
                 .collect(),
             mime: most_frequent(&self.types, FACET_VALUES),
             lang: most_frequent(&self.langs, FACET_VALUES),
+            collection: most_frequent(&self.collections, FACET_VALUES),
         }
     }
 

@@ -29,7 +29,7 @@ pub struct MatchedVersion {
     pub language: String,
     /// The host without `www.`.
     pub site: String,
-    /// The collection it was imported under.
+    /// Every collection it was captured in, in name order, separated by spaces.
     pub collection: String,
     /// The indexed text (empty unless asked for).
     pub text: String,
@@ -103,8 +103,8 @@ impl SearchIndex {
         mut f: impl FnMut(&MatchedVersion) -> io::Result<()>,
     ) -> Result<u64, SearchError> {
         let parsed = query::parse(query)?;
-        let (_, queries) = self.queries(&parsed)?;
-        let views = self.views.views(&self.sets, viewer);
+        let views = super::access_view::as_of(self.views.views(&self.sets, viewer), parsed.as_of);
+        let (_, queries) = self.queries(&parsed, Some(&views))?;
         let filters = self.filters(&parsed, &views);
         let mut n = 0;
         for (i, s) in self.sets.iter().enumerate() {
@@ -143,7 +143,12 @@ impl SearchIndex {
                             mime: shown.mime.to_string(),
                             language: lang,
                             site: shown.site.to_string(),
-                            collection: shown.collection.to_string(),
+                            // Every collection the version was captured in, in name order,
+                            // separated by spaces (a collection's name has none).
+                            collection: match s.collections.names_of(d) {
+                                v if v.is_empty() => shown.collection.to_string(),
+                                v => v.join(" "),
+                            },
                             text: match with_text {
                                 true => String::from_utf8_lossy(&shown.text()).into_owned(),
                                 false => String::new(),

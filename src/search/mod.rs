@@ -17,6 +17,8 @@ mod as_of;
 pub(crate) mod ascii_words;
 mod capped_top;
 mod collect;
+mod collections;
+mod doc_bits;
 pub mod facets;
 pub mod history;
 pub mod hits;
@@ -314,7 +316,7 @@ impl SearchIndex {
     pub fn term_stats(&self, query: &str) -> Result<TermStats, SearchError> {
         self.retrying(|| {
             let parsed = query::parse(query)?;
-            let (_, queries) = self.queries(&parsed)?;
+            let (_, queries) = self.queries(&parsed, None)?;
             self.live_stats(&queries)
         })
     }

@@ -26,38 +26,46 @@ use tantivy::Score;
 
 impl SearchIndex {
     /// The query parsed for every set: its words alone (none without words), and the
-    /// whole query with the filters.
+    /// whole query with the filters. With `views`, a set's documents whose anchors come
+    /// from pages hidden from the asker are matched and scored without their anchors.
     #[allow(clippy::type_complexity)]
     pub(super) fn queries(
         &self,
         parsed: &ParsedQuery,
+        views: Option<&[SetView]>,
     ) -> Result<(Vec<Option<Box<dyn Query>>>, Vec<Box<dyn Query>>), SearchError> {
         let mut text_queries = Vec::with_capacity(self.sets.len());
         let mut queries = Vec::with_capacity(self.sets.len());
-        for s in &self.sets {
-            let text = match parsed.text.is_empty() {
-                true => None,
-                false => Some(relaxed(
-                    by_best_field(
-                        s.parser.parse_query(&parsed.text).map_err(|e| {
-                            QueryError(format!("cannot read the query {:?}: {e}", parsed.text))
-                        })?,
-                        s.weights.tie,
-                    ),
-                    &s.weights,
-                )),
+        for (i, s) in self.sets.iter().enumerate() {
+            let (text, full) = set_query(s, &s.parser, parsed)?;
+            let hidden = views.and_then(|v| v.get(i)?.anchors_hidden.clone());
+            let full = match hidden {
+                None => full,
+                Some(bits) => {
+                    let (_, without) = set_query(s, &s.parser_without_anchors, parsed)?;
+                    let docs = || Box::new(super::doc_bits::DocBitsQuery::new(bits.clone()));
+                    Box::new(BooleanQuery::new(vec![
+                        (
+                            Occur::Should,
+                            Box::new(BooleanQuery::new(vec![
+                                (Occur::Must, full),
+                                (Occur::MustNot, docs() as Box<dyn Query>),
+                            ])) as Box<dyn Query>,
+                        ),
+                        (
+                            Occur::Should,
+                            Box::new(BooleanQuery::new(vec![
+                                (Occur::Must, without),
+                                (
+                                    Occur::Must,
+                                    Box::new(ConstScoreQuery::new(docs(), 0.0)) as Box<dyn Query>,
+                                ),
+                            ])),
+                        ),
+                    ]))
+                }
             };
-            let scored = match (&text, title_phrase(&parsed.text, s.weights.title_phrase)) {
-                (Some(t), Some(phrase)) => match s.parser.parse_query(&phrase) {
-                    Ok(p) => Some(Box::new(BooleanQuery::new(vec![
-                        (Occur::Must, t.box_clone()),
-                        (Occur::Should, p),
-                    ])) as Box<dyn Query>),
-                    Err(_) => Some(t.box_clone()),
-                },
-                (t, _) => t.as_ref().map(|q| q.box_clone()),
-            };
-            queries.push(full_query(s, parsed, scored));
+            queries.push(full);
             text_queries.push(text);
         }
         Ok((text_queries, queries))
@@ -71,6 +79,10 @@ impl SearchIndex {
         (self.sets.iter().zip(views.iter()).enumerate())
             .map(|(i, (s, v))| {
                 let found = date_filter(s, v, parsed);
+                let found = match collection_filter(s, parsed) {
+                    None => found,
+                    Some(c) => Some(Arc::new(both(found.as_deref(), &c))),
+                };
                 match &as_of {
                     None => found,
                     Some(live) => Some(Arc::new(both(found.as_deref(), &live[i]))),
@@ -114,12 +126,13 @@ impl SearchIndex {
     ) -> Result<Ranking, SearchError> {
         let Shape { near, order, views } = shape;
         let parsed = query::parse(query)?;
+        let views = super::access_view::as_of(views, parsed.as_of);
         let per_site = if parsed.has_site_filter() {
             0
         } else {
             hits_per_site
         };
-        let (text_queries, queries) = self.queries(&parsed)?;
+        let (text_queries, queries) = self.queries(&parsed, Some(&views))?;
         let stats = match given {
             Some(s) => s.clone(),
             // One set scores with its own statistics, which is what `Statistics` falls
@@ -209,6 +222,7 @@ impl SearchIndex {
                     site_of: s.site_of.clone(),
                     type_of: s.type_of.clone(),
                     lang_of: s.lang_of.clone(),
+                    collections: s.collections.clone(),
                     dates: views[i].dates.clone(),
                 })),
             };
@@ -408,10 +422,11 @@ fn full_query(s: &OpenSet, p: &ParsedQuery, text: Option<Box<dyn Query>>) -> Box
         all
     };
     let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, main)];
+    // `collection:` is a filter of DocIds (`collection_filter`): a version belongs to
+    // every collection it was captured in, which main's one value does not tell.
     for f in [
         query::FilterField::Site,
         query::FilterField::Type,
-        query::FilterField::Collection,
         query::FilterField::Lang,
     ] {
         let alternatives: Vec<(Occur, Box<dyn Query>)> = p
@@ -431,12 +446,76 @@ fn full_query(s: &OpenSet, p: &ParsedQuery, text: Option<Box<dyn Query>>) -> Box
             ));
         }
     }
-    for (f, v) in &p.excluded {
+    for (f, v) in p
+        .excluded
+        .iter()
+        .filter(|(f, _)| *f != query::FilterField::Collection)
+    {
         for v in values(*f, v) {
             clauses.push((Occur::MustNot, term(*f, &v)));
         }
     }
     Box::new(BooleanQuery::new(clauses))
+}
+
+/// One set's query parsed by `parser`: its words alone (none without words) and the
+/// whole query with the filters.
+#[allow(clippy::type_complexity)]
+fn set_query(
+    s: &OpenSet,
+    parser: &tantivy::query::QueryParser,
+    parsed: &ParsedQuery,
+) -> Result<(Option<Box<dyn Query>>, Box<dyn Query>), SearchError> {
+    let text = match parsed.text.is_empty() {
+        true => None,
+        false => Some(relaxed(
+            by_best_field(
+                parser.parse_query(&parsed.text).map_err(|e| {
+                    QueryError(format!("cannot read the query {:?}: {e}", parsed.text))
+                })?,
+                s.weights.tie,
+            ),
+            &s.weights,
+        )),
+    };
+    let scored = match (&text, title_phrase(&parsed.text, s.weights.title_phrase)) {
+        (Some(t), Some(phrase)) => match parser.parse_query(&phrase) {
+            Ok(p) => Some(Box::new(BooleanQuery::new(vec![
+                (Occur::Must, t.box_clone()),
+                (Occur::Should, p),
+            ])) as Box<dyn Query>),
+            Err(_) => Some(t.box_clone()),
+        },
+        (t, _) => t.as_ref().map(|q| q.box_clone()),
+    };
+    let full = full_query(s, parsed, scored);
+    Ok((text, full))
+}
+
+/// The documents of a set in the query's `collection:` values (any of them) and in none
+/// of its `-collection:` values, a bit per DocId; `None` without either.
+fn collection_filter(s: &OpenSet, p: &ParsedQuery) -> Option<Vec<u64>> {
+    let is_collection =
+        |(f, _): &&(query::FilterField, String)| *f == query::FilterField::Collection;
+    let wanted: Vec<Option<u32>> = (p.filters.iter().filter(is_collection))
+        .map(|(_, v)| s.collections.id(v))
+        .collect();
+    let unwanted: Vec<u32> = (p.excluded.iter().filter(is_collection))
+        .filter_map(|(_, v)| s.collections.id(v))
+        .collect();
+    if wanted.is_empty() && unwanted.is_empty() {
+        return None;
+    }
+    let mut bits = vec![0u64; (s.docs as usize).div_ceil(64)];
+    for d in 0..s.docs {
+        let of = s.collections.of(d);
+        let keep = (wanted.is_empty() || wanted.iter().flatten().any(|w| of.contains(w)))
+            && !unwanted.iter().any(|u| of.contains(u));
+        if keep {
+            bits[d as usize / 64] |= 1 << (d % 64);
+        }
+    }
+    Some(bits)
 }
 
 /// The documents in both `a` (`None`: all) and `b`.

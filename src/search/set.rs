@@ -146,6 +146,11 @@ impl DateTable {
         t
     }
 
+    /// How many documents the table is of.
+    pub(crate) fn docs(&self) -> u32 {
+        self.by_doc.len().saturating_sub(1) as u32
+    }
+
     /// The dates of document `doc`, ascending.
     pub(crate) fn of(&self, doc: u32) -> &[u64] {
         let d = doc as usize;
@@ -182,6 +187,9 @@ pub(crate) struct OpenSet {
     pub searcher: Searcher,
     pub fields: Fields,
     pub parser: QueryParser,
+    /// The same parser without the anchor field: for documents whose anchors come from
+    /// pages an asker may not see (`access_view.rs`).
+    pub parser_without_anchors: QueryParser,
     /// The ranking's weights (`weights.rs`), for the clauses the query adds.
     pub weights: RankWeights,
     pub docs: u32,
@@ -195,6 +203,8 @@ pub(crate) struct OpenSet {
     /// Each document's language as an index into `lang_names` (`u32::MAX`: none).
     pub lang_of: Arc<Vec<u32>>,
     pub lang_names: Vec<String>,
+    /// Each document's collections (`collections.rs`).
+    pub collections: Arc<super::collections::CollectionTable>,
     /// Each document's factor, its text score multiplied by it (`weights.rs`: the
     /// link-analysis prior and the link-list demotion; `None`: every factor is 1). Read
     /// once here: the boost read through its column, with its optional-value index, was
@@ -432,6 +442,7 @@ fn fields_of(index: &Index, dir: &Path) -> pindex::Result<Fields> {
         seq: f("seq")?,
         lang: optional("lang"),
         main: optional("main"),
+        anchor_from: optional(crate::schema::ANCHOR_FROM_FIELD),
         stems: std::array::from_fn(|i| {
             optional(&crate::schema::analysis::stem_field_name(
                 crate::schema::analysis::STEMMED_LANGUAGES[i].0,
@@ -454,7 +465,7 @@ fn beyond(dir: &Path, field: &str, doc: u32, docs: u32) -> io::Error {
 
 /// Numbers the values of a one-value string field (`site`, `type`, `lang`) in term order
 /// and reads each document's ordinal from the postings (`u32::MAX`: none).
-fn read_ordinals(
+pub(super) fn read_ordinals(
     searcher: &Searcher,
     field: Field,
     docs: u32,
@@ -547,6 +558,13 @@ pub(crate) fn open(dir: &Path, released: bool) -> io::Result<OpenSet> {
         Some(f) => read_ordinals(&searcher, f, docs, &main_dir)?,
         None => (vec![u32::MAX; docs as usize], Vec::new()),
     };
+    let collections = super::collections::CollectionTable::read(
+        &searcher,
+        fields.collection,
+        set.dates_searcher().zip(dates_dir.as_deref()),
+        docs,
+        &main_dir,
+    )?;
     let weights = RankWeights::from_env();
     let (order, near, factor) = match searcher.segment_readers().first() {
         Some(seg) => {
@@ -602,18 +620,27 @@ pub(crate) fn open(dir: &Path, released: bool) -> io::Result<OpenSet> {
         .filter(|&f| weights.stem != 0.0 && has_terms(&searcher, f))
         .collect();
     defaults.extend(&stems);
-    let mut parser = QueryParser::for_index(&set.main, defaults);
-    // Every word must match (Nutch's default), each in any of the fields.
-    parser.set_conjunction_by_default();
-    for n in TEXT_FIELDS {
-        parser.set_field_boost(field(&set.main, n, &main_dir)?, weights.field(n));
-    }
-    if let Some(main) = main {
-        parser.set_field_boost(main, weights.main);
-    }
-    for f in stems {
-        parser.set_field_boost(f, weights.stem);
-    }
+    let make_parser = |defaults: Vec<Field>| -> pindex::Result<QueryParser> {
+        let mut parser = QueryParser::for_index(&set.main, defaults);
+        // Every word must match (Nutch's default), each in any of the fields.
+        parser.set_conjunction_by_default();
+        for n in TEXT_FIELDS {
+            parser.set_field_boost(field(&set.main, n, &main_dir)?, weights.field(n));
+        }
+        if let Some(main) = main {
+            parser.set_field_boost(main, weights.main);
+        }
+        for &f in &stems {
+            parser.set_field_boost(f, weights.stem);
+        }
+        Ok(parser)
+    };
+    let parser_without_anchors = make_parser(
+        (defaults.iter().copied())
+            .filter(|&f| f != fields.anchor)
+            .collect(),
+    )?;
+    let parser = make_parser(defaults)?;
     let store = (HitStore::open(&searcher, &fields).at(&main_dir)).map_err(pindex::Error::from)?;
     Ok(OpenSet {
         name,
@@ -623,6 +650,7 @@ pub(crate) fn open(dir: &Path, released: bool) -> io::Result<OpenSet> {
         searcher,
         fields,
         parser,
+        parser_without_anchors,
         weights,
         docs,
         dates: Arc::new(dates),
@@ -632,6 +660,7 @@ pub(crate) fn open(dir: &Path, released: bool) -> io::Result<OpenSet> {
         type_names,
         lang_of: Arc::new(lang_of),
         lang_names,
+        collections: Arc::new(collections),
         store,
         factor,
         order,

@@ -88,23 +88,31 @@ pub(super) fn external(input: &DatesInput, j: &mut Joiner<'_>) -> Result<(), Joi
                 buf.extend_from_slice(format!("{n:020}").as_bytes());
                 buf.push(0);
                 buf.extend_from_slice(r.date.as_bytes());
+                buf.push(0);
+                buf.extend_from_slice(r.collection.unwrap_or("").as_bytes());
                 Ok(sorter.push(&buf)?)
             }
             Err(m) => Ok(j.malformed(malformed_line(&name, n, line, m))?),
         }
     })?;
     sorter.finish_with(|line| {
-        let mut parts = line.splitn(4, |b| *b == 0);
-        let (Some(urlkey), Some(digest), Some(_), Some(date)) =
-            (parts.next(), parts.next(), parts.next(), parts.next())
-        else {
+        let mut parts = line.splitn(5, |b| *b == 0);
+        let (Some(urlkey), Some(digest), Some(_), Some(date), Some(collection)) = (
+            parts.next(),
+            parts.next(),
+            parts.next(),
+            parts.next(),
+            parts.next(),
+        ) else {
             return Err(Error::BrokenSortLine.into());
         };
         let date = std::str::from_utf8(date).map_err(io::Error::other)?;
+        let collection = std::str::from_utf8(collection).map_err(io::Error::other)?;
         j.feed(DateRecord {
             urlkey,
             digest,
             date,
+            collection: (!collection.is_empty()).then_some(collection),
         })
         .map_err(|e| io::Error::from(e.into_error()))
     })?;

@@ -30,6 +30,10 @@ pub(super) struct Joiner<'a> {
     /// [`crate::pindex::keys::keyhash`] of document `next`'s key.
     cur_hash: u64,
     extra: Vec<String>,
+    /// The list's collections for document `next` so far.
+    extra_collections: Vec<String>,
+    /// The sources' collections of the document being written.
+    held_collections: Vec<String>,
     last: Option<(Vec<u8>, Vec<u8>)>,
     pub(super) counts: DatesCounts,
     pub(super) malformed: Vec<MalformedLine>,
@@ -71,6 +75,8 @@ impl<'a> Joiner<'a> {
             cur: (String::new(), String::new()),
             cur_hash: 0,
             extra: Vec::new(),
+            extra_collections: Vec::new(),
+            held_collections: Vec::new(),
             last: None,
             counts: DatesCounts::default(),
             malformed: Vec::new(),
@@ -154,6 +160,9 @@ impl<'a> Joiner<'a> {
                 Ordering::Less => self.emit()?,
                 Ordering::Equal => {
                     self.extra.push(r.date.to_string());
+                    if let Some(c) = r.collection {
+                        self.extra_collections.push(c.to_string());
+                    }
                     self.counts.matched_lines += 1;
                     return Ok(());
                 }
@@ -182,6 +191,7 @@ impl<'a> Joiner<'a> {
         let doc = self.next;
         let kh = self.cur_hash;
         self.held.clear();
+        self.held_collections.clear();
         for s in self.ctx.sources {
             if let Some(h) = s.keyhash(doc) {
                 if h != Some(kh) {
@@ -195,6 +205,7 @@ impl<'a> Joiner<'a> {
                 }
             }
             s.dates(doc, &mut self.held)?;
+            s.collections(doc, &mut self.held_collections)?;
         }
         let mut d = TantivyDocument::default();
         let mut written = 0u64;
@@ -247,6 +258,21 @@ impl<'a> Joiner<'a> {
             }
         }
         self.extra.clear();
+        self.held_collections.sort_unstable();
+        self.held_collections.dedup();
+        let had = self.held_collections.len();
+        for c in self.extra_collections.drain(..) {
+            if self.held_collections[..had].binary_search(&c).is_err()
+                && !self.held_collections[had..].contains(&c)
+            {
+                self.held_collections.push(c);
+            }
+        }
+        self.counts.collections_added += (self.held_collections.len() - had) as u64;
+        self.held_collections.sort_unstable();
+        for c in &self.held_collections {
+            d.add_text(self.f.collection, c);
+        }
         d.add_u64(self.f.keyhash, kh);
         d.add_u64(self.f.seq, u64::from(doc));
         self.writer
