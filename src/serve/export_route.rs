@@ -21,9 +21,9 @@ use crate::export::{
 };
 use crate::search::SearchError;
 
-/// Exports running at once: each holds a thread of the blocking pool (which the searches
-/// share) for as long as the export streams, so a client asking for many at once must not
-/// take the pool from the searches.
+/// Exports running at once: each takes a search permit while it computes (a WACZ for all
+/// of its packing), so a client asking for many at once must not take the permits from
+/// the searches.
 const MAX_EXPORTS: usize = 2;
 
 static RUNNING: AtomicUsize = AtomicUsize::new(0);
@@ -93,7 +93,7 @@ pub(super) async fn export(
     };
     let loaded = current(local, &state.opts).await;
     let archives = local.archives.clone();
-    streamed(move |w| {
+    streamed(&state.permits, move |w| {
         let _running = running;
         // A malformed query is found before the answer starts.
         crate::search::query::parse(&query).map_err(|e| (StatusCode::BAD_REQUEST, e.0))?;

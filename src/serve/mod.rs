@@ -171,6 +171,9 @@ enum Backend {
 struct AppState {
     backend: Backend,
     opts: ServeOptions,
+    /// `--search-threads` permits, taken by every search and by the writers of streamed
+    /// answers while they compute (`streamed.rs`).
+    permits: streamed::Permits,
 }
 
 impl AppState {
@@ -271,7 +274,12 @@ pub fn front_router(front: Front, opts: ServeOptions) -> Router {
 }
 
 fn routes(backend: Backend, opts: ServeOptions, shard_routes: bool) -> Router {
-    let state = Arc::new(AppState { backend, opts });
+    let permits = Arc::new(tokio::sync::Semaphore::new(opts.search_threads.max(1)));
+    let state = Arc::new(AppState {
+        backend,
+        opts,
+        permits,
+    });
     let mut r = Router::new()
         .route("/", get(search_page))
         .route("/opensearch", get(opensearch_rss))
@@ -451,7 +459,7 @@ async fn run_search(
         }
     };
     let loaded = current(local, &state.opts).await;
-    blocking(move || loaded.index.search(&req)).await
+    blocking(&state.permits, move || loaded.index.search(&req)).await
 }
 
 /// The HTTP status and message of a failed search.
@@ -466,11 +474,18 @@ fn status_of(e: SearchError) -> (StatusCode, String) {
     }
 }
 
-/// Runs a search of the index on the blocking pool (tantivy is synchronous).
+/// Runs a search of the index on the blocking pool (tantivy is synchronous), holding one
+/// of `permits` (which the writers of streamed answers share) for its length.
 async fn blocking<T: Send + 'static>(
+    permits: &streamed::Permits,
     f: impl FnOnce() -> Result<T, SearchError> + Send + 'static,
 ) -> Result<T, (StatusCode, String)> {
-    match tokio::task::spawn_blocking(f).await {
+    let permit = (permits.clone().acquire_owned().await).expect("the permits are never closed");
+    let run = move || {
+        let _permit = permit;
+        f()
+    };
+    match tokio::task::spawn_blocking(run).await {
         Ok(r) => r.map_err(status_of),
         Err(e) => {
             eprintln!("warcdex serve: a search failed: {e}");
@@ -716,7 +731,7 @@ async fn shard_stats(
     let r = async {
         let query = shard_query(&raw)?;
         let loaded = current(local_index(&state), &state.opts).await;
-        blocking(move || loaded.index.term_stats(&query)).await
+        blocking(&state.permits, move || loaded.index.term_stats(&query)).await
     };
     json_result(r.await)
 }
@@ -738,7 +753,7 @@ async fn shard_search(
             .map_err(|e| bad(format!("the body is not term statistics: {e}")))?;
         let loaded = current(local_index(&state), &state.opts).await;
         let viewer = state.opts.viewer(&headers);
-        blocking(move || {
+        blocking(&state.permits, move || {
             (loaded.index).search_shard(&query, per_site, need, &stats, viewer.as_ref())
         })
         .await
