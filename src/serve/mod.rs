@@ -85,7 +85,16 @@ pub struct ServeOptions {
     /// (`--user-header`, as pywb's `X-Pywb-ACL-User`); without it every request is the
     /// public's.
     pub user_header: Option<axum::http::HeaderName>,
+    /// Where `/export?format=wacz` packs (`--export-tmp-dir`); `None`: the system's
+    /// temporary folder.
+    pub export_tmp_dir: Option<std::path::PathBuf>,
+    /// The most bytes one WACZ export may take there (`--export-tmp-limit`); `None`: no
+    /// limit.
+    pub export_tmp_limit: Option<u64>,
 }
+
+/// [`ServeOptions::export_tmp_limit`] by default: 2 GiB.
+pub const DEFAULT_EXPORT_TMP_LIMIT: u64 = 2 << 30;
 
 impl ServeOptions {
     /// Who asks: the rules in force and the user the request's header names.
@@ -115,6 +124,8 @@ impl Default for ServeOptions {
             reload_interval: Some(Duration::from_secs(5)),
             access: None,
             user_header: None,
+            export_tmp_dir: None,
+            export_tmp_limit: Some(DEFAULT_EXPORT_TMP_LIMIT),
         }
     }
 }

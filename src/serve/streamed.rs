@@ -61,6 +61,14 @@ impl Streamer {
         self.pending = Some((status, headers));
     }
 
+    /// A test of whether the client went away (the connection closed, so nobody will
+    /// read the answer), for a writer that works long before its first byte (a WACZ
+    /// being packed).
+    pub(crate) fn client_gone(&self) -> impl Fn() -> bool + Send + Sync + 'static {
+        let body = self.body.clone();
+        move || body.is_closed()
+    }
+
     /// Whether the head has left (an error can no longer change the status).
     fn head_sent(&self) -> bool {
         self.head.is_none()
