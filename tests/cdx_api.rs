@@ -313,7 +313,12 @@ fn stalled_cdx_readers_leave_the_searches_answering() {
     let asked = std::time::Instant::now();
     let searched = get(&addr, b"/search.json?query=iana");
     let took = asked.elapsed();
-    assert_eq!(searched.status, 200, "{}", String::from_utf8_lossy(&searched.body));
+    assert_eq!(
+        searched.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&searched.body)
+    );
     assert!(
         String::from_utf8_lossy(&searched.body).contains("www.iana.org"),
         "{}",
@@ -330,7 +335,10 @@ fn stalled_cdx_readers_leave_the_searches_answering() {
         s.read_to_end(&mut raw).unwrap();
         let split = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
         let body = dechunk(&raw[split + 4..]);
-        let lines = body.split(|&b| b == b'\n').filter(|l| !l.is_empty()).count();
+        let lines = body
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .count();
         assert_eq!(lines, LINES);
     }
 }

@@ -358,10 +358,13 @@ fn temporaries(dir: &Path) -> Vec<String> {
 fn packing_folder(dir: &Path) -> Option<PathBuf> {
     (std::fs::read_dir(dir).ok()?)
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with(".warcdex-"))
-        .find(|p| {
-            std::fs::metadata(p.join("data.warc.gz")).is_ok_and(|m| m.len() > 0)
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with(".warcdex-")
         })
+        .find(|p| std::fs::metadata(p.join("data.warc.gz")).is_ok_and(|m| m.len() > 0))
 }
 
 /// Issue 56, item 12: the packing folder of a killed `export --format wacz -o F` is
@@ -419,7 +422,8 @@ fn a_served_wacz_export_past_its_temporary_space_is_refused() {
     let r = request(&addr, "GET", "/export?query=zeppelin&format=wacz", "");
     assert_eq!(r.status, 507, "{}", r.text());
     assert!(
-        r.text().contains("more than 4194304 bytes of temporary space"),
+        r.text()
+            .contains("more than 4194304 bytes of temporary space"),
         "{}",
         r.text()
     );

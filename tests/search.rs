@@ -1122,5 +1122,9 @@ fn a_collection_that_cannot_be_written_is_searched() {
     let dates = dir.path().join("pindexes/col1/dates");
     warcdex::dates::open_set_with(&main, Some(&dates), true).unwrap();
     warcdex::pindex::open::open_verified_parallel_index_released(&main).unwrap();
-    assert_eq!(snapshot(dir.path()), before, "opening the collection wrote to it");
+    assert_eq!(
+        snapshot(dir.path()),
+        before,
+        "opening the collection wrote to it"
+    );
 }

@@ -741,12 +741,20 @@ fn commands_refuse_a_damaged_segment_naming_it() {
         std::fs::write(&path, &bad).unwrap();
         for args in [
             vec!["segment-info", "--rows", seg.to_str().unwrap()],
-            vec!["index", "--out", out.to_str().unwrap(), seg.to_str().unwrap()],
+            vec![
+                "index",
+                "--out",
+                out.to_str().unwrap(),
+                seg.to_str().unwrap(),
+            ],
         ] {
             let (code, _, err) = crate::util::run_warcdex(&args);
             assert_ne!(code, 0, "{args:?} byte {at}: {err}");
             assert!(!err.contains("panicked"), "{args:?} byte {at}: {err}");
-            assert!(err.contains("documents.parquet"), "{args:?} byte {at}: {err}");
+            assert!(
+                err.contains("documents.parquet"),
+                "{args:?} byte {at}: {err}"
+            );
         }
     }
 }

@@ -157,8 +157,17 @@ pub fn export_wacz(
         used: Cell::new(0),
         stopped: Cell::new(None),
     };
-    pack(index, query, viewer, source, dir.path(), &budget, out, progress)
-        .map_err(|e| budget.error(e))
+    pack(
+        index,
+        query,
+        viewer,
+        source,
+        dir.path(),
+        &budget,
+        out,
+        progress,
+    )
+    .map_err(|e| budget.error(e))
 }
 
 /// [`export_wacz`] in the folder `dir`.
@@ -191,7 +200,10 @@ fn pack(
             progress,
             &mut |v| write_page(v, &mut pages),
         )?;
-        warc.into_inner().map_err(|e| e.into_error())?.inner.sync_all()?;
+        warc.into_inner()
+            .map_err(|e| e.into_error())?
+            .inner
+            .sync_all()?;
         pages.flush()?;
         report
     };
@@ -285,7 +297,10 @@ fn write_index(warc: &Path, to: &Path, tmp: &Path, budget: &Budget<'_>) -> Resul
         out.write_all(l)?;
         out.write_all(b"\n")
     })?;
-    out.into_inner().map_err(|e| e.into_error())?.inner.sync_all()?;
+    out.into_inner()
+        .map_err(|e| e.into_error())?
+        .inner
+        .sync_all()?;
     Ok(())
 }
 
@@ -362,6 +377,10 @@ fn write_package(
         .map_err(zip_err)?;
     zip.write_all(&serde_json::to_vec_pretty(&digest).map_err(io::Error::other)?)?;
     let inner = zip.finish().map_err(zip_err)?;
-    inner.into_inner().map_err(|e| e.into_error())?.inner.sync_all()?;
+    inner
+        .into_inner()
+        .map_err(|e| e.into_error())?
+        .inner
+        .sync_all()?;
     Ok(())
 }

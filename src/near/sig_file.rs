@@ -83,9 +83,7 @@ impl SigWriter {
         let mut footer = [0u8; FOOTER];
         footer[..4].copy_from_slice(FOOTER_TAG);
         footer[4..].copy_from_slice(&self.crc.finalize().to_le_bytes());
-        self.out
-            .write_all(&footer)
-            .map_err(|e| at_path(e, &path))?;
+        self.out.write_all(&footer).map_err(|e| at_path(e, &path))?;
         let file = self
             .out
             .into_inner()

@@ -181,7 +181,9 @@ pub(super) async fn export(
         };
         done.map_err(|e| match e {
             ExportError::Search(SearchError::Query(e)) => (StatusCode::BAD_REQUEST, e.0),
-            e @ ExportError::ScratchFull { .. } => (StatusCode::INSUFFICIENT_STORAGE, e.to_string()),
+            e @ ExportError::ScratchFull { .. } => {
+                (StatusCode::INSUFFICIENT_STORAGE, e.to_string())
+            }
             // Nobody to answer.
             e @ ExportError::Cancelled => (StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
             e => {
