@@ -282,7 +282,8 @@ pub fn serve_cmd(a: ServeArgs) -> anyhow::Result<i32> {
         opts.search_threads = n.max(1);
     }
     opts.export_tmp_dir = a.export_tmp_dir.clone();
-    opts.export_tmp_limit = (a.export_tmp_limit > 0).then(|| a.export_tmp_limit << 20);
+    opts.export_tmp_limit =
+        (a.export_tmp_limit > 0).then_some(a.export_tmp_limit.saturating_mul(1 << 20));
     if let Some(n) = a.io_threads {
         opts.io_threads = n.max(1);
     }
