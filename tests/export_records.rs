@@ -307,7 +307,11 @@ fn serve_exports_the_same_warc_and_wacz() {
 fn big_collection() -> &'static Path {
     static BIG: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     BIG.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap().keep();
+        // In cargo's folder for the tests' files, not the system's temporary folder: a
+        // static is never dropped, and this one copy is replaced by the next run.
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("issue56-big-wacz");
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
         let mut state = 0x2545_f491_4f6c_dd1du64;
         let mut word = || {
             state ^= state << 13;
