@@ -105,6 +105,29 @@ pub enum Error {
         /// The columns missing or of another type, `; `-separated.
         problems: String,
     },
+    /// A rows file whose bytes are not those its `segment.json` records a checksum of.
+    #[error(
+        "{}: damaged segment: checksum mismatch (segment.json records CRC-32 {expected:08x}, \
+         the file has {found:08x}); import it again",
+        path.display()
+    )]
+    RowsChecksum {
+        /// The rows file.
+        path: PathBuf,
+        /// The CRC-32 `segment.json` records.
+        expected: u32,
+        /// The file's.
+        found: u32,
+    },
+    /// The Parquet reader failed on a rows file in a way it does not report as an error
+    /// (it panicked): the file is damaged.
+    #[error("{}: damaged segment: the rows file cannot be decoded ({why})", path.display())]
+    DamagedRows {
+        /// The rows file.
+        path: PathBuf,
+        /// What the reader said.
+        why: String,
+    },
     /// A batch read back does not have the rows schema.
     #[error("{}: a decoded batch does not have the segment rows schema", .0.display())]
     BatchSchema(PathBuf),
@@ -503,6 +526,8 @@ impl Error {
             | Error::NotAnArchive(_) => K::Other,
             Error::Json(_)
             | Error::NotARowsFile { .. }
+            | Error::RowsChecksum { .. }
+            | Error::DamagedRows { .. }
             | Error::Misaligned { .. }
             | Error::Unreadable { .. }
             | Error::NotParallel { .. }

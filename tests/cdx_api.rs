@@ -262,3 +262,83 @@ fn cdx_api_hostile_requests() {
     assert_eq!(ok.status, 200);
     assert!(String::from_utf8_lossy(&ok.body).contains("\"urlkey\": \"org,iana)/\""));
 }
+
+/// Clients that ask for a large CDX answer and read none of it hold their connections'
+/// buffers, not the server's search threads: with as many of them as search threads, a
+/// search is still answered at once, and a stalled answer is still whole when it is read
+/// (issue 56, item 11).
+#[test]
+fn stalled_cdx_readers_leave_the_searches_answering() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    collection(dir, false);
+    // About 45 MB of CDX, far more than the socket buffers and the answer's channel hold.
+    const LINES: usize = 300_000;
+    {
+        let mut f = std::io::BufWriter::new(std::fs::File::create(dir.join("all.cdx")).unwrap());
+        writeln!(f, " CDX N b a m s k r M S V g").unwrap();
+        for i in 0..LINES {
+            writeln!(
+                f,
+                "org,example)/page{i:07} 20240101000000 http://example.org/page{i:07} text/html 200 \
+                 AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA - - 1000 {} big.warc.gz",
+                i * 1000
+            )
+            .unwrap();
+        }
+    }
+    let index = SearchIndex::open(dir).unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let opts = ServeOptions {
+        search_threads: 2,
+        ..ServeOptions::default()
+    };
+    let app = router(index, opts.clone());
+    std::thread::spawn(move || serve(listener, app, &opts).unwrap());
+    let target = "/cdx?url=example.org/*&limit=0&output=text";
+    let stalled: Vec<TcpStream> = (0..3)
+        .map(|_| {
+            let mut s = TcpStream::connect(&addr).unwrap();
+            write!(
+                s,
+                "GET {target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+            )
+            .unwrap();
+            s
+        })
+        .collect();
+    // Time for the writers to fill every buffer between them and the stalled clients.
+    std::thread::sleep(Duration::from_secs(2));
+    let asked = std::time::Instant::now();
+    let searched = get(&addr, b"/search.json?query=iana");
+    let took = asked.elapsed();
+    assert_eq!(
+        searched.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&searched.body)
+    );
+    assert!(
+        String::from_utf8_lossy(&searched.body).contains("www.iana.org"),
+        "{}",
+        String::from_utf8_lossy(&searched.body)
+    );
+    assert!(
+        took < Duration::from_secs(10),
+        "a search waited {took:?} behind stalled CDX readers"
+    );
+    // A stalled answer, read now, is whole.
+    for mut s in stalled {
+        s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+        let mut raw = Vec::new();
+        s.read_to_end(&mut raw).unwrap();
+        let split = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+        let body = dechunk(&raw[split + 4..]);
+        let lines = body
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .count();
+        assert_eq!(lines, LINES);
+    }
+}

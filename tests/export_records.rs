@@ -300,3 +300,180 @@ fn serve_exports_the_same_warc_and_wacz() {
     std::fs::write(&inner_path, inner).unwrap();
     assert_eq!(cdx_of(&inner_path), expected_lines(&coll, "news", &[]));
 }
+
+/// A collection of 200 pages of about 200 KiB each (40 MB of archive), all of them
+/// holding "zeppelin", the rest pseudo-random words so that the export's gzip takes a
+/// while; built once for the tests of issue 56, item 12.
+fn big_collection() -> &'static Path {
+    static BIG: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BIG.get_or_init(|| {
+        // In cargo's folder for the tests' files, not the system's temporary folder: a
+        // static is never dropped, and this one copy is replaced by the next run.
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("issue56-big-wacz");
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut word = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let n = 3 + (state % 7) as usize;
+            (0..n)
+                .map(|i| (b'a' + ((state >> (5 * i)) % 26) as u8) as char)
+                .collect::<String>()
+        };
+        let caps: Vec<(String, String, String)> = (0..200)
+            .map(|i| {
+                let mut body = String::with_capacity(210 << 10);
+                body.push_str("<html><head><title>Zeppelin</title></head><body><p>zeppelin ");
+                while body.len() < 200 << 10 {
+                    body.push_str(&word());
+                    body.push(' ');
+                }
+                body.push_str("</p></body></html>");
+                (
+                    format!("http://big.example.org/page{i}"),
+                    "2024-05-01T10:00:00Z".to_string(),
+                    body,
+                )
+            })
+            .collect();
+        let warc = dir.join("big.warc");
+        write_warc(&warc, &caps);
+        let coll = dir.join("coll");
+        let (code, _, err) = run_warcdex(&[Path::new("update"), &coll, &warc]);
+        assert_eq!(code, 0, "{err}");
+        coll
+    })
+}
+
+/// The temporaries of ours in `dir` (files and folders named `.warcdex-…`).
+fn temporaries(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".warcdex-"))
+        .collect();
+    v.sort();
+    v
+}
+
+/// The first folder of ours in `dir` holding the WACZ's WARC with some bytes in it.
+fn packing_folder(dir: &Path) -> Option<PathBuf> {
+    (std::fs::read_dir(dir).ok()?)
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with(".warcdex-")
+        })
+        .find(|p| std::fs::metadata(p.join("data.warc.gz")).is_ok_and(|m| m.len() > 0))
+}
+
+/// Issue 56, item 12: the packing folder of a killed `export --format wacz -o F` is
+/// removed by the next export into F's folder.
+#[test]
+fn a_killed_wacz_export_leaves_nothing_after_the_next() {
+    let coll = big_collection();
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_warcdex"))
+        .args(["export", "-d"])
+        .arg(coll)
+        .args(["--format", "wacz", "-o"])
+        .arg(out.join("first.wacz"))
+        .arg("zeppelin")
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while packing_folder(&out).is_none() {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(120),
+            "no packing folder appeared in {}: {:?}",
+            out.display(),
+            temporaries(&out)
+        );
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(
+        packing_folder(&out).is_some(),
+        "the killed export left no packing folder: {:?}",
+        temporaries(&out)
+    );
+    export(coll, "wacz", &out.join("second.wacz"), &[], "zeppelin");
+    assert!(out.join("second.wacz").metadata().unwrap().len() > 1 << 20);
+    assert_eq!(temporaries(&out), Vec::<String>::new());
+}
+
+/// Issue 56, item 12: `/export?format=wacz` past the temporary space allowed is a 507
+/// saying so, and leaves nothing behind.
+#[test]
+fn a_served_wacz_export_past_its_temporary_space_is_refused() {
+    use crate::util::http::request;
+    let coll = big_collection();
+    let tmp = tempfile::tempdir().unwrap();
+    let opts = warcdex::serve::ServeOptions {
+        export_tmp_dir: Some(tmp.path().to_path_buf()),
+        export_tmp_limit: Some(4 << 20),
+        ..warcdex::serve::ServeOptions::default()
+    };
+    let addr = crate::util::start_in_process(coll, opts);
+    let r = request(&addr, "GET", "/export?query=zeppelin&format=wacz", "");
+    assert_eq!(r.status, 507, "{}", r.text());
+    assert!(
+        r.text()
+            .contains("more than 4194304 bytes of temporary space"),
+        "{}",
+        r.text()
+    );
+    assert_eq!(temporaries(tmp.path()), Vec::<String>::new());
+}
+
+/// Issue 56, item 12: a client that goes away while its WACZ is being packed stops the
+/// packing: no index or package is made after, and the folder goes.
+#[test]
+fn a_served_wacz_export_stops_when_its_client_goes() {
+    use std::io::Write;
+    let coll = big_collection();
+    let tmp = tempfile::tempdir().unwrap();
+    let opts = warcdex::serve::ServeOptions {
+        export_tmp_dir: Some(tmp.path().to_path_buf()),
+        ..warcdex::serve::ServeOptions::default()
+    };
+    let addr = crate::util::start_in_process(coll, opts);
+    let mut s = std::net::TcpStream::connect(&addr).unwrap();
+    write!(
+        s,
+        "GET /export?query=zeppelin&format=wacz HTTP/1.1\r\nHost: x\r\n\r\n"
+    )
+    .unwrap();
+    let started = std::time::Instant::now();
+    let folder = loop {
+        if let Some(f) = packing_folder(tmp.path()) {
+            break f;
+        }
+        assert!(started.elapsed() < std::time::Duration::from_secs(120));
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    };
+    drop(s);
+    let gone = std::time::Instant::now();
+    while folder.exists() {
+        for later in ["index.cdx", "export.wacz"] {
+            assert!(
+                !folder.join(later).exists(),
+                "{later} was made after the client went away"
+            );
+        }
+        assert!(
+            gone.elapsed() < std::time::Duration::from_secs(60),
+            "the packing folder is still there"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    assert_eq!(temporaries(tmp.path()), Vec::<String>::new());
+}

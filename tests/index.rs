@@ -329,7 +329,14 @@ fn segments_with_the_old_simhash_columns_index_as_today() {
     let today = &segs[2];
     let old = dir.path().join("seg-old");
     std::fs::create_dir(&old).unwrap();
-    std::fs::copy(today.join("segment.json"), old.join("segment.json")).unwrap();
+    // The manifest as such an import wrote it: without the rows file's checksum, which
+    // segments record from format version 3.
+    let mut manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(today.join("segment.json")).unwrap())
+            .unwrap();
+    manifest.as_object_mut().unwrap().remove("rows_crc32");
+    manifest["version"] = 2.into();
+    std::fs::write(old.join("segment.json"), manifest.to_string()).unwrap();
     // The same rows with the two columns an import of issue 20's format added.
     let rows_file = warcdex::segment::layout::ROWS_FILE;
     let file = std::fs::File::open(today.join(rows_file)).unwrap();

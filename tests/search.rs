@@ -1151,4 +1151,57 @@ fn counts_name_versions_then_hits_and_the_per_site_limit() {
         "{summary}"
     );
     assert!(summary.contains("hitsPerSite=0"), "{summary}");
+
+/// Lists every file under `dir` with its length and modification time.
+fn snapshot(dir: &Path) -> Vec<(std::path::PathBuf, u64, std::time::SystemTime)> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let e = e.unwrap();
+        let m = e.metadata().unwrap();
+        if m.is_dir() {
+            out.extend(snapshot(&e.path()));
+        }
+        out.push((e.path(), m.len(), m.modified().unwrap()));
+    }
+    out.sort();
+    out
+}
+
+/// Issue 56, item 15: a collection that cannot be written (another account's, a
+/// read-only mount) is searched, and opening it writes nothing. The tests run as root,
+/// whom permissions do not stop, so the lock files tantivy would open for writing are
+/// made directories here: opening one for writing fails for root too (EISDIR), as it
+/// fails for another account (EACCES) or on a read-only mount (EROFS).
+#[test]
+fn a_collection_that_cannot_be_written_is_searched() {
+    let dir = tempfile::tempdir().unwrap();
+    build_example(dir.path());
+    for part in ["main", "dates"] {
+        let d = dir.path().join("pindexes/col1").join(part);
+        for lock in [".tantivy-meta.lock", ".tantivy-writer.lock"] {
+            let _ = std::fs::remove_file(d.join(lock));
+            std::fs::create_dir(d.join(lock)).unwrap();
+        }
+    }
+    let before = snapshot(dir.path());
+    let index = SearchIndex::open(dir.path()).unwrap();
+    assert!(
+        index.broken().is_empty(),
+        "{:?}",
+        index.broken().iter().map(|b| &b.error).collect::<Vec<_>>()
+    );
+    let r = search(&index, "organisation", 0);
+    assert!(!r.hits.is_empty(), "no hit");
+    assert!(r.hits.iter().all(|h| !h.dates.is_empty()), "no dates");
+    drop(index);
+    // `dumpindex` and `near-dups` read through the releasing directory.
+    let main = dir.path().join("pindexes/col1/main");
+    let dates = dir.path().join("pindexes/col1/dates");
+    warcdex::dates::open_set_with(&main, Some(&dates), true).unwrap();
+    warcdex::pindex::open::open_verified_parallel_index_released(&main).unwrap();
+    assert_eq!(
+        snapshot(dir.path()),
+        before,
+        "opening the collection wrote to it"
+    );
 }

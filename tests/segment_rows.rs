@@ -631,3 +631,130 @@ fn format_version_1_files_still_read() {
         }]
     );
 }
+
+/// A segment of a few varied rows, written as `import` writes one.
+fn small_segment(dir: &Path) -> std::path::PathBuf {
+    use warcdex::import::segment_dir::write_segment;
+    use warcdex::import::ImportOptions;
+    let mut rng = Lcg(7);
+    let mut rows: Vec<SegmentRow> = (0..6).map(|i| row(i, &mut rng)).collect();
+    rows.sort_by(|a, b| (&a.urlkey, &a.digest).cmp(&(&b.urlkey, &b.digest)));
+    let seg = dir.join("seg");
+    write_segment(&seg, &rows, Vec::new(), &ImportOptions::default(), None).unwrap();
+    seg
+}
+
+/// Everything a reader of a segment reads: every column set, and the row count.
+fn read_everything(rows: &Path) -> warcdex::segment::Result<()> {
+    use warcdex::segment::rows::{read_rows_with, Columns};
+    row_count(rows)?;
+    for c in [Columns::All, Columns::WithoutText, Columns::WithoutOutlinks] {
+        for r in read_rows_with(rows, c)? {
+            r?;
+        }
+    }
+    Ok(())
+}
+
+/// Issue 56, item 14: one bit flipped in any byte of a segment's rows file is an error
+/// naming the file, found by the checksum `segment.json` records before anything is
+/// decoded: never a panic, never rows read as if nothing happened.
+#[test]
+fn a_bit_flipped_in_any_byte_of_a_segment_is_an_error_naming_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let seg = small_segment(tmp.path());
+    let path = seg.join("documents.parquet");
+    let good = std::fs::read(&path).unwrap();
+    read_everything(&path).unwrap();
+    for at in 0..good.len() {
+        let mut bad = good.clone();
+        bad[at] ^= 1 << (at % 8);
+        std::fs::write(&path, &bad).unwrap();
+        let e = read_everything(&path).expect_err(&format!("byte {at}: read as if intact"));
+        let msg = e.to_string();
+        assert!(
+            msg.contains("documents.parquet") && msg.contains("checksum"),
+            "byte {at}: {msg}"
+        );
+    }
+}
+
+/// A segment written before its checksum was recorded (format version 2) is read
+/// unchecked; a bit flipped in any byte of it is then read, or an error naming the file,
+/// and never a panic out of the parquet crate (which `read_rows` catches).
+#[test]
+fn a_damaged_segment_without_a_checksum_never_panics() {
+    let tmp = tempfile::tempdir().unwrap();
+    let seg = small_segment(tmp.path());
+    let manifest = seg.join("segment.json");
+    let mut m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&manifest).unwrap()).unwrap();
+    m.as_object_mut().unwrap().remove("rows_crc32");
+    m["version"] = 2.into();
+    std::fs::write(&manifest, serde_json::to_string(&m).unwrap()).unwrap();
+    let path = seg.join("documents.parquet");
+    let good = std::fs::read(&path).unwrap();
+    read_everything(&path).unwrap();
+    // The panics the reader catches would fill the log: this thread's are not shown.
+    let quiet = "unchecked-segment-flips";
+    let shown = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if std::thread::current().name() != Some(quiet) {
+            shown(info);
+        }
+    }));
+    let flips = std::thread::Builder::new()
+        .name(quiet.into())
+        .spawn(move || {
+            let mut failed = Vec::new();
+            for at in 0..good.len() {
+                let mut bad = good.clone();
+                bad[at] ^= 1 << (at % 8);
+                std::fs::write(&path, &bad).unwrap();
+                if let Err(e) = read_everything(&path) {
+                    if !e.to_string().contains("documents.parquet") {
+                        failed.push(format!("byte {at}: {e}"));
+                    }
+                }
+            }
+            failed
+        })
+        .unwrap()
+        .join();
+    let failed = flips.expect("a flipped byte panicked a reader");
+    assert!(failed.is_empty(), "errors not naming the file: {failed:?}");
+}
+
+/// The commands that read segments (`segment-info --rows`, `index`) refuse a damaged
+/// one with an error naming its rows file, not a panic.
+#[test]
+fn commands_refuse_a_damaged_segment_naming_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let seg = small_segment(tmp.path());
+    let path = seg.join("documents.parquet");
+    let good = std::fs::read(&path).unwrap();
+    let out = tmp.path().join("main");
+    for k in 1..6 {
+        let at = k * good.len() / 6;
+        let mut bad = good.clone();
+        bad[at] ^= 0x10;
+        std::fs::write(&path, &bad).unwrap();
+        for args in [
+            vec!["segment-info", "--rows", seg.to_str().unwrap()],
+            vec![
+                "index",
+                "--out",
+                out.to_str().unwrap(),
+                seg.to_str().unwrap(),
+            ],
+        ] {
+            let (code, _, err) = crate::util::run_warcdex(&args);
+            assert_ne!(code, 0, "{args:?} byte {at}: {err}");
+            assert!(!err.contains("panicked"), "{args:?} byte {at}: {err}");
+            assert!(
+                err.contains("documents.parquet"),
+                "{args:?} byte {at}: {err}"
+            );
+        }
+    }
+}

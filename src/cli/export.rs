@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 use warcdex::export::{
     default_fields, export_matches, export_wacz, export_warc, parse_fields, CaptureSource,
-    ExportFormat,
+    ExportFormat, WaczScratch,
 };
 use warcdex::search::{SearchIndex, SearchRequest};
 
@@ -137,7 +137,10 @@ fn export_records(
     };
     let report = super::with_output(a.output.output.as_deref(), |out| {
         let r = match a.format {
-            ExportFormat::Wacz => export_wacz(index, query, viewer, &source, &scratch, out, bar),
+            ExportFormat::Wacz => {
+                let scratch = WaczScratch::unlimited(&scratch);
+                export_wacz(index, query, viewer, &source, &scratch, out, bar)
+            }
             _ => export_warc(
                 index,
                 query,

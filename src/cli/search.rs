@@ -152,6 +152,14 @@ pub struct ServeArgs {
     /// the header on every request may sit in front.
     #[arg(long = "user-header", value_name = "NAME")]
     pub user_header: Option<String>,
+    /// Where `/export?format=wacz` packs a WACZ before sending it (default: the system's
+    /// temporary folder).
+    #[arg(long = "export-tmp-dir", value_name = "DIR")]
+    pub export_tmp_dir: Option<PathBuf>,
+    /// The most MiB one WACZ export may take in that folder (about twice its size);
+    /// past it the export is refused with a 507. 0: no limit.
+    #[arg(long = "export-tmp-limit", value_name = "MIB", default_value_t = 2048)]
+    pub export_tmp_limit: u64,
 }
 
 /// `serve --replay`: where hits link to.
@@ -273,6 +281,9 @@ pub fn serve_cmd(a: ServeArgs) -> anyhow::Result<i32> {
     if let Some(n) = a.search_threads {
         opts.search_threads = n.max(1);
     }
+    opts.export_tmp_dir = a.export_tmp_dir.clone();
+    opts.export_tmp_limit =
+        (a.export_tmp_limit > 0).then_some(a.export_tmp_limit.saturating_mul(1 << 20));
     if let Some(n) = a.io_threads {
         opts.io_threads = n.max(1);
     }

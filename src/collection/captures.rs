@@ -29,8 +29,7 @@ use arrow_array::builder::{
 };
 use arrow_array::{Array, ArrayRef, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-use parquet::arrow::{ArrowWriter, ProjectionMask};
+use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::WriterProperties;
 use warcdex_cdx::sort::{ExternalSorter, SortOptions};
@@ -195,16 +194,9 @@ fn version_languages(layout: &Layout, to: &Path, tmp: &Path) -> Result<()> {
     rows_files(&layout.dir.join("segments"), &mut files)?;
     let mut line = Vec::new();
     for f in &files {
-        let file = File::open(f).at(f)?;
-        let builder = ParquetRecordBatchReaderBuilder::try_new(file).at(f)?;
-        let names = ["urlkey", "digest", "lang"];
-        let roots: Vec<usize> = (builder.schema().fields().iter().enumerate())
-            .filter(|(_, c)| names.contains(&c.name().as_str()))
-            .map(|(i, _)| i)
-            .collect();
-        let mask = ProjectionMask::roots(builder.parquet_schema(), roots);
-        for batch in builder.with_projection(mask).build().at(f)? {
-            let batch = batch.at(f)?;
+        // Checked and guarded: a damaged segment is an error naming it, not a panic.
+        for batch in crate::segment::rows::read_columns(f, &["urlkey", "digest", "lang"])? {
+            let batch = batch?;
             let text = |n: &str| {
                 batch
                     .column_by_name(n)

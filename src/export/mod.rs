@@ -8,7 +8,7 @@ mod parquet;
 pub mod wacz;
 pub mod warc;
 
-pub use wacz::export_wacz;
+pub use wacz::{export_wacz, WaczScratch};
 pub use warc::{export_warc, CaptureSource, WarcReport};
 
 use std::io::{self, Write};
@@ -202,6 +202,16 @@ pub enum ExportError {
     /// Writing failed.
     #[error("writing the export: {0}")]
     Io(#[from] io::Error),
+    /// A WACZ export needed more temporary space than its limit
+    /// ([`wacz::WaczScratch::limit`]).
+    #[error("the WACZ export needs more than {limit} bytes of temporary space: narrow the query, export it as WARC, or raise the limit")]
+    ScratchFull {
+        /// The limit, in bytes.
+        limit: u64,
+    },
+    /// The export was no longer wanted ([`wacz::WaczScratch::cancelled`]).
+    #[error("the export was cancelled: its client went away")]
+    Cancelled,
     /// WARC or WACZ asked of the export of fields.
     #[error("WARC and WACZ exports hold records: export_warc or export_wacz writes them")]
     Records,

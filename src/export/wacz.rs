@@ -6,9 +6,16 @@
 //! The parts are written to a scratch folder first (the index is made by reading the
 //! finished WARC, as any indexer would, and sorted in bounded memory), then zipped, then
 //! copied to the output: memory stays bounded whatever the export's size.
+//!
+//! The scratch folder is named as every temporary of ours (`.warcdex-tmp.PID.wacz-…`,
+//! `output.rs`), so that the folder of a run that was killed is removed by the next run
+//! that packs there; every byte written into it is counted against [`WaczScratch::limit`]
+//! and checked against [`WaczScratch::cancelled`], so a server stops packing when its
+//! client goes away and never fills its disk for one request (issue 56, item 12).
 
+use std::cell::Cell;
 use std::fs::File;
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
 use sha2::{Digest, Sha256};
@@ -28,25 +35,158 @@ use crate::search::{MatchedVersion, SearchIndex};
 /// The WARC's name in the package.
 const WARC_NAME: &str = "data.warc.gz";
 
-/// Writes the WACZ export of every version matching `query` that `viewer` may see;
-/// `scratch` is a folder for the parts (as large as the export).
+/// Where a WACZ is packed, and when packing stops.
+pub struct WaczScratch<'a> {
+    /// The folder the parts are written in (inside a folder of their own, about twice
+    /// the export's size).
+    pub dir: &'a Path,
+    /// The most bytes the parts may take; past it the export fails with
+    /// [`ExportError::ScratchFull`]. `None`: no limit.
+    pub limit: Option<u64>,
+    /// Whether the export is no longer wanted (its client went away), asked at every
+    /// write: when it says so, the export fails with [`ExportError::Cancelled`].
+    pub cancelled: &'a dyn Fn() -> bool,
+}
+
+impl WaczScratch<'_> {
+    /// `dir`, without limit or cancellation (the command line's export).
+    pub fn unlimited(dir: &Path) -> WaczScratch<'_> {
+        WaczScratch {
+            dir,
+            limit: None,
+            cancelled: &|| false,
+        }
+    }
+}
+
+/// Why a write into the scratch folder was refused.
+#[derive(Debug, Clone, Copy)]
+enum Stop {
+    Full(u64),
+    Cancelled,
+}
+
+/// The bytes written into the scratch folder, and why writing stopped.
+struct Budget<'a> {
+    scratch: &'a WaczScratch<'a>,
+    used: Cell<u64>,
+    stopped: Cell<Option<Stop>>,
+}
+
+impl Budget<'_> {
+    /// Counts `n` more bytes, or refuses them.
+    fn take(&self, n: usize) -> io::Result<()> {
+        let stop = if (self.scratch.cancelled)() {
+            Some(Stop::Cancelled)
+        } else {
+            let used = self.used.get() + n as u64;
+            self.used.set(used);
+            self.scratch.limit.filter(|&l| used > l).map(Stop::Full)
+        };
+        match stop {
+            None => Ok(()),
+            Some(s) => {
+                self.stopped.set(Some(s));
+                Err(io::Error::other(match s {
+                    Stop::Full(_) => "the export's temporary space is full",
+                    Stop::Cancelled => "the export was cancelled",
+                }))
+            }
+        }
+    }
+
+    /// The typed error for `e` when writing stopped on a limit or a cancellation.
+    fn error(&self, e: ExportError) -> ExportError {
+        match self.stopped.get() {
+            Some(Stop::Full(limit)) => ExportError::ScratchFull { limit },
+            Some(Stop::Cancelled) => ExportError::Cancelled,
+            None => e,
+        }
+    }
+}
+
+/// A file of the scratch folder, its writes counted by a [`Budget`].
+struct Counted<'a, W> {
+    inner: W,
+    budget: &'a Budget<'a>,
+}
+
+impl<W: Write> Write for Counted<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.budget.take(buf.len())?;
+        self.inner.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+impl<W: Seek> Seek for Counted<'_, W> {
+    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+        self.inner.seek(pos)
+    }
+}
+
+/// A new file of the scratch folder.
+fn create<'a>(path: &Path, budget: &'a Budget<'a>) -> io::Result<Counted<'a, File>> {
+    Ok(Counted {
+        inner: File::create(path)?,
+        budget,
+    })
+}
+
+/// Writes the WACZ export of every version matching `query` that `viewer` may see,
+/// packed in `scratch` (see [`WaczScratch`]).
 pub fn export_wacz(
     index: &SearchIndex,
     query: &str,
     viewer: Option<&Viewer>,
     source: &CaptureSource<'_>,
-    scratch: &Path,
+    scratch: &WaczScratch<'_>,
     out: &mut dyn Write,
     progress: &dyn Progress,
 ) -> Result<WarcReport, ExportError> {
+    // The folders of killed runs first: nothing else would ever remove them.
+    crate::output::remove_stale(scratch.dir);
     let dir = tempfile::Builder::new()
-        .prefix(".warcdex-wacz-")
-        .tempdir_in(scratch)?;
-    let warc_path = dir.path().join(WARC_NAME);
-    let pages_path = dir.path().join("pages.jsonl");
+        .prefix(&format!("{}wacz-", crate::output::own_prefix()))
+        .tempdir_in(scratch.dir)?;
+    let budget = Budget {
+        scratch,
+        used: Cell::new(0),
+        stopped: Cell::new(None),
+    };
+    pack(
+        index,
+        query,
+        viewer,
+        source,
+        dir.path(),
+        &budget,
+        out,
+        progress,
+    )
+    .map_err(|e| budget.error(e))
+}
+
+/// [`export_wacz`] in the folder `dir`.
+#[allow(clippy::too_many_arguments)]
+fn pack(
+    index: &SearchIndex,
+    query: &str,
+    viewer: Option<&Viewer>,
+    source: &CaptureSource<'_>,
+    dir: &Path,
+    budget: &Budget<'_>,
+    out: &mut dyn Write,
+    progress: &dyn Progress,
+) -> Result<WarcReport, ExportError> {
+    let warc_path = dir.join(WARC_NAME);
+    let pages_path = dir.join("pages.jsonl");
     let report = {
-        let mut warc = BufWriter::new(File::create(&warc_path)?);
-        let mut pages = BufWriter::new(File::create(&pages_path)?);
+        let mut warc = BufWriter::new(create(&warc_path, budget)?);
+        let mut pages = BufWriter::new(create(&pages_path, budget)?);
         pages.write_all(
             b"{\"format\":\"json-pages-1.0\",\"id\":\"pages\",\"title\":\"All Pages\"}\n",
         )?;
@@ -60,13 +200,16 @@ pub fn export_wacz(
             progress,
             &mut |v| write_page(v, &mut pages),
         )?;
-        warc.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+        warc.into_inner()
+            .map_err(|e| e.into_error())?
+            .inner
+            .sync_all()?;
         pages.flush()?;
         report
     };
-    let index_path = dir.path().join("index.cdx");
-    write_index(&warc_path, &index_path, dir.path())?;
-    let zip_path = dir.path().join("export.wacz");
+    let index_path = dir.join("index.cdx");
+    write_index(&warc_path, &index_path, dir, budget)?;
+    let zip_path = dir.join("export.wacz");
     write_package(
         &zip_path,
         &[
@@ -87,6 +230,7 @@ pub fn export_wacz(
             ),
         ],
         query,
+        budget,
     )?;
     io::copy(&mut File::open(&zip_path)?, out)?;
     Ok(report)
@@ -116,7 +260,7 @@ fn write_page(v: &MatchedVersion, pages: &mut dyn Write) -> io::Result<()> {
 }
 
 /// Indexes the exported WARC as CDXJ (the lines `warcdex cdx -j` writes), sorted.
-fn write_index(warc: &Path, to: &Path, tmp: &Path) -> Result<(), ExportError> {
+fn write_index(warc: &Path, to: &Path, tmp: &Path, budget: &Budget<'_>) -> Result<(), ExportError> {
     let mut sorter = ExternalSorter::new(SortOptions {
         memory: 32 << 20,
         tmp_dir: Some(tmp.to_path_buf()),
@@ -138,6 +282,8 @@ fn write_index(warc: &Path, to: &Path, tmp: &Path) -> Result<(), ExportError> {
             while line.last() == Some(&b'\n') {
                 line.pop();
             }
+            // The sorter's runs go to the scratch folder too: counted by the line.
+            budget.take(line.len() + 1)?;
             sorter.push(&line)
         },
         &mut |_| {},
@@ -146,12 +292,15 @@ fn write_index(warc: &Path, to: &Path, tmp: &Path) -> Result<(), ExportError> {
     if let Some(e) = report.error {
         return Err(io::Error::other(format!("indexing the exported WARC: {e}")).into());
     }
-    let mut out = BufWriter::new(File::create(to)?);
+    let mut out = BufWriter::new(create(to, budget)?);
     sorter.finish_with(|l| {
         out.write_all(l)?;
         out.write_all(b"\n")
     })?;
-    out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+    out.into_inner()
+        .map_err(|e| e.into_error())?
+        .inner
+        .sync_all()?;
     Ok(())
 }
 
@@ -181,9 +330,10 @@ fn write_package(
     to: &Path,
     parts: &[(&str, &Path, CompressionMethod)],
     query: &str,
+    budget: &Budget<'_>,
 ) -> Result<(), ExportError> {
     let zip_err = |e: zip::result::ZipError| io::Error::other(e.to_string());
-    let mut zip = zip::ZipWriter::new(BufWriter::new(File::create(to)?));
+    let mut zip = zip::ZipWriter::new(BufWriter::new(create(to, budget)?));
     let mut resources = Vec::new();
     for (name, path, method) in parts {
         let (hash, bytes) = sha256_of(path)?;
@@ -227,6 +377,10 @@ fn write_package(
         .map_err(zip_err)?;
     zip.write_all(&serde_json::to_vec_pretty(&digest).map_err(io::Error::other)?)?;
     let inner = zip.finish().map_err(zip_err)?;
-    inner.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+    inner
+        .into_inner()
+        .map_err(|e| e.into_error())?
+        .inner
+        .sync_all()?;
     Ok(())
 }

@@ -106,9 +106,9 @@ fn manifest(
     exclusions: Option<ExclusionsInfo>,
 ) -> SegmentManifest {
     SegmentManifest {
-        // 2: signed integers, capture times, `archive`, `lang`, `main_text`
-        // (src/segment/rows/schema.rs).
-        version: 2,
+        // 3: the rows file's checksum; 2: signed integers, capture times, `archive`,
+        // `lang`, `main_text` (src/segment/rows/schema.rs).
+        version: crate::segment::layout::SEGMENT_VERSION,
         canonicalizer: match opts.key {
             warcdex_cdx::KeyStyle::Surt => "surt".into(),
             warcdex_cdx::KeyStyle::Url => "url".into(),
@@ -122,6 +122,8 @@ fn manifest(
         // Set by the writer from the rows it wrote.
         documents: 0,
         shard: None,
+        // Set by the writer from the file it wrote.
+        rows_crc32: None,
     }
 }
 

@@ -7,14 +7,14 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use tantivy::schema::Value;
-use tantivy::{DocAddress, Index, TantivyDocument};
+use tantivy::{DocAddress, TantivyDocument};
 use warcdex_cdx::sort::SortOptions;
 
 use super::links::LinkOptions;
 use super::versions::{absorb_all, VersionGroup, VersionRecord, VersionSorter};
 use super::{same_canonicalizer, MainWriter, Result};
 use crate::path_error::ResultAtPath;
-use crate::pindex::directory::ReleasingDirectory;
+use crate::pindex::directory::open_released_read_only;
 use crate::pindex::info::read_main_info;
 use crate::pindex::MainInfo;
 use crate::schema::{analysis, schema, Fields};
@@ -34,7 +34,8 @@ pub fn merge_indexes(indexes: &[PathBuf], out: &Path, sort: &SortOptions) -> Res
         links = info.links.clone();
         same_canonicalizer(&mut canonicalizer, &info.canonicalizer, dir)?;
         // Every stored document is read once: pages need not stay resident.
-        let index = Index::open(ReleasingDirectory::open(dir)?).at(dir)?;
+        // Read only: a source may be another account's, or on a read-only mount.
+        let index = open_released_read_only(dir)?;
         analysis::register(&index);
         let searcher = index.reader().at(dir)?.searcher();
         for (ord, seg) in searcher.segment_readers().iter().enumerate() {

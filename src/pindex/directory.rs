@@ -364,6 +364,91 @@ impl Directory for ReleasingDirectory {
     }
 }
 
+/// A directory opened for reading only: every read is `D`'s, nothing is ever written.
+/// Locks are granted without a lock file, writes and deletes are refused.
+///
+/// Why: tantivy's reader takes the meta lock (`.tantivy-meta.lock`, created and opened
+/// for writing) while it opens the segments, so a collection on a read-only mount, or
+/// owned by another account with files 0644, opened no set at all (EROFS, EACCES; issue
+/// 56, item 15). The lock only keeps a writer's garbage collection from deleting files
+/// while they are opened; the indexes warcdex reads are never changed in place (a new
+/// set is written beside and renamed), so a reader has nothing to lock out.
+#[derive(Clone)]
+pub struct ReadOnly<D: Directory + Clone>(pub D);
+
+impl<D: Directory + Clone> std::fmt::Debug for ReadOnly<D> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ReadOnly({:?})", self.0)
+    }
+}
+
+/// The error of a write asked of a [`ReadOnly`] directory.
+fn read_only(path: &Path) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::PermissionDenied,
+        format!("{}: the index is opened for reading only", path.display()),
+    )
+}
+
+impl<D: Directory + Clone> Directory for ReadOnly<D> {
+    fn get_file_handle(&self, path: &Path) -> Result<Arc<dyn FileHandle>, OpenReadError> {
+        self.0.get_file_handle(path)
+    }
+
+    fn delete(&self, path: &Path) -> Result<(), DeleteError> {
+        Err(DeleteError::IoError {
+            io_error: Arc::new(read_only(path)),
+            filepath: path.to_path_buf(),
+        })
+    }
+
+    fn exists(&self, path: &Path) -> Result<bool, OpenReadError> {
+        self.0.exists(path)
+    }
+
+    fn open_write(&self, path: &Path) -> Result<WritePtr, OpenWriteError> {
+        Err(OpenWriteError::wrap_io_error(
+            read_only(path),
+            path.to_path_buf(),
+        ))
+    }
+
+    fn atomic_read(&self, path: &Path) -> Result<Vec<u8>, OpenReadError> {
+        self.0.atomic_read(path)
+    }
+
+    fn atomic_write(&self, path: &Path, _: &[u8]) -> io::Result<()> {
+        Err(read_only(path))
+    }
+
+    fn sync_directory(&self) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn acquire_lock(&self, _: &Lock) -> Result<DirectoryLock, LockError> {
+        // No lock file: see the type's comment.
+        Ok(DirectoryLock::from(Box::new(())))
+    }
+
+    fn watch(&self, watch_callback: WatchCallback) -> tantivy::Result<WatchHandle> {
+        self.0.watch(watch_callback)
+    }
+}
+
+/// The index in `dir` through tantivy's own directory, for reading only ([`ReadOnly`]).
+pub fn open_read_only(dir: &Path) -> Result<tantivy::Index> {
+    let d = MmapDirectory::open(dir)
+        .map_err(tantivy::TantivyError::from)
+        .at(dir)?;
+    Ok(tantivy::Index::open(ReadOnly(d)).at(dir)?)
+}
+
+/// The index in `dir` through a [`ReleasingDirectory`], for reading only ([`ReadOnly`]).
+pub fn open_released_read_only(dir: &Path) -> Result<tantivy::Index> {
+    let d = ReleasingDirectory::open(dir)?;
+    Ok(tantivy::Index::open(ReadOnly(d)).at(dir)?)
+}
+
 #[cfg(test)]
 mod tests {
     use tantivy::HasLen;

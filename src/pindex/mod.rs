@@ -5,7 +5,8 @@
 //! - [`info`]: `pindex.json`, typed once for both kinds ([`PindexInfo`]), and its one
 //!   reader and writer.
 //! - [`directory`]: the tantivy directory of commands that read an index through once,
-//!   whose mapped pages do not stay resident.
+//!   whose mapped pages do not stay resident, and the read-only wrapper every reader
+//!   opens an index through (no lock file, no write).
 //! - [`open`]: opening an index as a parallel index (one segment, no deletions).
 //! - [`keys`]: main's key columns and the `keyhash` a dates index stores per document.
 //! - [`align`]: the checks that a dates index belongs to its main index, and that

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use tantivy::{Index, ReloadPolicy, Searcher};
 
-use super::directory::ReleasingDirectory;
+use super::directory::{open_read_only, open_released_read_only};
 use super::{Error, Result};
 use crate::path_error::ResultAtPath;
 
@@ -21,10 +21,11 @@ pub fn searcher_without_reload(index: &Index, dir: &Path) -> Result<Searcher> {
     Ok(reader.searcher())
 }
 
-/// Opens the index in `dir` and a searcher over it, refusing an index of more than one
+/// Opens the index in `dir` for reading only (no lock file, no write:
+/// [`super::directory::ReadOnly`]) and a searcher over it, refusing an index of more than one
 /// segment or with deleted documents: its DocIds would not be positions.
 pub fn open_parallel_index(dir: &Path) -> Result<(Index, Searcher)> {
-    let index = Index::open_in_dir(dir).at(dir)?;
+    let index = open_read_only(dir)?;
     crate::schema::analysis::register(&index);
     check_parallel_index(dir, index)
 }
@@ -32,7 +33,7 @@ pub fn open_parallel_index(dir: &Path) -> Result<(Index, Searcher)> {
 /// [`open_parallel_index`] for a command that reads the index through once (add-dates,
 /// dumpindex): the pages it reads do not stay resident ([`ReleasingDirectory`]).
 pub fn open_parallel_index_released(dir: &Path) -> Result<(Index, Searcher)> {
-    let index = Index::open(ReleasingDirectory::open(dir)?).at(dir)?;
+    let index = open_released_read_only(dir)?;
     crate::schema::analysis::register(&index);
     check_parallel_index(dir, index)
 }
@@ -42,7 +43,7 @@ pub fn open_parallel_index_released(dir: &Path) -> Result<(Index, Searcher)> {
 /// refused, naming the file, before a row of it is printed (it printed the rows before
 /// the damage, then failed; or, a damaged file it never reads whole, all of them).
 pub fn open_verified_parallel_index_released(dir: &Path) -> Result<(Index, Searcher)> {
-    let index = Index::open(ReleasingDirectory::open(dir)?).at(dir)?;
+    let index = open_released_read_only(dir)?;
     crate::schema::analysis::register(&index);
     check_checksums(&index, dir)?;
     check_parallel_index(dir, index)

@@ -506,7 +506,10 @@ pub(super) fn read_ordinals(
 pub(crate) fn still_intact(set: &OpenSet) -> bool {
     std::iter::once(&set.main_dir)
         .chain(&set.dates_dir)
-        .all(|d| Index::open_in_dir(d).is_ok_and(|i| pindex::open::check_checksums(&i, d).is_ok()))
+        .all(|d| {
+            pindex::directory::open_read_only(d)
+                .is_ok_and(|i| pindex::open::check_checksums(&i, d).is_ok())
+        })
 }
 
 /// Opens the set in `dir` (`main` and, when present, `dates`), checking alignment.
@@ -525,11 +528,12 @@ pub(crate) fn open(dir: &Path, released: bool) -> io::Result<OpenSet> {
     let dates_dir = Some(dir.join("dates")).filter(|d| d.is_dir());
     // Checksums first: opening and the alignment check already read the files.
     for d in std::iter::once(&main_dir).chain(&dates_dir) {
+        // For reading only: no lock file is created, so a collection on a read-only
+        // mount or owned by another account opens (issue 56, item 15).
         let index = if released {
-            let directory = pindex::directory::ReleasingDirectory::open(d)?;
-            Index::open(directory).at(d).map_err(pindex::Error::from)?
+            pindex::directory::open_released_read_only(d)?
         } else {
-            Index::open_in_dir(d).at(d).map_err(pindex::Error::from)?
+            pindex::directory::open_read_only(d)?
         };
         pindex::open::check_checksums(&index, d)?;
     }

@@ -19,10 +19,15 @@ pub const ROWS_FILE: &str = "documents.parquet";
 /// The manifest file inside a segment.
 pub const MANIFEST_FILE: &str = "segment.json";
 
+/// The format version of the segments written now: 3 records the rows file's CRC-32
+/// ([`SegmentManifest::rows_crc32`]); 2 has signed integers and capture times; 1 is the
+/// first. Every version reads.
+pub const SEGMENT_VERSION: u32 = 3;
+
 /// `segment.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SegmentManifest {
-    /// Format version of the segment.
+    /// Format version of the segment ([`SEGMENT_VERSION`] when written now).
     pub version: u32,
     /// `surt` or `url`: the canonicalizer of every `urlkey` (exclusions and dates lists
     /// must use the same).
@@ -46,6 +51,11 @@ pub struct SegmentManifest {
     /// those of the whole import).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<String>,
+    /// The CRC-32 of `documents.parquet`, checked before it is read
+    /// ([`super::rows::verify_rows`]); `None` in segments written before format version
+    /// 3, which are read unchecked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rows_crc32: Option<u32>,
 }
 
 /// The exclusion list of an import.
@@ -184,9 +194,11 @@ pub fn write_segment_with(
 ) -> Result<SegmentManifest> {
     refuse_existing(dest)?;
     let tmp = crate::output::temp_dir_beside(dest)?;
-    let mut w = RowWriter::create(&tmp.path().join(ROWS_FILE))?;
+    let rows = tmp.path().join(ROWS_FILE);
+    let mut w = RowWriter::create(&rows)?;
     fill(&mut w)?;
     manifest.documents = w.finish()?;
+    seal(&mut manifest, &rows)?;
     let json = serde_json::to_string_pretty(&manifest).at(dest)?;
     let path = tmp.path().join(MANIFEST_FILE);
     std::fs::write(&path, json + "\n").at(&path)?;
@@ -227,16 +239,23 @@ pub fn write_sharded_segment_with(
         let mut m = manifest.clone();
         m.documents = w.finish()?;
         m.shard = Some(format!("{k}/{count}"));
-        let path = tmp
-            .path()
-            .join(shard_segment_name(k as u32))
-            .join(MANIFEST_FILE);
+        let dir = tmp.path().join(shard_segment_name(k as u32));
+        seal(&mut m, &dir.join(ROWS_FILE))?;
+        let path = dir.join(MANIFEST_FILE);
         let json = serde_json::to_string_pretty(&m).at(&path)?;
         std::fs::write(&path, json + "\n").at(&path)?;
         out.push(m);
     }
     crate::output::install_dir(tmp, dest)?;
     Ok(out)
+}
+
+/// Records the finished rows file's checksum in `manifest`, at the format version that
+/// has one.
+fn seal(manifest: &mut SegmentManifest, rows: &Path) -> Result<()> {
+    manifest.rows_crc32 = Some(super::rows::crc32_of(rows)?);
+    manifest.version = manifest.version.max(SEGMENT_VERSION);
+    Ok(())
 }
 
 /// The directory of shard `k`'s segment in a sharded import (`shard-<k>`).

@@ -2,8 +2,9 @@
 //! ([`warcdex_cdx::query`]; parameters and differences in docs/api.md).
 //!
 //! `all.cdx` is opened per request, so a collection that replaces it by rename is seen
-//! at once. The query runs on the blocking pool and its answer is streamed
-//! (`streamed.rs`): memory stays a few pieces whatever the answer's size.
+//! at once. The query runs on a writer thread of its own, taking a search permit only
+//! while it reads, and its answer is streamed (`streamed.rs`): memory stays a few pieces
+//! whatever the answer's size, and a client that reads slowly holds no search thread.
 
 use std::io;
 use std::sync::Arc;
@@ -38,7 +39,7 @@ pub(super) async fn cdx(
     let path = loaded.index.dir().join("all.cdx");
     let query = uri.query().unwrap_or("").as_bytes().to_vec();
     let viewer = state.opts.viewer(&headers).filter(|v| !v.sees_everything());
-    streamed(move |w| {
+    streamed(&state.permits, move |w| {
         let mut query =
             CdxQuery::parse(&query).map_err(|e| (StatusCode::BAD_REQUEST, e.message))?;
         if let Some(v) = viewer {

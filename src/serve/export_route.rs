@@ -1,8 +1,10 @@
 //! `GET /export?query=…&format=csv|jsonl|parquet|warc|wacz[&fields=…][&asOf=…]`: every
 //! version the query matches, streamed as the blocking pool reads them (`streamed.rs`),
 //! under the asker's access rules; what `warcdex export` writes (src/export/). A WARC
-//! streams as its records are read; a WACZ is packed in the system's temporary folder
-//! first (its index is made from the finished WARC), then sent.
+//! streams as its records are read; a WACZ is packed in a temporary folder first (its
+//! index is made from the finished WARC), then sent: the folder's size is capped
+//! (`serve --export-tmp-limit`, a 507 past it) and packing stops when the client goes
+//! away.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -17,13 +19,13 @@ use super::streamed::streamed;
 use super::{current, plain, query_param, AppState, Backend};
 use crate::export::{
     default_fields, export_matches, export_wacz, export_warc, parse_fields, CaptureSource,
-    ExportError, ExportFormat,
+    ExportError, ExportFormat, WaczScratch,
 };
 use crate::search::SearchError;
 
-/// Exports running at once: each holds a thread of the blocking pool (which the searches
-/// share) for as long as the export streams, so a client asking for many at once must not
-/// take the pool from the searches.
+/// Exports running at once: each takes a search permit while it computes (a WACZ for all
+/// of its packing), so a client asking for many at once must not take the permits from
+/// the searches.
 const MAX_EXPORTS: usize = 2;
 
 static RUNNING: AtomicUsize = AtomicUsize::new(0);
@@ -93,7 +95,9 @@ pub(super) async fn export(
     };
     let loaded = current(local, &state.opts).await;
     let archives = local.archives.clone();
-    streamed(move |w| {
+    let scratch_dir = (state.opts.export_tmp_dir.clone()).unwrap_or_else(std::env::temp_dir);
+    let scratch_limit = state.opts.export_tmp_limit;
+    streamed(&state.permits, move |w| {
         let _running = running;
         // A malformed query is found before the answer starts.
         crate::search::query::parse(&query).map_err(|e| (StatusCode::BAD_REQUEST, e.0))?;
@@ -141,13 +145,18 @@ pub(super) async fn export(
                     archive: &archive,
                 };
                 let report = if format == ExportFormat::Wacz {
-                    let tmp = std::env::temp_dir();
+                    let gone = w.client_gone();
+                    let scratch = WaczScratch {
+                        dir: &scratch_dir,
+                        limit: scratch_limit,
+                        cancelled: &gone,
+                    };
                     export_wacz(
                         &loaded.index,
                         &query,
                         viewer.as_ref(),
                         &source,
-                        &tmp,
+                        &scratch,
                         w,
                         &(),
                     )
@@ -172,6 +181,11 @@ pub(super) async fn export(
         };
         done.map_err(|e| match e {
             ExportError::Search(SearchError::Query(e)) => (StatusCode::BAD_REQUEST, e.0),
+            e @ ExportError::ScratchFull { .. } => {
+                (StatusCode::INSUFFICIENT_STORAGE, e.to_string())
+            }
+            // Nobody to answer.
+            e @ ExportError::Cancelled => (StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
             e => {
                 eprintln!("warcdex serve: /export: {e}");
                 (

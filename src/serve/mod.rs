@@ -85,7 +85,16 @@ pub struct ServeOptions {
     /// (`--user-header`, as pywb's `X-Pywb-ACL-User`); without it every request is the
     /// public's.
     pub user_header: Option<axum::http::HeaderName>,
+    /// Where `/export?format=wacz` packs (`--export-tmp-dir`); `None`: the system's
+    /// temporary folder.
+    pub export_tmp_dir: Option<std::path::PathBuf>,
+    /// The most bytes one WACZ export may take there (`--export-tmp-limit`); `None`: no
+    /// limit.
+    pub export_tmp_limit: Option<u64>,
 }
+
+/// [`ServeOptions::export_tmp_limit`] by default: 2 GiB.
+pub const DEFAULT_EXPORT_TMP_LIMIT: u64 = 2 << 30;
 
 impl ServeOptions {
     /// Who asks: the rules in force and the user the request's header names.
@@ -115,6 +124,8 @@ impl Default for ServeOptions {
             reload_interval: Some(Duration::from_secs(5)),
             access: None,
             user_header: None,
+            export_tmp_dir: None,
+            export_tmp_limit: Some(DEFAULT_EXPORT_TMP_LIMIT),
         }
     }
 }
@@ -171,6 +182,9 @@ enum Backend {
 struct AppState {
     backend: Backend,
     opts: ServeOptions,
+    /// `--search-threads` permits, taken by every search and by the writers of streamed
+    /// answers while they compute (`streamed.rs`).
+    permits: streamed::Permits,
 }
 
 impl AppState {
@@ -271,7 +285,12 @@ pub fn front_router(front: Front, opts: ServeOptions) -> Router {
 }
 
 fn routes(backend: Backend, opts: ServeOptions, shard_routes: bool) -> Router {
-    let state = Arc::new(AppState { backend, opts });
+    let permits = Arc::new(tokio::sync::Semaphore::new(opts.search_threads.max(1)));
+    let state = Arc::new(AppState {
+        backend,
+        opts,
+        permits,
+    });
     let mut r = Router::new()
         .route("/", get(search_page))
         .route("/opensearch", get(opensearch_rss))
@@ -451,7 +470,7 @@ async fn run_search(
         }
     };
     let loaded = current(local, &state.opts).await;
-    blocking(move || loaded.index.search(&req)).await
+    blocking(&state.permits, move || loaded.index.search(&req)).await
 }
 
 /// The HTTP status and message of a failed search.
@@ -466,11 +485,18 @@ fn status_of(e: SearchError) -> (StatusCode, String) {
     }
 }
 
-/// Runs a search of the index on the blocking pool (tantivy is synchronous).
+/// Runs a search of the index on the blocking pool (tantivy is synchronous), holding one
+/// of `permits` (which the writers of streamed answers share) for its length.
 async fn blocking<T: Send + 'static>(
+    permits: &streamed::Permits,
     f: impl FnOnce() -> Result<T, SearchError> + Send + 'static,
 ) -> Result<T, (StatusCode, String)> {
-    match tokio::task::spawn_blocking(f).await {
+    let permit = (permits.clone().acquire_owned().await).expect("the permits are never closed");
+    let run = move || {
+        let _permit = permit;
+        f()
+    };
+    match tokio::task::spawn_blocking(run).await {
         Ok(r) => r.map_err(status_of),
         Err(e) => {
             eprintln!("warcdex serve: a search failed: {e}");
@@ -716,7 +742,7 @@ async fn shard_stats(
     let r = async {
         let query = shard_query(&raw)?;
         let loaded = current(local_index(&state), &state.opts).await;
-        blocking(move || loaded.index.term_stats(&query)).await
+        blocking(&state.permits, move || loaded.index.term_stats(&query)).await
     };
     json_result(r.await)
 }
@@ -738,7 +764,7 @@ async fn shard_search(
             .map_err(|e| bad(format!("the body is not term statistics: {e}")))?;
         let loaded = current(local_index(&state), &state.opts).await;
         let viewer = state.opts.viewer(&headers);
-        blocking(move || {
+        blocking(&state.permits, move || {
             (loaded.index).search_shard(&query, per_site, need, &stats, viewer.as_ref())
         })
         .await

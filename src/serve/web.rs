@@ -487,15 +487,15 @@ pub(crate) fn front_refusal() -> axum::response::Response {
 
 pub(crate) type St = axum::extract::State<Arc<super::AppState>>;
 
-/// Answers a capture route with `f`, run on the blocking pool and streamed; a front
-/// server has no captures.
+/// Answers a capture route with `f`, run on a writer thread and streamed (`streamed.rs`);
+/// a front server has no captures.
 pub(crate) async fn capture_route(
     state: &super::AppState,
     headers: &HeaderMap,
     f: impl FnOnce(Access, &mut Streamer) -> Result<(), Refusal> + Send + 'static,
 ) -> axum::response::Response {
     match access_of(state, headers).await {
-        Some(access) => super::streamed::streamed(move |out| f(access, out)).await,
+        Some(access) => super::streamed::streamed(&state.permits, move |out| f(access, out)).await,
         None => front_refusal(),
     }
 }

@@ -16,7 +16,9 @@ mod reader;
 mod schema;
 mod writer;
 
-pub use reader::{read_rows, read_rows_with, row_count, Columns, RowReader};
+pub use reader::{
+    crc32_of, read_columns, read_rows, read_rows_with, row_count, verify_rows, Columns, RowReader,
+};
 pub use schema::schema;
 pub use writer::{RowWriter, RowWriterOptions, DEFAULT_ROW_GROUP_BYTES, DEFAULT_ROW_GROUP_ROWS};
 

@@ -1,7 +1,16 @@
 //! Reading segment rows: Parquet back to [`SegmentRow`]s one batch at a time, columns
 //! found by name so that files of older format versions still read.
+//!
+//! A damaged file is an error naming it, never a panic (issue 56, item 14: one bit
+//! flipped panicked five commands inside the parquet crate). Two guards: the file is
+//! checked first against the CRC-32 its `segment.json` records ([`verify_rows`];
+//! segments written before format version 3 have none and are read unchecked), and
+//! every call into the parquet crate runs under [`guarded`], which turns a panic into
+//! [`Error::DamagedRows`].
 
 use std::fs::File;
+use std::io::Read;
+use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
 
 use arrow_array::cast::AsArray;
@@ -20,14 +29,108 @@ use super::DEFAULT_BATCH_ROWS;
 use crate::path_error::{AtPath, ResultAtPath};
 use crate::segment::{Error, Outlink, Result, SegmentRow};
 
-/// Number of rows in a segment file, from its footer alone.
+/// Runs `f`, a call into the parquet or arrow crates over the rows file `path`,
+/// turning a panic into [`Error::DamagedRows`] naming the file: the crates panic on some
+/// damaged files ("column start and length should not be negative"), and a segment
+/// written before its checksum was recorded can only be guarded so.
+fn guarded<T>(path: &Path, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    std::panic::catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|panic| {
+        let why = (panic.downcast_ref::<&str>().map(|s| s.to_string()))
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic".into());
+        Err(Error::DamagedRows {
+            path: path.to_path_buf(),
+            why,
+        })
+    })
+}
+
+/// The CRC-32 of a file, read through once.
+pub fn crc32_of(path: &Path) -> Result<u32> {
+    let mut f = File::open(path).at(path)?;
+    let mut crc = crc32fast::Hasher::new();
+    let mut buf = vec![0u8; 256 << 10];
+    loop {
+        let n = f.read(&mut buf).at(path)?;
+        if n == 0 {
+            return Ok(crc.finalize());
+        }
+        crc.update(&buf[..n]);
+    }
+}
+
+/// Checks the rows file `path` against the CRC-32 that the `segment.json` beside it
+/// records. A file without a `segment.json` beside it, or whose manifest records none (a
+/// segment written before format version 3), is not checked; a manifest that does not
+/// parse is an error naming it.
+pub fn verify_rows(path: &Path) -> Result<()> {
+    let Some(dir) = path.parent() else {
+        return Ok(());
+    };
+    if !dir.join(crate::segment::layout::MANIFEST_FILE).exists() {
+        return Ok(());
+    }
+    let Some(expected) = crate::segment::layout::read_manifest(dir)?.rows_crc32 else {
+        return Ok(());
+    };
+    let found = crc32_of(path)?;
+    if found != expected {
+        return Err(Error::RowsChecksum {
+            path: path.to_path_buf(),
+            expected,
+            found,
+        });
+    }
+    Ok(())
+}
+
+/// Number of rows in a segment file, from its footer alone (after [`verify_rows`]).
 pub fn row_count(path: &Path) -> Result<u64> {
+    verify_rows(path)?;
     let file = File::open(path).at(path)?;
-    let meta = ParquetMetaDataReader::new()
-        .parse_and_finish(&file)
-        .at(path)?;
+    let meta = guarded(path, || {
+        Ok(ParquetMetaDataReader::new()
+            .parse_and_finish(&file)
+            .at(path)?)
+    })?;
     u64::try_from(meta.file_metadata().num_rows())
         .map_err(|_| Error::NegativeRowCount(path.to_path_buf()))
+}
+
+/// The record batches of the columns `names` of the rows file `path` (those it has),
+/// in file order, after [`verify_rows`], each decoded under [`guarded`]: for a reader of
+/// a few columns of every segment (the capture table's languages).
+pub fn read_columns(
+    path: &Path,
+    names: &[&str],
+) -> Result<impl Iterator<Item = Result<RecordBatch>>> {
+    verify_rows(path)?;
+    let file = File::open(path).at(path)?;
+    let mut batches = guarded(path, || {
+        let builder = ParquetRecordBatchReaderBuilder::try_new(file).at(path)?;
+        let roots: Vec<usize> = (builder.schema().fields().iter().enumerate())
+            .filter(|(_, c)| names.contains(&c.name().as_str()))
+            .map(|(i, _)| i)
+            .collect();
+        let mask = ProjectionMask::roots(builder.parquet_schema(), roots);
+        Ok(builder.with_projection(mask).build().at(path)?)
+    })?;
+    let path = path.to_path_buf();
+    let mut done = false;
+    Ok(std::iter::from_fn(move || {
+        if done {
+            return None;
+        }
+        let next = guarded(&path, || Ok(batches.next().transpose().at(&path)?));
+        match next {
+            Ok(Some(b)) => Some(Ok(b)),
+            Ok(None) => None,
+            Err(e) => {
+                done = true;
+                Some(Err(e))
+            }
+        }
+    }))
 }
 
 /// Reads the rows of a segment file back, one batch of [`DEFAULT_BATCH_ROWS`] rows in
@@ -65,7 +168,14 @@ const WRITE_ONLY_COLUMNS: [&str; 2] = ["capture_times", "first_time"];
 const NEWER_COLUMNS: [&str; 3] = ["archive", "lang", "main_text"];
 
 /// [`read_rows`] decoding only `columns`: Parquet skips the column chunks of the others.
+/// The file is checked first ([`verify_rows`]).
 pub fn read_rows_with(path: &Path, columns: Columns) -> Result<RowReader> {
+    verify_rows(path)?;
+    guarded(path, || open_rows(path, columns))
+}
+
+/// [`read_rows_with`] after the check.
+fn open_rows(path: &Path, columns: Columns) -> Result<RowReader> {
     let file = File::open(path).at(path)?;
     let builder = ParquetRecordBatchReaderBuilder::try_new(file).at(path)?;
     check_schema(path, builder.schema())?;
@@ -327,6 +437,22 @@ impl Iterator for RowReader {
     type Item = Result<SegmentRow>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        let path = self.path.clone();
+        match guarded(&path, || Ok(self.next_unguarded())) {
+            Ok(r) => r,
+            Err(e) => {
+                // A panic leaves the decoder in no state to resume from.
+                self.done = true;
+                self.current = None;
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+impl RowReader {
+    /// [`Iterator::next`], which runs it under [`guarded`].
+    fn next_unguarded(&mut self) -> Option<Result<SegmentRow>> {
         loop {
             if self.done {
                 return None;
