@@ -548,3 +548,35 @@ fn bad_capture_requests_are_4xx_and_the_server_stays_up() {
     assert_eq!(gone.status, 404, "{}", gone.text());
     assert_eq!(get(&addr, "/healthz").status, 200);
 }
+
+/// Issue 56, item 16: every answer says `X-Content-Type-Options: nosniff`, the Memento
+/// routes' and an unknown path's included.
+#[test]
+fn every_answer_says_nosniff() {
+    let tmp = tempfile::tempdir().unwrap();
+    let coll = collection(tmp.path());
+    let addr = serve(&coll);
+    let about = "http://example.org/about.html";
+    for path in [
+        format!("/timemap/link/{about}"),
+        format!("/timemap/json/{about}"),
+        format!("/timegate/{about}"),
+        "/timegate/http://nowhere.example/".to_string(),
+        format!("/web/2007/{about}"),
+        format!("/web/2007id_/{about}"),
+        "/web/2007/http://nowhere.example/".to_string(),
+        "/no/such/route".to_string(),
+        "/".to_string(),
+        "/healthz".to_string(),
+        "/search.json".to_string(),
+        "/cdx?url=example.org".to_string(),
+    ] {
+        let a = get(&addr, &path);
+        assert_eq!(
+            a.header("x-content-type-options"),
+            Some("nosniff"),
+            "{path}: {}",
+            a.status
+        );
+    }
+}

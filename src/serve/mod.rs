@@ -293,7 +293,25 @@ fn routes(backend: Backend, opts: ServeOptions, shard_routes: bool) -> Router {
             .route("/shard/stats.json", get(shard_stats))
             .route("/shard/search.json", post(shard_search));
     }
-    r.with_state(state)
+    r.fallback(unknown_path)
+        .with_state(state)
+        // On every answer, whichever route made it (docs/api.md): a browser must never
+        // take a capture's bytes or a message for another type than the one sent.
+        .layer(axum::middleware::map_response(nosniff))
+}
+
+/// `X-Content-Type-Options: nosniff` on an answer.
+async fn nosniff(mut r: Response) -> Response {
+    r.headers_mut().insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    r
+}
+
+/// A path no route answers.
+async fn unknown_path() -> Response {
+    plain(StatusCode::NOT_FOUND, "no such page on this server".into())
 }
 
 /// The cores this process may use (2 when that cannot be told).
