@@ -31,6 +31,11 @@ pub(crate) const PREFIX: &str = "/web";
 /// collection), run no script, and be framed only here.
 const REPLAY_CSP: &str = "default-src 'self' data: blob:; style-src 'self' 'unsafe-inline' data:; \
 script-src 'none'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'self'";
+/// The policy of an `id_` answer, the payload unrewritten: sandboxed (no script, no
+/// form, no navigation of another window), loading nothing. What could still lead off
+/// the server is sent as an attachment (`replay::body`).
+const IDENTITY_CSP: &str = "sandbox; default-src 'none'; img-src 'self' data:; \
+media-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'self'";
 /// The policy of the banner page: its own inline style and the frame, nothing else.
 const FRAME_CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; frame-src 'self'; \
 form-action 'self'; frame-ancestors 'self'";
@@ -317,9 +322,13 @@ fn replay_record(
         date: shown.timestamp.clone(),
         prefix: PREFIX.to_string(),
     };
+    let csp = match a.mode {
+        Mode::Identity => IDENTITY_CSP,
+        _ => REPLAY_CSP,
+    };
     headers.insert(
         header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(REPLAY_CSP),
+        HeaderValue::from_static(csp),
     );
     // The head and the body are written by two closures.
     let out = std::cell::RefCell::new(out);
