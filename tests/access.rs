@@ -174,11 +174,23 @@ fn rules_in(dir: &Path) -> Arc<LiveRules> {
 }
 
 fn serve_with(coll: &Path, live: Option<Arc<LiveRules>>) -> String {
-    let opts = ServeOptions {
+    start_in_process(coll, options(live))
+}
+
+fn options(live: Option<Arc<LiveRules>>) -> ServeOptions {
+    ServeOptions {
         access: live,
         user_header: Some(USER.parse().unwrap()),
         replay_prefix: Some(warcdex::serve::VIEW_PREFIX.into()),
         ..ServeOptions::default()
+    }
+}
+
+/// A shard server (`serve --shard`) of `coll` under `live`.
+fn shard_with(coll: &Path, live: Option<Arc<LiveRules>>) -> String {
+    let opts = ServeOptions {
+        shard: true,
+        ..options(live)
     };
     start_in_process(coll, opts)
 }
@@ -434,7 +446,7 @@ fn a_rule_added_while_serving_takes_effect_without_a_restart() {
 fn a_front_server_passes_the_user_on_to_its_shards() {
     let tmp = tempfile::tempdir().unwrap();
     let coll = collection(tmp.path(), |_| true);
-    let shard = serve_with(&coll, Some(rules_in(tmp.path())));
+    let shard = shard_with(&coll, Some(rules_in(tmp.path())));
     let opts = ServeOptions {
         user_header: Some(USER.parse().unwrap()),
         ..ServeOptions::default()
@@ -520,4 +532,63 @@ fn exports_hold_what_the_asker_may_see() {
     ] {
         assert_eq!(get(&addr, bad, None).status, 400, "{bad}");
     }
+}
+
+/// Issue 56, item 6: the statistics a front server sums are a shard server's only
+/// (`serve --shard`), and count only the versions the asker may see: no count tells a
+/// hidden word, URL or title.
+#[test]
+fn shard_statistics_are_a_shards_and_count_what_the_asker_sees() {
+    let tmp = tempfile::tempdir().unwrap();
+    let coll = collection(tmp.path(), |_| true);
+    let plain = serve_with(&coll, Some(rules_in(tmp.path())));
+    for path in [
+        "/shard/stats.json?query=zanzibarblock",
+        "/shard/stats.json?query=court",
+    ] {
+        assert_eq!(get(&plain, path, None).status, 404, "{path}");
+    }
+    let post = request(&plain, "POST", "/shard/search.json?query=court", "");
+    assert_eq!(post.status, 404);
+
+    let shard = shard_with(&coll, Some(rules_in(tmp.path())));
+    let stats = |q: &str, user: Option<&str>| -> Value {
+        let a = get(&shard, &format!("/shard/stats.json?query={q}"), user);
+        assert_eq!(a.status, 200, "{q}: {}", a.text());
+        serde_json::from_slice(&a.body).unwrap()
+    };
+    // Every count of a term that only hidden versions hold is 0 to the public.
+    let counts = |v: &Value| -> Vec<u64> {
+        (v["terms"].as_object().unwrap().values())
+            .flat_map(|t| t.as_object().unwrap().values().map(|n| n.as_u64().unwrap()))
+            .collect()
+    };
+    for q in ["zanzibarblock", "court", "narwhalprivate", "lynxfresh"] {
+        let public = stats(q, None);
+        let c = counts(&public);
+        assert!(!c.is_empty() && c.iter().all(|&n| n == 0), "{q}: {public}");
+    }
+    // The staff sees the court ruling: counted in its text, title and URL.
+    let staff = stats("court", Some("staff"));
+    for field in ["title", "url"] {
+        let n = (staff["terms"][field].as_object().unwrap().values())
+            .map(|n| n.as_u64().unwrap())
+            .max()
+            .unwrap_or(0);
+        assert!(n >= 1, "{field}: {staff}");
+    }
+    assert!(counts(&stats("zanzibarblock", Some("staff"))).contains(&1));
+    // The documents counted are those shown: fewer for the public than for the staff,
+    // and no more than a collection without the hidden captures holds.
+    let without = collection(&tmp.path().join("without"), |c| !c.3);
+    let plain_shard = shard_with(&without, None);
+    let a = get(&plain_shard, "/shard/stats.json?query=archive", None);
+    let expected: Value = serde_json::from_slice(&a.body).unwrap();
+    let public = stats("archive", None);
+    assert_eq!(public["docs"], expected["docs"], "{public} / {expected}");
+    assert_eq!(public["terms"], expected["terms"], "{public} / {expected}");
+    assert!(
+        stats("archive", Some("staff"))["docs"].as_u64() > public["docs"].as_u64(),
+        "{public}"
+    );
 }

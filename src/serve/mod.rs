@@ -85,6 +85,9 @@ pub struct ServeOptions {
     /// (`--user-header`, as pywb's `X-Pywb-ACL-User`); without it every request is the
     /// public's.
     pub user_header: Option<axum::http::HeaderName>,
+    /// Whether this server answers a front server's shard routes (`serve --shard`):
+    /// `/shard/stats.json` and `/shard/search.json` exist only then.
+    pub shard: bool,
 }
 
 impl ServeOptions {
@@ -115,6 +118,7 @@ impl Default for ServeOptions {
             reload_interval: Some(Duration::from_secs(5)),
             access: None,
             user_header: None,
+            shard: false,
         }
     }
 }
@@ -252,7 +256,8 @@ async fn current(state: &LocalState, opts: &ServeOptions) -> Arc<Loaded> {
 }
 
 /// The routes over an opened index; with the shard routes a front server asks
-/// (`/shard/stats.json`, `/shard/search.json`, see src/serve/remote.rs).
+/// (`/shard/stats.json`, `/shard/search.json`, see src/serve/remote.rs) when
+/// [`ServeOptions::shard`] says this server is one.
 pub fn router(index: SearchIndex, opts: ServeOptions) -> Router {
     let archives = Arc::new(Archives::new(index.dir()));
     let backend = Backend::Local(LocalState {
@@ -261,7 +266,8 @@ pub fn router(index: SearchIndex, opts: ServeOptions) -> Router {
         checked: Mutex::new(Instant::now()),
         reloading: AtomicBool::new(false),
     });
-    routes(backend, opts, true)
+    let shard = opts.shard;
+    routes(backend, opts, shard)
 }
 
 /// The routes of a front server: each search is sent to the shard servers of `front`
@@ -726,15 +732,18 @@ fn json_result<T: serde::Serialize>(r: Result<T, (StatusCode, String)>) -> Respo
 }
 
 /// `/shard/stats.json?query=Q`: the statistics of the query's terms over this server's
-/// sets, which a front server sums over its shard servers.
+/// sets, which a front server sums over its shard servers; under access rules, over
+/// the versions the user the front passes on may see.
 async fn shard_stats(
     State(state): State<Arc<AppState>>,
     Query(raw): Query<Vec<(String, String)>>,
+    headers: HeaderMap,
 ) -> Response {
     let r = async {
         let query = shard_query(&raw)?;
         let loaded = current(local_index(&state), &state.opts).await;
-        blocking(move || loaded.index.term_stats(&query)).await
+        let viewer = state.opts.viewer(&headers);
+        blocking(move || loaded.index.term_stats(&query, viewer.as_ref())).await
     };
     json_result(r.await)
 }
