@@ -534,6 +534,53 @@ fn exports_hold_what_the_asker_may_see() {
     }
 }
 
+/// Issue 56, item 9: a proxy that adds the user header instead of replacing it passes
+/// the client's own too; sent twice, in either order, the header names no user, on the
+/// server and through a front server alike.
+#[test]
+fn a_user_header_sent_twice_is_the_public() {
+    let tmp = tempfile::tempdir().unwrap();
+    let coll = collection(tmp.path(), |_| true);
+    let shard = shard_with(&coll, Some(rules_in(tmp.path())));
+    let opts = ServeOptions {
+        user_header: Some(USER.parse().unwrap()),
+        ..ServeOptions::default()
+    };
+    let f = warcdex::serve::Front::new(
+        &[format!("http://{shard}")],
+        std::time::Duration::from_secs(10),
+    )
+    .unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let front = listener.local_addr().unwrap().to_string();
+    let app = warcdex::serve::front_router(f, opts.clone());
+    std::thread::spawn(move || warcdex::serve::serve(listener, app, &opts).unwrap());
+    let total = |addr: &str, extra: &str| -> Value {
+        let a = request(addr, "GET", "/search.json?query=zanzibarblock", extra);
+        assert_eq!(a.status, 200, "{}", a.text());
+        serde_json::from_slice::<Value>(&a.body).unwrap()["total"].clone()
+    };
+    for addr in [&shard, &front] {
+        assert_eq!(total(addr, &format!("{USER}: staff\r\n")), 1, "{addr}");
+        for twice in [
+            format!("{USER}: staff\r\n{USER}: visitor\r\n"),
+            format!("{USER}: visitor\r\n{USER}: staff\r\n"),
+            format!("{USER}: staff\r\n{USER}: staff\r\n"),
+        ] {
+            assert_eq!(total(addr, &twice), 0, "{addr}: {twice}");
+        }
+        let page = request(
+            addr,
+            "GET",
+            "/web/20200501100000/http://news.example/court",
+            format!("{USER}: staff\r\n{USER}: visitor\r\n"),
+        );
+        if addr == &shard {
+            assert_eq!(page.status, 451, "{}", page.text());
+        }
+    }
+}
+
 /// Issue 56, item 6: the statistics a front server sums are a shard server's only
 /// (`serve --shard`), and count only the versions the asker may see: no count tells a
 /// hidden word, URL or title.

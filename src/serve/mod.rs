@@ -94,10 +94,20 @@ impl ServeOptions {
     /// Who asks: the rules in force and the user the request's header names.
     pub(crate) fn viewer(&self, headers: &HeaderMap) -> Option<Viewer> {
         let rules = self.access.as_ref()?.current();
-        let user = (self.user_header.as_ref())
-            .and_then(|h| headers.get(h))
-            .and_then(|v| v.to_str().ok());
+        let user = self.user(headers).and_then(|v| v.to_str().ok());
         Some(Viewer::new(rules, user))
+    }
+
+    /// The user header's value when the request holds it exactly once. Sent twice, it is
+    /// no user's: a proxy that adds the header rather than replacing it passes the one
+    /// the client sent too, and which copy comes first is the client's choice, so either
+    /// could be the public's own pick (issue 56).
+    pub(crate) fn user<'h>(&self, headers: &'h HeaderMap) -> Option<&'h HeaderValue> {
+        let mut values = headers.get_all(self.user_header.as_ref()?).iter();
+        match (values.next(), values.next()) {
+            (Some(v), None) => Some(v),
+            _ => None,
+        }
     }
 }
 
@@ -470,7 +480,7 @@ async fn run_search(
         Backend::Local(l) => l,
         Backend::Remote(front) => {
             let user = (state.opts.user_header.as_ref())
-                .and_then(|h| Some((h.clone(), headers.get(h)?.clone())));
+                .and_then(|h| Some((h.clone(), state.opts.user(headers)?.clone())));
             return front.search_as(&req, user).await.map_err(status_of);
         }
     };
