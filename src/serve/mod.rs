@@ -165,6 +165,8 @@ struct LocalState {
     reloading: AtomicBool,
     /// The collection's archives (`/warcs/NAME`), by the names `collection.json` records.
     archives: Arc<Archives>,
+    /// Where each capture lies in its archive, for `/warcs/NAME` under access rules.
+    positions: Arc<warcs_access::PositionsCache>,
 }
 
 impl LocalState {
@@ -270,8 +272,10 @@ async fn current(state: &LocalState, opts: &ServeOptions) -> Arc<Loaded> {
 /// [`ServeOptions::shard`] says this server is one.
 pub fn router(index: SearchIndex, opts: ServeOptions) -> Router {
     let archives = Arc::new(Archives::new(index.dir()));
+    let positions = Arc::new(warcs_access::PositionsCache::new(index.dir()));
     let backend = Backend::Local(LocalState {
         archives,
+        positions,
         current: RwLock::new(Loaded::new(index)),
         checked: Mutex::new(Instant::now()),
         reloading: AtomicBool::new(false),
@@ -708,7 +712,8 @@ async fn warc(
     match &state.backend {
         Backend::Local(l) => {
             let viewer = state.opts.viewer(&headers);
-            warcs::archive(l.archives.clone(), name, &headers, viewer).await
+            let (archives, positions) = (l.archives.clone(), l.positions.clone());
+            warcs::archive(archives, positions, name, &headers, viewer).await
         }
         Backend::Remote(_) => plain(
             StatusCode::NOT_FOUND,
