@@ -164,7 +164,7 @@ remotes=()
 for k in 0 1 2; do
     mkdir -p "$work/srv-$k/pindexes"
     ln -s "$spark/pindexes/shard-$k" "$work/srv-$k/pindexes/shard-$k"
-    start_server "$work/srv-$k.log" -d "$work/srv-$k"
+    start_server "$work/srv-$k.log" --shard -d "$work/srv-$k"
     remotes+=(--remote "$started")
 done
 start_server "$work/front.log" "${remotes[@]}"

@@ -354,6 +354,8 @@ fn http_app() -> Arc<HttpApp> {
                 let opts = crate::serve::ServeOptions {
                     replay_prefix: Some("http://wayback.example/web".into()),
                     search_threads: 1,
+                    // The shard routes are fuzzed too.
+                    shard: true,
                     ..crate::serve::ServeOptions::default()
                 };
                 // A current-thread runtime: `block_on` may be called from several test threads

@@ -174,11 +174,23 @@ fn rules_in(dir: &Path) -> Arc<LiveRules> {
 }
 
 fn serve_with(coll: &Path, live: Option<Arc<LiveRules>>) -> String {
-    let opts = ServeOptions {
+    start_in_process(coll, options(live))
+}
+
+fn options(live: Option<Arc<LiveRules>>) -> ServeOptions {
+    ServeOptions {
         access: live,
         user_header: Some(USER.parse().unwrap()),
         replay_prefix: Some(warcdex::serve::VIEW_PREFIX.into()),
         ..ServeOptions::default()
+    }
+}
+
+/// A shard server (`serve --shard`) of `coll` under `live`.
+fn shard_with(coll: &Path, live: Option<Arc<LiveRules>>) -> String {
+    let opts = ServeOptions {
+        shard: true,
+        ..options(live)
     };
     start_in_process(coll, opts)
 }
@@ -340,8 +352,9 @@ fn hidden_captures_are_absent_from_every_route_for_the_public_only() {
         .header("location")
         .is_some_and(|l| l.contains("/20200501100000/")));
 
-    // Archive bytes: the court record's range is blocked to the public, sent to the
-    // staff; a whole archive is not sent while rules are in force.
+    // Archive bytes: the court record's range is refused to the public (as every range
+    // not wholly inside shown records is, alike), sent to the staff; a whole archive is
+    // not sent while rules are in force.
     let line = get(
         &addr,
         "/cdx?url=http://news.example/court&output=json",
@@ -356,15 +369,20 @@ fn hidden_captures_are_absent_from_every_route_for_the_public_only() {
     let name = rec["filename"].as_str().unwrap();
     let range = format!("Range: bytes={off}-{}\r\n", off + len - 1);
     let warc = format!("/warcs/{name}");
-    assert_eq!(request(&addr, "GET", &warc, &range).status, 451);
+    assert_eq!(request(&addr, "GET", &warc, &range).status, 403);
     let sent = request(&addr, "GET", &warc, format!("{range}{USER}: staff\r\n"));
     assert_eq!(sent.status, 206);
     assert!(String::from_utf8_lossy(&sent.body).contains("zanzibarblock"));
     assert_eq!(get(&addr, &warc, public).status, 403);
-    // A range starting inside a record is not a record.
+    // Part of a record the asker may see is sent; past its end, into the next
+    // record (hidden from the staff too), it is not.
     let inside = format!("Range: bytes={}-{}\r\n", off + 10, off + len - 1);
+    let part = request(&addr, "GET", &warc, format!("{inside}{USER}: staff\r\n"));
+    assert_eq!(part.status, 206);
+    assert_eq!(part.body, sent.body[10..]);
+    let past = format!("Range: bytes={}-{}\r\n", off + 10, off + len);
     assert_eq!(
-        request(&addr, "GET", &warc, format!("{inside}{USER}: staff\r\n")).status,
+        request(&addr, "GET", &warc, format!("{past}{USER}: staff\r\n")).status,
         403
     );
 }
@@ -434,7 +452,7 @@ fn a_rule_added_while_serving_takes_effect_without_a_restart() {
 fn a_front_server_passes_the_user_on_to_its_shards() {
     let tmp = tempfile::tempdir().unwrap();
     let coll = collection(tmp.path(), |_| true);
-    let shard = serve_with(&coll, Some(rules_in(tmp.path())));
+    let shard = shard_with(&coll, Some(rules_in(tmp.path())));
     let opts = ServeOptions {
         user_header: Some(USER.parse().unwrap()),
         ..ServeOptions::default()
@@ -617,4 +635,390 @@ fn hidden_pages_anchor_text_finds_nothing() {
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(out.trim().is_empty(), "{out}");
+}
+
+/// Issue 56, item 9: a proxy that adds the user header instead of replacing it passes
+/// the client's own too; sent twice, in either order, the header names no user, on the
+/// server and through a front server alike.
+#[test]
+fn a_user_header_sent_twice_is_the_public() {
+    let tmp = tempfile::tempdir().unwrap();
+    let coll = collection(tmp.path(), |_| true);
+    let shard = shard_with(&coll, Some(rules_in(tmp.path())));
+    let opts = ServeOptions {
+        user_header: Some(USER.parse().unwrap()),
+        ..ServeOptions::default()
+    };
+    let f = warcdex::serve::Front::new(
+        &[format!("http://{shard}")],
+        std::time::Duration::from_secs(10),
+    )
+    .unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let front = listener.local_addr().unwrap().to_string();
+    let app = warcdex::serve::front_router(f, opts.clone());
+    std::thread::spawn(move || warcdex::serve::serve(listener, app, &opts).unwrap());
+    let total = |addr: &str, extra: &str| -> Value {
+        let a = request(addr, "GET", "/search.json?query=zanzibarblock", extra);
+        assert_eq!(a.status, 200, "{}", a.text());
+        serde_json::from_slice::<Value>(&a.body).unwrap()["total"].clone()
+    };
+    for addr in [&shard, &front] {
+        assert_eq!(total(addr, &format!("{USER}: staff\r\n")), 1, "{addr}");
+        for twice in [
+            format!("{USER}: staff\r\n{USER}: visitor\r\n"),
+            format!("{USER}: visitor\r\n{USER}: staff\r\n"),
+            format!("{USER}: staff\r\n{USER}: staff\r\n"),
+        ] {
+            assert_eq!(total(addr, &twice), 0, "{addr}: {twice}");
+        }
+        let page = request(
+            addr,
+            "GET",
+            "/web/20200501100000/http://news.example/court",
+            format!("{USER}: staff\r\n{USER}: visitor\r\n"),
+        );
+        if addr == &shard {
+            assert_eq!(page.status, 451, "{}", page.text());
+        }
+    }
+}
+
+/// Issue 56, item 6: the statistics a front server sums are a shard server's only
+/// (`serve --shard`), and count only the versions the asker may see: no count tells a
+/// hidden word, URL or title.
+#[test]
+fn shard_statistics_are_a_shards_and_count_what_the_asker_sees() {
+    let tmp = tempfile::tempdir().unwrap();
+    let coll = collection(tmp.path(), |_| true);
+    let plain = serve_with(&coll, Some(rules_in(tmp.path())));
+    for path in [
+        "/shard/stats.json?query=zanzibarblock",
+        "/shard/stats.json?query=court",
+    ] {
+        assert_eq!(get(&plain, path, None).status, 404, "{path}");
+    }
+    let post = request(&plain, "POST", "/shard/search.json?query=court", "");
+    assert_eq!(post.status, 404);
+
+    let shard = shard_with(&coll, Some(rules_in(tmp.path())));
+    let stats = |q: &str, user: Option<&str>| -> Value {
+        let a = get(&shard, &format!("/shard/stats.json?query={q}"), user);
+        assert_eq!(a.status, 200, "{q}: {}", a.text());
+        serde_json::from_slice(&a.body).unwrap()
+    };
+    // Every count of a term that only hidden versions hold is 0 to the public.
+    let counts = |v: &Value| -> Vec<u64> {
+        (v["terms"].as_object().unwrap().values())
+            .flat_map(|t| t.as_object().unwrap().values().map(|n| n.as_u64().unwrap()))
+            .collect()
+    };
+    for q in ["zanzibarblock", "court", "narwhalprivate", "lynxfresh"] {
+        let public = stats(q, None);
+        let c = counts(&public);
+        assert!(!c.is_empty() && c.iter().all(|&n| n == 0), "{q}: {public}");
+    }
+    // The staff sees the court ruling: counted in its text, title and URL.
+    let staff = stats("court", Some("staff"));
+    for field in ["title", "url"] {
+        let n = (staff["terms"][field].as_object().unwrap().values())
+            .map(|n| n.as_u64().unwrap())
+            .max()
+            .unwrap_or(0);
+        assert!(n >= 1, "{field}: {staff}");
+    }
+    assert!(counts(&stats("zanzibarblock", Some("staff"))).contains(&1));
+    // The documents counted are those shown: fewer for the public than for the staff,
+    // and no more than a collection without the hidden captures holds.
+    let without = collection(&tmp.path().join("without"), |c| !c.3);
+    let plain_shard = shard_with(&without, None);
+    let a = get(&plain_shard, "/shard/stats.json?query=archive", None);
+    let expected: Value = serde_json::from_slice(&a.body).unwrap();
+    let public = stats("archive", None);
+    assert_eq!(public["docs"], expected["docs"], "{public} / {expected}");
+    assert_eq!(public["terms"], expected["terms"], "{public} / {expected}");
+    assert!(
+        stats("archive", Some("staff"))["docs"].as_u64() > public["docs"].as_u64(),
+        "{public}"
+    );
+}
+
+/// One WARC record of `uri` (a warcinfo record without one), dated `date` (none
+/// without), holding `payload` after an HTTP head.
+fn record(kind: &str, uri: Option<&str>, date: Option<&str>, payload: &str) -> Vec<u8> {
+    let http = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\r\n{payload}",
+        payload.len()
+    );
+    let mut head = format!("WARC/1.0\r\nWARC-Type: {kind}\r\n");
+    if let Some(u) = uri {
+        head.push_str(&format!("WARC-Target-URI: {u}\r\n"));
+    }
+    if let Some(d) = date {
+        head.push_str(&format!("WARC-Date: {d}\r\n"));
+    }
+    let (ct, body) = match kind {
+        "warcinfo" => ("application/warc-fields", payload.to_string()),
+        _ => ("application/http; msgtype=response", http),
+    };
+    head.push_str(&format!(
+        "WARC-Record-ID: <urn:uuid:{:08x}-0000-0000-0000-000000000000>\r\n\
+         Content-Type: {ct}\r\nContent-Length: {}\r\n\r\n{body}\r\n\r\n",
+        payload.len() * 31 + uri.map_or(0, str::len),
+        body.len()
+    ));
+    head.into_bytes()
+}
+
+/// An HTTP/1.1 connection kept open for many requests.
+struct KeepAlive {
+    r: std::io::BufReader<std::net::TcpStream>,
+}
+
+impl KeepAlive {
+    fn new(addr: &str) -> KeepAlive {
+        let s = std::net::TcpStream::connect(addr).unwrap();
+        s.set_read_timeout(Some(std::time::Duration::from_secs(60)))
+            .unwrap();
+        KeepAlive {
+            r: std::io::BufReader::new(s),
+        }
+    }
+
+    /// `GET path` with `extra` header lines: the status and the body.
+    fn get(&mut self, path: &str, extra: &str) -> (u16, Vec<u8>) {
+        use std::io::{BufRead, Read, Write};
+        let req = format!("GET {path} HTTP/1.1\r\nHost: x\r\n{extra}\r\n");
+        self.r.get_mut().write_all(req.as_bytes()).unwrap();
+        let mut line = String::new();
+        self.r.read_line(&mut line).unwrap();
+        let status: u16 = line[9..12].parse().unwrap();
+        let mut len = 0;
+        loop {
+            line.clear();
+            self.r.read_line(&mut line).unwrap();
+            if line == "\r\n" {
+                break;
+            }
+            let (k, v) = line.split_once(':').unwrap();
+            if k.eq_ignore_ascii_case("content-length") {
+                len = v.trim().parse().unwrap();
+            }
+        }
+        let mut body = vec![0; len];
+        self.r.read_exact(&mut body).unwrap();
+        (status, body)
+    }
+}
+
+/// Issue 56, item 5: under rules, `/warcs/NAME` sends a byte range only when every byte
+/// of it lies inside records the asker may see, by the CDX's offsets and lengths; any
+/// other range is refused with one status and one message, so no refusal tells where a
+/// hidden record is. Tried on a plain and a gzip WARC of shown and hidden records (one
+/// without a date, one whose payload looks like a shown record), from every byte offset
+/// to every record boundary and from every boundary to every byte offset.
+#[test]
+fn warcs_ranges_hold_only_records_the_asker_may_see_at_every_offset() {
+    let tmp = tempfile::tempdir().unwrap();
+    let old = "2020-05-01T10:00:00Z";
+    let recent = days_ago(30);
+    let fake = String::from_utf8(record(
+        "response",
+        Some("http://news.example/weather"),
+        Some(old),
+        "sunny",
+    ))
+    .unwrap();
+    let records: Vec<Vec<u8>> = vec![
+        record("warcinfo", None, Some(old), "software: test\r\n"),
+        record(
+            "response",
+            Some("http://news.example/story"),
+            Some(old),
+            "ocelotold",
+        ),
+        record(
+            "response",
+            Some("http://news.example/robots"),
+            Some(old),
+            &fake,
+        ),
+        record(
+            "response",
+            Some("http://news.example/weather"),
+            Some(old),
+            "sunny",
+        ),
+        record(
+            "response",
+            Some("http://news.example/court"),
+            Some(old),
+            "zanzibarblock",
+        ),
+        record(
+            "response",
+            Some("http://lib.example/private/diary"),
+            None,
+            "narwhalprivate",
+        ),
+        record(
+            "response",
+            Some("http://news.example/fresh"),
+            Some(&recent),
+            "lynxfresh",
+        ),
+        record(
+            "response",
+            Some("http://lib.example/"),
+            Some(old),
+            "welcome",
+        ),
+        record(
+            "response",
+            Some("http://lib.example/private/open"),
+            Some(old),
+            "marmotallow",
+        ),
+    ];
+    let shown = [
+        "http://news.example/story",
+        "http://news.example/weather",
+        "http://lib.example/",
+        "http://lib.example/private/open",
+    ];
+    let crawl = tmp.path().join("crawl");
+    std::fs::create_dir_all(&crawl).unwrap();
+    std::fs::write(crawl.join("mixed.warc"), records.concat()).unwrap();
+    let mut gz = Vec::new();
+    for r in &records {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        std::io::Write::write_all(&mut e, r).unwrap();
+        gz.extend(e.finish().unwrap());
+    }
+    std::fs::write(crawl.join("mixed.warc.gz"), &gz).unwrap();
+    let coll = tmp.path().join("coll");
+    let (code, _, err) = run_warcdex(&[
+        "update".as_ref(),
+        coll.as_os_str(),
+        crawl.join("mixed.warc").as_os_str(),
+        crawl.join("mixed.warc.gz").as_os_str(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let addr = serve_with(&coll, Some(rules_in(tmp.path())));
+    let cdx = std::fs::read_to_string(coll.join("all.cdx")).unwrap();
+    let mut conn = KeepAlive::new(&addr);
+    let mut refusals = std::collections::BTreeSet::new();
+    for name in ["mixed.warc", "mixed.warc.gz"] {
+        let bytes = std::fs::read(crawl.join(name)).unwrap();
+        let n = bytes.len() as u64;
+        // Each record the CDX names in this file: its span and whether it is shown.
+        let mut spans: Vec<(u64, u64, bool)> = Vec::new();
+        for l in cdx.lines().filter(|l| !l.starts_with(' ')) {
+            let f: Vec<&str> = l.split(' ').collect();
+            if f[10] != name {
+                continue;
+            }
+            let (len, off): (u64, u64) = (f[8].parse().unwrap(), f[9].parse().unwrap());
+            spans.push((off, off + len, shown.contains(&f[2])));
+        }
+        assert!(
+            spans.iter().filter(|s| s.2).count() == shown.len() && spans.len() > shown.len(),
+            "{name}: {spans:?}"
+        );
+        // Whether every byte of start..end lies in a shown record.
+        let allowed = |start: u64, end: u64| {
+            (start..end).all(|b| spans.iter().any(|&(o, e, ok)| ok && o <= b && b < e))
+        };
+        let mut bounds: Vec<u64> = vec![0, n];
+        bounds.extend(spans.iter().flat_map(|&(o, e, _)| [o, e]));
+        bounds.sort();
+        bounds.dedup();
+        let mut ranges: Vec<(u64, u64)> = Vec::new();
+        for b in 0..n {
+            ranges.push((b, b + 1));
+            ranges.extend(bounds.iter().filter(|&&e| e > b + 1).map(|&e| (b, e)));
+            ranges.extend(bounds.iter().filter(|&&s| s < b).map(|&s| (s, b + 1)));
+        }
+        let path = format!("/warcs/{name}");
+        let mut sent = 0;
+        for (start, end) in ranges {
+            let (status, body) = conn.get(&path, &format!("Range: bytes={start}-{}\r\n", end - 1));
+            match allowed(start, end) {
+                true => {
+                    assert_eq!(status, 206, "{name} {start}..{end}");
+                    assert_eq!(
+                        body,
+                        &bytes[start as usize..end as usize],
+                        "{name} {start}..{end}"
+                    );
+                    sent += 1;
+                }
+                false => {
+                    assert_ne!(
+                        status,
+                        206,
+                        "{name} {start}..{end}: {}",
+                        String::from_utf8_lossy(&body)
+                    );
+                    refusals.insert((status, body));
+                }
+            }
+        }
+        assert!(sent > 1000, "{name}: {sent}");
+        // Open-ended and suffix ranges, and the whole file, by the same rule.
+        for &b in &bounds[..bounds.len() - 1] {
+            let (status, body) = conn.get(&path, &format!("Range: bytes={b}-\r\n"));
+            assert_eq!(status == 206, allowed(b, n), "{name} {b}-");
+            let (status2, body2) = conn.get(&path, &format!("Range: bytes=-{}\r\n", n - b));
+            assert_eq!((status2, &body2), (status, &body), "{name} -{}", n - b);
+            if status != 206 {
+                refusals.insert((status, body));
+            }
+        }
+        refusals.insert(conn.get(&path, ""));
+    }
+    assert_eq!(refusals.len(), 1, "{refusals:?}");
+    let (status, body) = refusals.into_iter().next().unwrap();
+    assert_eq!(status, 403, "{}", String::from_utf8_lossy(&body));
+
+    // A collection without `all.pos` (an older `update`), or with one made from another
+    // `all.cdx`: the server makes its own and judges alike.
+    let line = (cdx.lines())
+        .find(|l| l.contains(" http://news.example/story ") && l.ends_with(" mixed.warc.gz"))
+        .unwrap();
+    let f: Vec<&str> = line.split(' ').collect();
+    let (len, off): (u64, u64) = (f[8].parse().unwrap(), f[9].parse().unwrap());
+    let shown_range = format!("Range: bytes={off}-{}\r\n", off + len - 1);
+    let into_next = format!("Range: bytes={off}-{}\r\n", off + len);
+    let listed = coll.join("all.pos");
+    let made = std::fs::read(&listed).unwrap();
+    // Made from another `all.cdx`: without the story, which it must not be trusted on.
+    let stale: String = String::from_utf8(made)
+        .unwrap()
+        .replacen("all.cdx=", "all.cdx=1", 1)
+        .lines()
+        .filter(|l| !l.contains(")/story "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    for (what, list) in [("none", None), ("stale", Some(stale))] {
+        match list {
+            None => std::fs::remove_file(&listed).unwrap(),
+            Some(l) => std::fs::write(&listed, l).unwrap(),
+        }
+        let addr = serve_with(&coll, Some(rules_in(tmp.path())));
+        let mut conn = KeepAlive::new(&addr);
+        let (status, body) = conn.get("/warcs/mixed.warc.gz", &shown_range);
+        assert_eq!(status, 206, "{what}");
+        assert_eq!(body.len() as u64, len, "{what}");
+        let (status, _) = conn.get("/warcs/mixed.warc.gz", &into_next);
+        assert_eq!(status, 403, "{what}");
+    }
+    // Without rules, every range is sent as before.
+    let addr = serve_with(&coll, None);
+    let (status, body) = KeepAlive::new(&addr).get("/warcs/mixed.warc", "Range: bytes=0-99\r\n");
+    assert_eq!(status, 206);
+    assert_eq!(
+        body,
+        &std::fs::read(crawl.join("mixed.warc")).unwrap()[..100]
+    );
 }

@@ -548,3 +548,122 @@ fn bad_capture_requests_are_4xx_and_the_server_stays_up() {
     assert_eq!(gone.status, 404, "{}", gone.text());
     assert_eq!(get(&addr, "/healthz").status, 200);
 }
+
+/// Issue 56, item 10: an `id_` answer is the archived payload unrewritten, so a page's
+/// `<meta http-equiv=refresh>` or an SVG's link would take a browser to the live web.
+/// Such documents are sent to be saved, not shown (and sandboxed besides); images stay
+/// inline, the rewritten page's refresh stays in the collection, and the banner links
+/// only to this server.
+#[test]
+fn id_answers_and_the_banner_never_send_a_reader_off_the_server() {
+    let tmp = tempfile::tempdir().unwrap();
+    let warc = tmp.path().join("evil.warc");
+    let refresh = br#"<html><head><meta http-equiv="refresh" content="0; url=http://evil.test/x">
+<title>Moved</title></head><body><a href="http://evil.test/y">away</a></body></html>"#;
+    let svg = br#"<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"><a xlink:href="http://evil.test/z"><text y="20">click</text></a></svg>"#;
+    let png: &[u8] = b"\x89PNG\r\n\x1a\n fake image";
+    write_records(
+        &warc,
+        &[
+            Rec(
+                "http://site.example/moved.html",
+                "2024-01-15T03:00:00Z",
+                "text/html",
+                "",
+                refresh,
+            ),
+            Rec(
+                "http://site.example/pic.svg",
+                "2024-01-15T03:00:01Z",
+                "image/svg+xml",
+                "Content-Disposition: inline\r\n",
+                svg,
+            ),
+            Rec(
+                "http://site.example/pic.png",
+                "2024-01-15T03:00:02Z",
+                "image/png",
+                "",
+                png,
+            ),
+            Rec(
+                "http://site.example/untyped",
+                "2024-01-15T03:00:03Z",
+                "application/octet-stream",
+                "",
+                refresh,
+            ),
+        ],
+    );
+    let coll = tmp.path().join("coll");
+    let (code, _, err) = run_warcdex(&["update".as_ref(), coll.as_os_str(), warc.as_os_str()]);
+    assert_eq!(code, 0, "{err}");
+    let addr = serve(&coll);
+    for url in [
+        "http://site.example/moved.html",
+        "http://site.example/pic.svg",
+        "http://site.example/untyped",
+    ] {
+        let a = get(&addr, &format!("/web/2024id_/{url}"));
+        assert_eq!(a.status, 200, "{url}");
+        // Still the original bytes, for the programs that ask for them.
+        assert!(a.text().contains("evil.test"), "{url}");
+        let disposition = a.header("content-disposition").unwrap_or_default();
+        assert!(
+            disposition.starts_with("attachment"),
+            "{url}: {disposition:?}"
+        );
+        let csp = a.header("content-security-policy").unwrap_or_default();
+        assert!(csp.contains("sandbox"), "{url}: {csp}");
+    }
+    let img = get(&addr, "/web/2024id_/http://site.example/pic.png");
+    assert_eq!(img.status, 200);
+    assert_eq!(img.header("content-disposition"), None);
+    assert_eq!(img.body, png);
+    // Rewritten, the refresh leads into the collection.
+    let page = get(&addr, "/web/2024mp_/http://site.example/moved.html").text();
+    assert!(!page.contains("url=http://evil.test"), "{page}");
+    assert!(page.contains("/web/20240115030000"), "{page}");
+    // The banner's links are all this server's.
+    let banner = get(&addr, "/web/20240115030000/http://site.example/moved.html").text();
+    let links: Vec<String> = urls_in(&banner);
+    assert!(!links.is_empty());
+    for l in links {
+        assert!(
+            l.starts_with('/') && !l.starts_with("//"),
+            "{l} in {banner}"
+        );
+    }
+}
+
+/// Issue 56, item 16: every answer says `X-Content-Type-Options: nosniff`, the Memento
+/// routes' and an unknown path's included.
+#[test]
+fn every_answer_says_nosniff() {
+    let tmp = tempfile::tempdir().unwrap();
+    let coll = collection(tmp.path());
+    let addr = serve(&coll);
+    let about = "http://example.org/about.html";
+    for path in [
+        format!("/timemap/link/{about}"),
+        format!("/timemap/json/{about}"),
+        format!("/timegate/{about}"),
+        "/timegate/http://nowhere.example/".to_string(),
+        format!("/web/2007/{about}"),
+        format!("/web/2007id_/{about}"),
+        "/web/2007/http://nowhere.example/".to_string(),
+        "/no/such/route".to_string(),
+        "/".to_string(),
+        "/healthz".to_string(),
+        "/search.json".to_string(),
+        "/cdx?url=example.org".to_string(),
+    ] {
+        let a = get(&addr, &path);
+        assert_eq!(
+            a.header("x-content-type-options"),
+            Some("nosniff"),
+            "{path}: {}",
+            a.status
+        );
+    }
+}

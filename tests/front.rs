@@ -189,6 +189,7 @@ fn start_server(app: axum::Router, opts: ServeOptions) -> String {
 fn opts() -> ServeOptions {
     ServeOptions {
         reload_interval: None,
+        shard: true,
         ..ServeOptions::default()
     }
 }

@@ -1151,6 +1151,7 @@ fn counts_name_versions_then_hits_and_the_per_site_limit() {
         "{summary}"
     );
     assert!(summary.contains("hitsPerSite=0"), "{summary}");
+}
 
 /// Lists every file under `dir` with its length and modification time.
 fn snapshot(dir: &Path) -> Vec<(std::path::PathBuf, u64, std::time::SystemTime)> {

@@ -176,6 +176,7 @@ fn shards_rank_as_one_index_in_one_process_and_through_a_front() {
 
     let opts = ServeOptions {
         reload_interval: None,
+        shard: true,
         ..ServeOptions::default()
     };
     let shards: Vec<String> = (0..3)

@@ -150,7 +150,13 @@ fn visible(dir: &Path) -> String {
 /// Everything the collection holds, but the segments' creation times.
 fn state(dir: &Path) -> String {
     let mut out = visible(dir);
-    for f in ["collection.json", "all.cdx", "all.dup", "all.rev"] {
+    for f in [
+        "collection.json",
+        "all.cdx",
+        "all.pos",
+        "all.dup",
+        "all.rev",
+    ] {
         out.push_str(&std::fs::read_to_string(dir.join(f)).unwrap());
     }
     // The ZipNum cluster (`update --zipnum`): where the link points, the block index and

@@ -1,5 +1,6 @@
 //! CDX lines, SURT keys, sorted-CDX plumbing, dedup and revisits, lookups in a sorted CDX
-//! file ([`lookup`]) and pywb's CDX server API over one ([`query`]).
+//! file ([`lookup`]), the captures by file and offset ([`positions`]) and pywb's CDX server
+//! API over one ([`query`]).
 //!
 //! This crate is usable on its own: it reads and writes text lines and has no
 //! dependency on the ARC/WARC reader, tantivy, flate2 or HTML parsing.
@@ -17,6 +18,7 @@ pub mod line;
 pub mod lookup;
 pub mod message;
 pub mod plumbing;
+pub mod positions;
 pub mod query;
 pub mod shard;
 pub mod sort;

@@ -61,7 +61,10 @@ impl LiveRules {
 
     /// Re-reads the files if any changed since the last reading. A file that no longer
     /// reads leaves the rules in force as they were (taking them all away would show what
-    /// they hold back) and is reported; `Ok(true)` when new rules are in force.
+    /// they hold back) and is reported; so does a reading that looks like files caught
+    /// while being rewritten in place (a file that held rules is empty, or most rules
+    /// are gone), which the next change of the files
+    /// reads again. `Ok(true)` when new rules are in force.
     pub fn refresh(&self) -> Result<bool, AccessError> {
         let now = stamp(&self.config);
         if self.current.read().unwrap_or_else(|e| e.into_inner()).0 == now {
@@ -71,7 +74,11 @@ impl LiveRules {
         let mut cur = self.current.write().unwrap_or_else(|e| e.into_inner());
         // Remembered either way, so a broken file is reported once per change.
         cur.0 = now;
-        cur.1 = Arc::new(result?);
+        let rules = result?;
+        if let Some(why) = rules.looks_half_written(&cur.1) {
+            return Err(why);
+        }
+        cur.1 = Arc::new(rules);
         Ok(true)
     }
 
@@ -96,9 +103,7 @@ impl LiveRules {
                         );
                     }
                     Ok(false) => {}
-                    Err(e) => eprintln!(
-                        "warcdex: access rules not changed, the new ones do not read: {e}"
-                    ),
+                    Err(e) => eprintln!("warcdex: access rules not changed: {e}"),
                 }
             });
         if let Err(e) = spawned {

@@ -158,6 +158,18 @@ pub struct Rules {
     default: Access,
     embargo: Option<Embargo>,
     files: Vec<PathBuf>,
+    /// Per file read (in `files`' order): its rule lines, and whether it was empty (no
+    /// byte but white space), which [`LiveRules`] tells a file being rewritten by.
+    read: Vec<FileRead>,
+}
+
+/// What one rules file held when read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FileRead {
+    /// Its rule lines.
+    pub rules: usize,
+    /// Nothing but white space in it.
+    pub empty: bool,
 }
 
 /// Who a user is to the rules: everyone who no rule names is treated alike, so answers
@@ -177,16 +189,56 @@ impl Rules {
     pub fn load(config: &RulesConfig) -> Result<Rules, AccessError> {
         let files = config.files()?;
         let mut all = Vec::new();
+        let mut read = Vec::with_capacity(files.len());
         for f in &files {
             let text = std::fs::read_to_string(f).map_err(|e| AccessError::io(f, e))?;
-            all.extend(read_list(f, &text)?);
+            let rules = read_list(f, &text)?;
+            read.push(FileRead {
+                rules: rules.len(),
+                empty: text.trim().is_empty(),
+            });
+            all.extend(rules);
         }
-        Ok(Rules::new(
-            all,
-            config.default_access,
-            config.embargo.clone(),
-            files,
-        ))
+        let mut rules = Rules::new(all, config.default_access, config.embargo.clone(), files);
+        rules.read = read;
+        Ok(rules)
+    }
+
+    /// Why this reading looks like one of files caught while being rewritten, compared
+    /// with `before`, the reading in force: a file that held rules is empty now, or most
+    /// of the rules are gone. A server keeps `before` then (issue 56: a file rewritten
+    /// in place was read while empty, and what it excluded was served until the write
+    /// ended); `None` when nothing looks so.
+    pub(crate) fn looks_half_written(&self, before: &Rules) -> Option<AccessError> {
+        for (f, r) in self.files.iter().zip(&self.read) {
+            let held = (before.files.iter().zip(&before.read))
+                .find(|(g, _)| *g == f)
+                .map_or(0, |(_, b)| b.rules);
+            if r.empty && held > 0 {
+                return Some(AccessError::at(
+                    f,
+                    0,
+                    format!(
+                        "empty now, where it held {held} rules: read while being rewritten? \
+                         The rules in force are kept (replace a rules file by a rename)"
+                    ),
+                ));
+            }
+        }
+        let (now, was) = (self.rule_count(), before.rule_count());
+        if now * 2 < was {
+            let path = self.files.first().or(before.files.first());
+            return Some(AccessError::at(
+                path.map_or(Path::new(""), PathBuf::as_path),
+                0,
+                format!(
+                    "only {now} of {was} rules would remain: read while being rewritten? The \
+                     rules in force are kept (replace rules files by a rename; to drop most \
+                     rules at once, restart the server)"
+                ),
+            ));
+        }
+        None
     }
 
     /// Rules from parsed lines.
@@ -202,6 +254,7 @@ impl Rules {
             default: default.unwrap_or(Access::Allow),
             embargo,
             files,
+            read: Vec::new(),
         }
     }
 

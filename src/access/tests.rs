@@ -181,7 +181,7 @@ fn rules_reread_when_a_file_changes() {
         "com,example)/a - {\"access\": \"exclude\"}\n",
     )
     .unwrap();
-    std::fs::write(&f, "").unwrap();
+    std::fs::write(&f, "# the takedown lifted\n").unwrap();
     assert!(live.refresh().unwrap());
     assert_eq!(
         live.current()
@@ -189,4 +189,53 @@ fn rules_reread_when_a_file_changes() {
             .access,
         Access::Exclude
     );
+}
+
+/// Issue 56, item 8: a rules file rewritten in place is read while it is empty or half
+/// written; such a reading keeps the rules in force, and the finished file is read.
+#[test]
+fn a_rules_file_read_while_rewritten_keeps_the_rules_in_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("a.aclj");
+    let lines: Vec<String> = (b'a'..=b'f')
+        .rev()
+        .map(|c| format!("com,example)/{} - {{\"access\": \"exclude\"}}\n", c as char))
+        .collect();
+    std::fs::write(&f, lines.concat()).unwrap();
+    std::fs::write(
+        dir.path().join("b.aclj"),
+        "org,example)/ - {\"access\": \"block\"}\n",
+    )
+    .unwrap();
+    let live = LiveRules::load(RulesConfig {
+        acl_paths: vec![dir.path().to_path_buf()],
+        ..RulesConfig::default()
+    })
+    .unwrap();
+    let now = now_seconds();
+    let of = |key: &[u8]| {
+        live.current()
+            .decide(key, 20200101000000, &UserClass::Public, now)
+            .access
+    };
+    assert_eq!(of(b"com,example)/a"), Access::Exclude);
+    // Truncated to nothing (and then to a blank line), as `>` and an editor's save do.
+    for empty in ["", "\n"] {
+        std::fs::write(&f, empty).unwrap();
+        let e = live.refresh().unwrap_err();
+        assert!(e.to_string().contains("empty"), "{e}");
+        assert_eq!(of(b"com,example)/a"), Access::Exclude);
+        assert_eq!(of(b"org,example)/"), Access::Block);
+    }
+    // Half written: most of the rules would be gone.
+    std::fs::write(&f, lines[..2].concat()).unwrap();
+    let e = live.refresh().unwrap_err();
+    assert!(e.to_string().contains("of 7 rules"), "{e}");
+    assert_eq!(of(b"com,example)/a"), Access::Exclude);
+    // The write finished: one rule lifted on purpose is read.
+    std::fs::write(&f, lines[..5].concat()).unwrap();
+    assert!(live.refresh().unwrap());
+    assert_eq!(live.current().rule_count(), 6);
+    assert_eq!(of(b"com,example)/a"), Access::Allow);
+    assert_eq!(of(b"com,example)/b"), Access::Exclude);
 }

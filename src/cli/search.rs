@@ -138,6 +138,12 @@ pub struct ServeArgs {
     /// shard server; no index is opened here (docs/cluster.md).
     #[arg(long = "remote", value_name = "URL", conflicts_with = "dir")]
     pub remote: Vec<String>,
+    /// Be a shard server: answer a front server's `/shard/stats.json` and
+    /// `/shard/search.json` (`serve --remote` on another machine). Without it those
+    /// routes do not exist: their statistics are for front servers, not for the public.
+    /// Under access rules, give the shard server the front's `--user-header`.
+    #[arg(long = "shard", conflicts_with = "remote")]
+    pub shard: bool,
     /// Seconds a front server waits for each shard server in each round of a search; a
     /// server slower than that is left out and the results say they are partial.
     #[arg(long = "remote-timeout", default_value_t = 5.0)]
@@ -276,6 +282,7 @@ pub fn serve_cmd(a: ServeArgs) -> anyhow::Result<i32> {
             .clone()
             .map(|u| u.trim_end_matches('/').to_string()),
         hits_per_site: a.hits_per_site,
+        shard: a.shard,
         ..ServeOptions::default()
     };
     if let Some(n) = a.search_threads {

@@ -23,6 +23,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use warcdex_cdx::dedup::{revisits, Input, ListOptions};
 use warcdex_cdx::plumbing::merge_cdx_distinct;
+use warcdex_cdx::positions::{write_positions, POSITIONS_FILE};
 use warcdex_cdx::sort::{merge_sorted, SortOptions};
 
 use super::error::{Error, Result};
@@ -127,6 +128,7 @@ pub fn run(
     stage_cdx(&staging, new, opts, stages)?;
     super::crash_point("cdx");
     stage_merge(layout, &staging, new)?;
+    stage_positions(&staging, &sort)?;
     super::crash_point("merge");
     let zipnum_settings = opts.zipnum.or(m.zipnum);
     let zipnum = match zipnum_settings {
@@ -258,6 +260,23 @@ fn stage_merge(layout: &Layout, staging: &Staging, new: &[GivenArchive]) -> Resu
             })
             .collect::<Result<Vec<_>>>()?;
         merge_cdx_distinct(readers, out).at(&dest)?;
+        Ok(())
+    })
+}
+
+/// Stage 2 too: `all.pos`, where each capture of the new `all.cdx` lies, by archive and
+/// offset, which `serve` judges a byte range of an archive by under access rules
+/// (`warcdex_cdx::positions`).
+fn stage_positions(staging: &Staging, sort: &SortOptions) -> Result<()> {
+    let dest = staging.file(POSITIONS_FILE);
+    if dest.exists() {
+        return Ok(());
+    }
+    let all_cdx = staging.file("all.cdx");
+    write_with(&dest, |out| {
+        let f = std::fs::File::open(&all_cdx).at(&all_cdx)?;
+        let len = f.metadata().at(&all_cdx)?.len();
+        write_positions(BufReader::with_capacity(1 << 16, f), len, out, sort.clone()).at(&dest)?;
         Ok(())
     })
 }

@@ -127,16 +127,10 @@ pub fn collection_dates(
         if !f.exists() {
             continue;
         }
-        let file = File::open(&f).at(&f)?;
-        let builder = ParquetRecordBatchReaderBuilder::try_new(file).at(&f)?;
+        // Checked and guarded as the segments' rows are: damage is an error naming it.
         let names = ["version_key", "capture_time", "collection"];
-        let roots: Vec<usize> = (builder.schema().fields().iter().enumerate())
-            .filter(|(_, c)| names.contains(&c.name().as_str()))
-            .map(|(i, _)| i)
-            .collect();
-        let mask = ProjectionMask::roots(builder.parquet_schema(), roots);
-        for batch in builder.with_projection(mask).build().at(&f)? {
-            let batch = batch.at(&f)?;
+        for batch in crate::segment::rows::read_columns(&f, &names)? {
+            let batch = batch?;
             let text = |n: &str| {
                 batch
                     .column_by_name(n)

@@ -30,7 +30,14 @@ pub fn publish(layout: &Layout, staging: &Staging, plan: &StagedPlan) -> Result<
         move_into_place(&staging.segment(), &layout.segment(&plan.name))?;
         super::crash_point("publish-segment");
     }
-    for list in ["all.cdx", "all.dup", "all.rev"] {
+    // `all.pos` right after `all.cdx`, which it was made from: in between, a server
+    // finds it older than `all.cdx` and makes its own.
+    for list in [
+        "all.cdx",
+        warcdex_cdx::positions::POSITIONS_FILE,
+        "all.dup",
+        "all.rev",
+    ] {
         if staging.file(list).exists() {
             move_into_place(&staging.file(list), &layout.list(list))?;
             super::crash_point("publish-lists");

@@ -94,6 +94,11 @@ fn replay_head(head: &RecordHead, mode: Mode, decoded: bool, rw: &UrlRewriter) -
     let status = (head.status)
         .filter(|s| (200..=599).contains(s))
         .unwrap_or(200);
+    // An `id_` payload is sent unrewritten: a page's `<meta http-equiv=refresh>`, an
+    // SVG's link or a PDF's would take the reader's browser to the live web (issue 56;
+    // a Content-Security-Policy does not stop a refresh in every browser). So only what
+    // holds no way off the server is shown; the rest is sent to be saved.
+    let attachment = mode == Mode::Identity && !inert(&media_type(head));
     let mut headers = Vec::new();
     for (name, value) in head.headers.iter().take(MAX_HEADERS) {
         let lower = name.to_ascii_lowercase();
@@ -112,13 +117,35 @@ fn replay_head(head: &RecordHead, mode: Mode, decoded: bool, rw: &UrlRewriter) -
             }
             continue;
         }
+        if lower == "content-disposition" && attachment {
+            headers.push((format!("X-Archive-Orig-{name}"), value.clone()));
+            continue;
+        }
         if PASSED.contains(&lower.as_str()) {
             headers.push((name.clone(), value.clone()));
         } else {
             headers.push((format!("X-Archive-Orig-{name}"), value.clone()));
         }
     }
+    if attachment {
+        headers.push(("Content-Disposition".to_string(), b"attachment".to_vec()));
+    }
     ReplayHead { status, headers }
+}
+
+/// Whether a payload of this media type, shown by a browser as it is, has no way to
+/// send the reader elsewhere (no markup, no links, no script): raster images, sound,
+/// video, plain text, stylesheets and scripts (shown as text: the answer says
+/// `nosniff`), fonts. Anything else, an unknown or missing type included, is not.
+fn inert(media_type: &str) -> bool {
+    let (kind, sub) = media_type.split_once('/').unwrap_or((media_type, ""));
+    match kind {
+        "image" => !sub.contains("svg") && !sub.contains("xml"),
+        "audio" | "video" | "font" => true,
+        "text" => matches!(sub, "plain" | "css" | "javascript" | "csv"),
+        "application" => matches!(sub, "json" | "javascript" | "font-woff" | "wasm"),
+        _ => false,
+    }
 }
 
 /// Replays a record's payload: calls `on_head` with the answer's status and headers,

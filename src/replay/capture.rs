@@ -5,6 +5,7 @@
 use std::io;
 
 use warcdex_cdx::line::CdxLine;
+use warcdex_cdx::lookup::SortedCdx;
 
 /// One capture of a URL: where its record is, and what the CDX says of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -88,8 +89,11 @@ pub struct Nearest {
     pub first: Option<Capture>,
     /// The last capture of the URL.
     pub last: Option<Capture>,
-    /// How many captures the URL has.
+    /// How many captures the URL has (at most the number counting stopped at, see
+    /// [`Nearest::more`]).
     pub count: u64,
+    /// Counting stopped before the last capture: the URL has more than `count`.
+    pub more: bool,
 }
 
 /// The lines of one URL key from `lines` (which start at the key's first line, as a
@@ -151,6 +155,120 @@ pub fn nearest(
     }
     out.last = last;
     Ok(out)
+}
+
+/// [`nearest`] by lookups in the sorted CDX `cdx` instead of a reading of every capture
+/// of `urlkey` (issue 56: a URL of 600,000 captures took a second of CPU per request):
+/// the captures shown (`shown`) nearest `date14` on either side, found by one binary
+/// search, their neighbours, and the first and last, each read from where it lies. Only
+/// the count walks the captures, and only up to `count_at_most` (0: not counted);
+/// beyond it [`Nearest::more`] says so. The answer is [`nearest`]'s over the captures
+/// shown, but for the count. `shown` sees every capture read, so one that is never
+/// called for a capture shown means that no capture of the key is shown.
+pub fn nearest_in(
+    cdx: &SortedCdx,
+    urlkey: &str,
+    date14: &str,
+    shown: &mut dyn FnMut(&Capture) -> bool,
+    count_at_most: u64,
+) -> io::Result<Nearest> {
+    let want = seconds(date14).unwrap_or(0);
+    let gap = |c: &Capture| c.seconds().map_or(i64::MAX, |s| (s - want).abs());
+    let at = format!("{urlkey} {date14}");
+    // Captures from the date on, and before it backwards: together every capture once.
+    let mut after_it = captures_of(cdx.lines_from(at.as_bytes())?, urlkey);
+    let mut before_it = captures_of(cdx.lines_before(at.as_bytes())?, urlkey);
+    let mut next_shown = |it: &mut dyn Iterator<Item = io::Result<Capture>>| {
+        for c in it {
+            let c = c?;
+            if shown(&c) {
+                return Ok::<_, io::Error>(Some(c));
+            }
+        }
+        Ok(None)
+    };
+    let after = next_shown(&mut after_it)?;
+    let before = next_shown(&mut before_it)?;
+    let mut out = Nearest::default();
+    // A tie goes to the earlier capture, as a reading in date order finds it first.
+    let take_before = match (&before, &after) {
+        (Some(b), Some(a)) => gap(b) <= gap(a),
+        (b, _) => b.is_some(),
+    };
+    match (before, after) {
+        (Some(mut c), after) if take_before => {
+            // Of several captures of its date, the first in the file.
+            let mut previous = None;
+            while let Some(p) = next_shown(&mut before_it)? {
+                if p.timestamp == c.timestamp {
+                    c = p;
+                } else {
+                    previous = Some(p);
+                    break;
+                }
+            }
+            out.capture = Some(c);
+            out.previous = previous;
+            out.next = after;
+        }
+        (before, Some(c)) => {
+            let mut next = None;
+            while let Some(n) = next_shown(&mut after_it)? {
+                if n.timestamp > c.timestamp {
+                    next = Some(n);
+                    break;
+                }
+            }
+            out.capture = Some(c);
+            out.previous = before;
+            out.next = next;
+        }
+        _ => return Ok(out),
+    }
+    let first = format!("{urlkey} ");
+    out.first = next_shown(&mut captures_of(cdx.lines_from(first.as_bytes())?, urlkey))?;
+    // Every line of the key sorts before `KEY!` (`!` follows the space).
+    let end = format!("{urlkey}!");
+    out.last = next_shown(&mut captures_of(cdx.lines_before(end.as_bytes())?, urlkey))?;
+    if count_at_most > 0 {
+        for c in captures_of(cdx.lines_from(first.as_bytes())?, urlkey) {
+            if shown(&c?) {
+                if out.count == count_at_most {
+                    out.more = true;
+                    break;
+                }
+                out.count += 1;
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// [`original_of`] by lookups in the sorted CDX `cdx` among the captures of `urlkey`:
+/// read backwards from `date14` to the first capture of `digest`, and only when there is
+/// none, forwards from it; never every capture of a URL.
+pub fn original_in(
+    cdx: &SortedCdx,
+    urlkey: &str,
+    digest: &str,
+    date14: &str,
+) -> io::Result<Option<Capture>> {
+    // Every line of a date sorts before `KEY DATE!` (`!` follows the space).
+    let at = format!("{urlkey} {date14}!");
+    let is_it = |c: &Capture| !c.is_revisit() && c.digest == digest;
+    for c in captures_of(cdx.lines_before(at.as_bytes())?, urlkey) {
+        let c = c?;
+        if is_it(&c) {
+            return Ok(Some(c));
+        }
+    }
+    for c in captures_of(cdx.lines_from(at.as_bytes())?, urlkey) {
+        let c = c?;
+        if is_it(&c) {
+            return Ok(Some(c));
+        }
+    }
+    Ok(None)
 }
 
 /// The capture a revisit stands for among `captures` (the same URL's, or the URL its
@@ -288,5 +406,152 @@ mod tests {
         assert_eq!(seconds("19700101000000"), Some(0));
         assert_eq!(seconds("20000301000000"), Some(951_868_800));
         assert_eq!(seconds("2000"), None);
+    }
+
+    /// A sorted CDX of `dates` for `org,example)/` between captures of other keys.
+    fn cdx_of(dates: &[&str]) -> (tempfile::TempDir, SortedCdx) {
+        let d = tempfile::tempdir().unwrap();
+        let mut lines: Vec<Vec<u8>> = (dates.iter().enumerate())
+            .map(|(i, ts)| {
+                let digest = ["AAA", "BBB", "CCC"][i % 3];
+                // Lines of one date apart by their offsets.
+                format!("org,example)/ {ts} http://example.org/ text/html 200 {digest} - - 100 {i} a.warc.gz")
+                    .into_bytes()
+            })
+            .collect();
+        lines.push(
+            b"org,examp)/ 20070101000000 http://examp.org/ text/html 200 X - - 1 2 a".to_vec(),
+        );
+        lines.push(
+            b"org,example)/a 20070101000000 http://example.org/a text/html 200 X - - 1 2 a"
+                .to_vec(),
+        );
+        lines.sort();
+        let path = d.path().join("all.cdx");
+        std::fs::write(&path, lines.join(&b"\n"[..])).unwrap();
+        let cdx = SortedCdx::open(&path).unwrap();
+        (d, cdx)
+    }
+
+    #[test]
+    fn lookups_find_what_a_reading_of_every_capture_finds() {
+        let dates = [
+            "20070101000000",
+            "20070101000000",
+            "20070102000000",
+            "20070105000000",
+            "20070105000000",
+            "20070105000000",
+            "20070110000000",
+            "20080101000000",
+            "20080101000000",
+        ];
+        let (_d, cdx) = cdx_of(&dates);
+        let key = "org,example)/";
+        let mut asked: Vec<String> = vec![
+            "19990101000000".into(),
+            "20300101000000".into(),
+            "20070103120000".into(),
+            "20070107120000".into(),
+        ];
+        for d in dates {
+            let s = seconds(d).unwrap();
+            for delta in [-86_400 * 3, -1, 0, 1, 86_400] {
+                asked.push(crate::access::time::seconds_date14(s + delta).to_string());
+            }
+        }
+        // Shown: all; none; every capture but some by their offsets (one of a date kept).
+        let filters: [&dyn Fn(&Capture) -> bool; 4] =
+            [&|_| true, &|_| false, &|c| c.offset % 3 != 0, &|c| {
+                c.timestamp != "20070105000000" || c.offset == 5
+            }];
+        for f in filters {
+            let all: Vec<Capture> = captures_of(
+                std::fs::read(cdx.path())
+                    .unwrap()
+                    .split(|&b| b == b'\n')
+                    .filter(|l| l.starts_with(b"org,example)/ "))
+                    .map(|l| Ok(l.to_vec())),
+                key,
+            )
+            .map(Result::unwrap)
+            .filter(|c| f(c))
+            .collect();
+            for date in &asked {
+                let want = nearest(all.iter().cloned().map(Ok), date).unwrap();
+                let mut shown = |c: &Capture| f(c);
+                let got = nearest_in(&cdx, key, date, &mut shown, 1000).unwrap();
+                assert_eq!(got, want, "{date}");
+                let capped = nearest_in(&cdx, key, date, &mut shown, 2).unwrap();
+                assert_eq!(capped.more, want.count > 2, "{date}");
+                assert_eq!(capped.count, want.count.min(2), "{date}");
+                let uncounted = nearest_in(&cdx, key, date, &mut shown, 0).unwrap();
+                assert_eq!(uncounted.capture, want.capture, "{date}");
+                assert_eq!(uncounted.count, 0);
+            }
+        }
+        let mut shown = |_: &Capture| true;
+        let none = nearest_in(&cdx, "org,example)/b", "2007", &mut shown, 10).unwrap();
+        assert_eq!(none, Nearest::default());
+    }
+
+    #[test]
+    fn a_lookup_reads_a_few_captures_of_many() {
+        let dates: Vec<String> = (0..20_000u64)
+            .map(|i| {
+                crate::access::time::seconds_date14(1_200_000_000 + i as i64 * 3600).to_string()
+            })
+            .collect();
+        let refs: Vec<&str> = dates.iter().map(String::as_str).collect();
+        let (_d, cdx) = cdx_of(&refs);
+        let mut read = 0;
+        let mut shown = |_: &Capture| {
+            read += 1;
+            true
+        };
+        let n = nearest_in(&cdx, "org,example)/", &dates[12_345], &mut shown, 0).unwrap();
+        assert_eq!(n.capture.unwrap().timestamp, dates[12_345]);
+        assert_eq!(n.previous.unwrap().timestamp, dates[12_344]);
+        assert_eq!(n.next.unwrap().timestamp, dates[12_346]);
+        assert_eq!(n.first.unwrap().timestamp, dates[0]);
+        assert_eq!(n.last.unwrap().timestamp, dates[19_999]);
+        assert!(read < 10, "{read} captures read");
+    }
+
+    #[test]
+    fn a_revisits_original_by_lookups_is_the_one_a_reading_finds() {
+        let dates = [
+            "20070101000000",
+            "20070101000000",
+            "20070102000000",
+            "20070105000000",
+            "20070105000000",
+            "20070110000000",
+        ];
+        let (_d, cdx) = cdx_of(&dates);
+        let key = "org,example)/";
+        let all: Vec<Capture> = captures_of(
+            std::fs::read(cdx.path())
+                .unwrap()
+                .split(|&b| b == b'\n')
+                .filter(|l| l.starts_with(b"org,example)/ "))
+                .map(|l| Ok(l.to_vec())),
+            key,
+        )
+        .map(Result::unwrap)
+        .collect();
+        for digest in ["AAA", "BBB", "CCC", "DDD"] {
+            for date in [
+                "19990101000000",
+                "20070101000000",
+                "20070103000000",
+                "20070105000000",
+                "20300101000000",
+            ] {
+                let want = original_of(all.iter().cloned().map(Ok), digest, date).unwrap();
+                let got = original_in(&cdx, key, digest, date).unwrap();
+                assert_eq!(got, want, "{digest} {date}");
+            }
+        }
     }
 }

@@ -64,7 +64,7 @@ pub fn frame_page(prefix: &str, url: &str, n: &Nearest, hifi: &HighFidelity) -> 
             "iframe{{flex:1;border:0;width:100%}}",
             "</style></head><body>\n",
             "<header><div><a href=\"/\">Search</a> · <span class=url>{url}</span>{revisit}</div>\n",
-            "<nav>Captured <time datetime=\"{iso}\">{date_text}</time>, one of {count} capture{s}: ",
+            "<nav>Captured <time datetime=\"{iso}\">{date_text}</time>, one of {more}{count} capture{s}: ",
             "{first}{prev}{next}{last}",
             "<a href=\"{text}\" target=\"_top\">indexed text</a>",
             "<a href=\"{id}\" target=\"_top\">original file</a>",
@@ -77,8 +77,9 @@ pub fn frame_page(prefix: &str, url: &str, n: &Nearest, hifi: &HighFidelity) -> 
         revisit = revisit,
         date_text = escape(&display_date(date)),
         iso = escape(&crate::replay::memento::iso_date(date)),
+        more = if n.more { "more than " } else { "" },
         count = n.count,
-        s = if n.count == 1 { "" } else { "s" },
+        s = if n.count == 1 && !n.more { "" } else { "s" },
         first = nav("« first", n.first.as_ref()),
         prev = nav("‹ previous", n.previous.as_ref()),
         next = nav("next ›", n.next.as_ref()),
@@ -107,6 +108,7 @@ mod tests {
             first: Some(cap("20070101000000")),
             last: Some(cap("20070105000000")),
             count: 2,
+            more: false,
         };
         let page = frame_page("/web", url, &n, &HighFidelity::None);
         assert!(page.contains("<iframe src=\"/web/20070105000000mp_/http://example.org/?a=1&amp;b=&quot;&lt;x&gt;&quot;\""));

@@ -284,6 +284,7 @@ mod tests {
             first: Some(a.clone()),
             last: Some(c.clone()),
             count: 3,
+            more: false,
         };
         let h = memento_links(&urls(), &b, &n);
         assert_eq!(

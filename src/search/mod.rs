@@ -311,13 +311,19 @@ impl SearchIndex {
         })
     }
 
-    /// The statistics of `query`'s terms over every set searched here: what a front
-    /// server sums over its shard servers ([`stats`]).
-    pub fn term_stats(&self, query: &str) -> Result<TermStats, SearchError> {
+    /// The statistics of `query`'s terms over every set searched here, counting only the
+    /// versions `viewer` may see: what a front server sums over its shard servers
+    /// ([`stats`]).
+    pub fn term_stats(
+        &self,
+        query: &str,
+        viewer: Option<&Viewer>,
+    ) -> Result<TermStats, SearchError> {
         self.retrying(|| {
             let parsed = query::parse(query)?;
-            let (_, queries) = self.queries(&parsed, None)?;
-            self.live_stats(&queries)
+            let views = self.views.views(&self.sets, viewer);
+            let (_, queries) = self.queries(&parsed, Some(&views))?;
+            self.live_stats(&queries, &views)
         })
     }
 

@@ -91,15 +91,23 @@ impl SearchIndex {
             .collect()
     }
 
-    /// The statistics of the queries' terms summed over the live sets.
-    pub(super) fn live_stats(&self, queries: &[Box<dyn Query>]) -> Result<TermStats, SearchError> {
+    /// The statistics of the queries' terms summed over the live sets, as `views` show
+    /// them: a hidden version counts in no number (a count of a word only hidden pages
+    /// hold would tell it is there).
+    pub(super) fn live_stats(
+        &self,
+        queries: &[Box<dyn Query>],
+        views: &[SetView],
+    ) -> Result<TermStats, SearchError> {
         let mut stats = TermStats::default();
         for (i, s) in self.sets.iter().enumerate() {
             if !self.live(i) {
                 continue;
             }
-            catch_unwind(AssertUnwindSafe(|| {
-                stats.add_set(&s.searcher, &*queries[i])
+            let view = &views[i];
+            catch_unwind(AssertUnwindSafe(|| match view.visible {
+                None => stats.add_set(&s.searcher, &*queries[i]),
+                Some(_) => stats.add_set_shown(&s.searcher, &*queries[i], &|d| view.shows(d)),
             }))
             .map_err(|p| self.after_panic(i, "reading term statistics", &*p))??;
         }
@@ -138,8 +146,10 @@ impl SearchIndex {
             // One set scores with its own statistics, which is what `Statistics` falls
             // back to for what the sums do not name: summing them first only looked
             // every term up twice (2 % of a loaded server's cycles, issue 22).
-            None if self.live_count() == 1 => TermStats::default(),
-            None => self.live_stats(&queries)?,
+            None if self.live_count() == 1 && views.iter().all(|v| v.visible.is_none()) => {
+                TermStats::default()
+            }
+            None => self.live_stats(&queries, &views)?,
         };
         let orders = match order {
             HitOrder::Relevance => vec![None; self.sets.len()],

@@ -17,8 +17,9 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 use tantivy::query::{Bm25StatisticsProvider, Query};
+use tantivy::schema::IndexRecordOption;
 use tantivy::schema::{Field, Schema};
-use tantivy::{Score, Searcher, Term};
+use tantivy::{DocId, DocSet, Score, Searcher, Term, TERMINATED};
 
 /// The statistics BM25 needs for a query's terms, summed over some sets: documents,
 /// tokens per field, and documents per term. Fields are named (not numbered) so that
@@ -175,6 +176,78 @@ impl TermStats {
                 .tokens
                 .entry(schema.get_field_name(f).to_string())
                 .or_insert(0) += Bm25StatisticsProvider::total_num_tokens(searcher, f)?;
+        }
+        Ok(())
+    }
+}
+
+impl TermStats {
+    /// Adds one set's statistics for the terms of `query` counting only the documents
+    /// `shows` lets through (a viewer's view under access rules): documents, documents
+    /// per term (their postings walked), and tokens per field (the shown documents'
+    /// field norms, which tantivy keeps per document, rounded as BM25 reads them).
+    pub(crate) fn add_set_shown(
+        &mut self,
+        searcher: &Searcher,
+        query: &dyn Query,
+        shows: &dyn Fn(DocId) -> bool,
+    ) -> tantivy::Result<()> {
+        let schema = searcher.schema();
+        let segments = searcher.segment_readers();
+        // A set's DocIds run on from one segment to the next.
+        let mut bases = Vec::with_capacity(segments.len());
+        let mut base: DocId = 0;
+        for seg in segments {
+            bases.push(base);
+            let shown = (0..seg.max_doc()).filter(|&d| shows(base + d)).count();
+            self.docs += shown as u64;
+            base += seg.max_doc();
+        }
+        let mut terms: BTreeSet<Term> = BTreeSet::new();
+        query.query_terms(&mut |t, _| {
+            terms.insert(t.clone());
+        });
+        let mut fields: BTreeSet<Field> = BTreeSet::new();
+        for t in &terms {
+            // Text terms only, as in `add_set`.
+            let value = t.value();
+            let Some(text) = value.as_str() else {
+                continue;
+            };
+            let mut n = 0u64;
+            for (seg, &base) in segments.iter().zip(&bases) {
+                let index = seg.inverted_index(t.field())?;
+                let Some(mut postings) = index.read_postings(t, IndexRecordOption::Basic)? else {
+                    continue;
+                };
+                let mut doc = postings.doc();
+                while doc != TERMINATED {
+                    n += u64::from(shows(base + doc));
+                    doc = postings.advance();
+                }
+            }
+            let name = schema.get_field_name(t.field()).to_string();
+            *self
+                .terms
+                .entry(name)
+                .or_default()
+                .entry(text.to_string())
+                .or_insert(0) += n;
+            fields.insert(t.field());
+        }
+        for f in fields {
+            let mut tokens = 0u64;
+            for (seg, &base) in segments.iter().zip(&bases) {
+                let norms = seg.get_fieldnorms_reader(f)?;
+                tokens += (0..seg.max_doc())
+                    .filter(|&d| shows(base + d))
+                    .map(|d| u64::from(norms.fieldnorm(d)))
+                    .sum::<u64>();
+            }
+            *self
+                .tokens
+                .entry(schema.get_field_name(f).to_string())
+                .or_insert(0) += tokens;
         }
         Ok(())
     }

@@ -91,6 +91,9 @@ pub struct ServeOptions {
     /// The most bytes one WACZ export may take there (`--export-tmp-limit`); `None`: no
     /// limit.
     pub export_tmp_limit: Option<u64>,
+    /// Whether this server answers a front server's shard routes (`serve --shard`):
+    /// `/shard/stats.json` and `/shard/search.json` exist only then.
+    pub shard: bool,
 }
 
 /// [`ServeOptions::export_tmp_limit`] by default: 2 GiB.
@@ -100,10 +103,20 @@ impl ServeOptions {
     /// Who asks: the rules in force and the user the request's header names.
     pub(crate) fn viewer(&self, headers: &HeaderMap) -> Option<Viewer> {
         let rules = self.access.as_ref()?.current();
-        let user = (self.user_header.as_ref())
-            .and_then(|h| headers.get(h))
-            .and_then(|v| v.to_str().ok());
+        let user = self.user(headers).and_then(|v| v.to_str().ok());
         Some(Viewer::new(rules, user))
+    }
+
+    /// The user header's value when the request holds it exactly once. Sent twice, it is
+    /// no user's: a proxy that adds the header rather than replacing it passes the one
+    /// the client sent too, and which copy comes first is the client's choice, so either
+    /// could be the public's own pick (issue 56).
+    pub(crate) fn user<'h>(&self, headers: &'h HeaderMap) -> Option<&'h HeaderValue> {
+        let mut values = headers.get_all(self.user_header.as_ref()?).iter();
+        match (values.next(), values.next()) {
+            (Some(v), None) => Some(v),
+            _ => None,
+        }
     }
 }
 
@@ -126,6 +139,7 @@ impl Default for ServeOptions {
             user_header: None,
             export_tmp_dir: None,
             export_tmp_limit: Some(DEFAULT_EXPORT_TMP_LIMIT),
+            shard: false,
         }
     }
 }
@@ -162,6 +176,8 @@ struct LocalState {
     reloading: AtomicBool,
     /// The collection's archives (`/warcs/NAME`), by the names `collection.json` records.
     archives: Arc<Archives>,
+    /// Where each capture lies in its archive, for `/warcs/NAME` under access rules.
+    positions: Arc<warcs_access::PositionsCache>,
 }
 
 impl LocalState {
@@ -266,16 +282,20 @@ async fn current(state: &LocalState, opts: &ServeOptions) -> Arc<Loaded> {
 }
 
 /// The routes over an opened index; with the shard routes a front server asks
-/// (`/shard/stats.json`, `/shard/search.json`, see src/serve/remote.rs).
+/// (`/shard/stats.json`, `/shard/search.json`, see src/serve/remote.rs) when
+/// [`ServeOptions::shard`] says this server is one.
 pub fn router(index: SearchIndex, opts: ServeOptions) -> Router {
     let archives = Arc::new(Archives::new(index.dir()));
+    let positions = Arc::new(warcs_access::PositionsCache::new(index.dir()));
     let backend = Backend::Local(LocalState {
         archives,
+        positions,
         current: RwLock::new(Loaded::new(index)),
         checked: Mutex::new(Instant::now()),
         reloading: AtomicBool::new(false),
     });
-    routes(backend, opts, true)
+    let shard = opts.shard;
+    routes(backend, opts, shard)
 }
 
 /// The routes of a front server: each search is sent to the shard servers of `front`
@@ -312,7 +332,25 @@ fn routes(backend: Backend, opts: ServeOptions, shard_routes: bool) -> Router {
             .route("/shard/stats.json", get(shard_stats))
             .route("/shard/search.json", post(shard_search));
     }
-    r.with_state(state)
+    r.fallback(unknown_path)
+        .with_state(state)
+        // On every answer, whichever route made it (docs/api.md): a browser must never
+        // take a capture's bytes or a message for another type than the one sent.
+        .layer(axum::middleware::map_response(nosniff))
+}
+
+/// `X-Content-Type-Options: nosniff` on an answer.
+async fn nosniff(mut r: Response) -> Response {
+    r.headers_mut().insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    r
+}
+
+/// A path no route answers.
+async fn unknown_path() -> Response {
+    plain(StatusCode::NOT_FOUND, "no such page on this server".into())
 }
 
 /// The cores this process may use (2 when that cannot be told).
@@ -465,7 +503,7 @@ async fn run_search(
         Backend::Local(l) => l,
         Backend::Remote(front) => {
             let user = (state.opts.user_header.as_ref())
-                .and_then(|h| Some((h.clone(), headers.get(h)?.clone())));
+                .and_then(|h| Some((h.clone(), state.opts.user(headers)?.clone())));
             return front.search_as(&req, user).await.map_err(status_of);
         }
     };
@@ -700,7 +738,8 @@ async fn warc(
     match &state.backend {
         Backend::Local(l) => {
             let viewer = state.opts.viewer(&headers);
-            warcs::archive(l.archives.clone(), name, &headers, viewer).await
+            let (archives, positions) = (l.archives.clone(), l.positions.clone());
+            warcs::archive(archives, positions, name, &headers, viewer).await
         }
         Backend::Remote(_) => plain(
             StatusCode::NOT_FOUND,
@@ -734,15 +773,21 @@ fn json_result<T: serde::Serialize>(r: Result<T, (StatusCode, String)>) -> Respo
 }
 
 /// `/shard/stats.json?query=Q`: the statistics of the query's terms over this server's
-/// sets, which a front server sums over its shard servers.
+/// sets, which a front server sums over its shard servers; under access rules, over
+/// the versions the user the front passes on may see.
 async fn shard_stats(
     State(state): State<Arc<AppState>>,
     Query(raw): Query<Vec<(String, String)>>,
+    headers: HeaderMap,
 ) -> Response {
     let r = async {
         let query = shard_query(&raw)?;
         let loaded = current(local_index(&state), &state.opts).await;
-        blocking(&state.permits, move || loaded.index.term_stats(&query)).await
+        let viewer = state.opts.viewer(&headers);
+        blocking(&state.permits, move || {
+            loaded.index.term_stats(&query, viewer.as_ref())
+        })
+        .await
     };
     json_result(r.await)
 }

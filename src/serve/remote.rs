@@ -404,7 +404,7 @@ impl Front {
                     format!("{s}/shard/stats.json?{query}"),
                     Vec::new(),
                     bound,
-                    None,
+                    user,
                 )
                 .await?;
             st.check().map_err(|e| CallError::Failed(e.to_string()))?;

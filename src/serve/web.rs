@@ -18,7 +18,7 @@ use super::streamed::{Refusal, Streamer};
 use crate::access::Viewer;
 use crate::replay::archival_url::{self, ArchivalUrl, Mode};
 use crate::replay::body::{replay, ReplayHead};
-use crate::replay::capture::{captures_of, nearest, original_of, Capture, Nearest};
+use crate::replay::capture::{captures_of, nearest_in, original_in, Capture, Nearest};
 use crate::replay::frame::{frame_page, HighFidelity};
 use crate::replay::memento::{self, MementoUrls};
 use crate::replay::record::with_record;
@@ -31,6 +31,11 @@ pub(crate) const PREFIX: &str = "/web";
 /// collection), run no script, and be framed only here.
 const REPLAY_CSP: &str = "default-src 'self' data: blob:; style-src 'self' 'unsafe-inline' data:; \
 script-src 'none'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'self'";
+/// The policy of an `id_` answer, the payload unrewritten: sandboxed (no script, no
+/// form, no navigation of another window), loading nothing. What could still lead off
+/// the server is sent as an attachment (`replay::body`).
+const IDENTITY_CSP: &str = "sandbox; default-src 'none'; img-src 'self' data:; \
+media-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'self'";
 /// The policy of the banner page: its own inline style and the frame, nothing else.
 const FRAME_CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; frame-src 'self'; \
 form-action 'self'; frame-ancestors 'self'";
@@ -55,12 +60,15 @@ pub(crate) fn refusal(status: StatusCode, msg: impl Into<String>) -> Refusal {
 }
 
 /// The captures of `url` (its SURT key) nearest `date`, from `dir/all.cdx`, among those
-/// `viewer` may see; a 451 when every capture is hidden and one of them is blocked.
+/// `viewer` may see, found by lookups in the sorted CDX (never a reading of every capture
+/// of the URL); counted up to `count_at_most` (0: not counted). A 451 when every
+/// capture is hidden and one of them is blocked.
 fn lookup(
     dir: &Path,
     url: &str,
     date: &str,
     viewer: Option<&Viewer>,
+    count_at_most: u64,
 ) -> Result<(String, Nearest), Refusal> {
     let key = surt_key(url).map_err(|e| {
         refusal(
@@ -68,11 +76,45 @@ fn lookup(
             format!("not a URL the CDX can key: {e}"),
         )
     })?;
-    let (n, blocked) = with_captures(dir, &key, viewer, |caps| nearest(caps, date))?;
+    let (cdx, path) = open_cdx(dir)?;
+    let viewer = viewer.filter(|v| !v.sees_everything());
+    let mut blocked = false;
+    let mut shown = |c: &Capture| {
+        let Some(v) = viewer else {
+            return true;
+        };
+        match v.access(key.as_bytes(), c.timestamp.parse().unwrap_or(0)) {
+            crate::access::Access::Block => {
+                blocked = true;
+                false
+            }
+            crate::access::Access::Exclude => false,
+            _ => true,
+        }
+    };
+    let n = nearest_in(&cdx, &key, date, &mut shown, count_at_most)
+        .map_err(|e| server_error(&format!("{}: {e}", path.display())))?;
+    // With no capture shown, every capture of the key was judged.
     if n.capture.is_none() && blocked {
         return Err(blocked_refusal(url));
     }
     Ok((key, n))
+}
+
+/// Captures a banner counts at most: past them it says "more than".
+const COUNT_AT_MOST: u64 = 10_000;
+
+/// `dir/all.cdx`, opened (a 404 when the collection has none).
+fn open_cdx(dir: &Path) -> Result<(SortedCdx, PathBuf), Refusal> {
+    let path = dir.join("all.cdx");
+    let cdx = SortedCdx::open(&path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => refusal(
+            StatusCode::NOT_FOUND,
+            "this collection has no CDX (all.cdx) to look captures up in",
+        ),
+        _ => server_error(&format!("{}: {e}", path.display())),
+    })?;
+    Ok((cdx, path))
 }
 
 /// The answer for a URL whose captures are blocked to the asker.
@@ -91,14 +133,7 @@ fn with_captures<T>(
     viewer: Option<&Viewer>,
     f: impl FnOnce(&mut dyn Iterator<Item = std::io::Result<Capture>>) -> std::io::Result<T>,
 ) -> Result<(T, bool), Refusal> {
-    let path = dir.join("all.cdx");
-    let cdx = SortedCdx::open(&path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => refusal(
-            StatusCode::NOT_FOUND,
-            "this collection has no CDX (all.cdx) to look captures up in",
-        ),
-        _ => server_error(&format!("{}: {e}", path.display())),
-    })?;
+    let (cdx, path) = open_cdx(dir)?;
     let from = format!("{key} ");
     let lines = cdx
         .lines_from(from.as_bytes())
@@ -152,13 +187,18 @@ pub(crate) fn rest_of(uri: &axum::http::Uri, route: &str) -> String {
 pub(crate) fn web(access: Access, rest: String, out: &mut Streamer) -> Result<(), Refusal> {
     let a = archival_url::parse(&rest).map_err(|e| refusal(StatusCode::BAD_REQUEST, e.0))?;
     let viewer = access.viewer.as_ref();
-    let (mut key, mut n) = lookup(&access.dir, &a.url, &a.date, viewer)?;
+    // The banner says how many captures the URL has; the page and the payload do not.
+    let count = match a.mode {
+        Mode::Frame => COUNT_AT_MOST,
+        _ => 0,
+    };
+    let (mut key, mut n) = lookup(&access.dir, &a.url, &a.date, viewer, count)?;
     if n.capture.is_none() {
         // A page asks for `site.css?v=2` and the crawl kept `site.css` (or the other way
         // round with a cache-busting query): the URL without its query, as pywb's
         // fuzzy match does, rather than a page without its stylesheet.
         if let Some((bare, _)) = a.url.split_once('?') {
-            (key, n) = lookup(&access.dir, bare, &a.date, viewer)?;
+            (key, n) = lookup(&access.dir, bare, &a.date, viewer, count)?;
         }
     }
     let Some(c) = n.capture.clone() else {
@@ -229,9 +269,9 @@ fn original(
     key: &str,
     revisit: &Capture,
 ) -> Result<Capture, Refusal> {
-    let (found, _) = with_captures(dir, key, None, |caps| {
-        original_of(caps, &revisit.digest, &revisit.timestamp)
-    })?;
+    let (cdx, cdx_path) = open_cdx(dir)?;
+    let cdx_error = |e: std::io::Error| server_error(&format!("{}: {e}", cdx_path.display()));
+    let found = original_in(&cdx, key, &revisit.digest, &revisit.timestamp).map_err(cdx_error)?;
     if let Some(c) = found {
         return Ok(c);
     }
@@ -243,11 +283,7 @@ fn original(
     if let (Some(uri), date) = refers {
         if let Ok(k) = surt_key(&uri) {
             let date = date.unwrap_or_else(|| revisit.timestamp.clone());
-            if let Some(c) = with_captures(dir, &k, None, |caps| {
-                original_of(caps, &revisit.digest, &date)
-            })?
-            .0
-            {
+            if let Some(c) = original_in(&cdx, &k, &revisit.digest, &date).map_err(cdx_error)? {
                 return Ok(c);
             }
         }
@@ -286,9 +322,13 @@ fn replay_record(
         date: shown.timestamp.clone(),
         prefix: PREFIX.to_string(),
     };
+    let csp = match a.mode {
+        Mode::Identity => IDENTITY_CSP,
+        _ => REPLAY_CSP,
+    };
     headers.insert(
         header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(REPLAY_CSP),
+        HeaderValue::from_static(csp),
     );
     // The head and the body are written by two closures.
     let out = std::cell::RefCell::new(out);
@@ -381,7 +421,7 @@ pub(crate) fn timegate(
             refusal(StatusCode::BAD_REQUEST, "Accept-Datetime must be an HTTP date (RFC 7089 §2.1.1), like Thu, 01 Jan 2004 12:00:00 GMT")
         })?,
     };
-    let (_, n) = lookup(&access.dir, &url, &date, access.viewer.as_ref())?;
+    let (_, n) = lookup(&access.dir, &url, &date, access.viewer.as_ref(), 0)?;
     let Some(c) = n.capture.as_ref() else {
         return Err(not_archived(&url));
     };
@@ -546,7 +586,7 @@ fn text(
     out: &mut Streamer,
 ) -> Result<(), Refusal> {
     let a = archival_url::parse(&rest).map_err(|e| refusal(StatusCode::BAD_REQUEST, e.0))?;
-    let (key, n) = lookup(&access.dir, &a.url, &a.date, access.viewer.as_ref())?;
+    let (key, n) = lookup(&access.dir, &a.url, &a.date, access.viewer.as_ref(), 0)?;
     let Some(c) = n.capture else {
         return Err(not_archived(&a.url));
     };
