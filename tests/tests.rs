@@ -28,6 +28,7 @@ mod lists_cli;
 mod near_dups;
 mod paging;
 mod ranking;
+mod readme;
 mod reader_corpus;
 mod reader_damage;
 mod reader_fixtures;
