@@ -20,6 +20,7 @@ mod facets;
 mod front;
 mod fuzz_replay;
 mod graph;
+mod help;
 mod html_pages;
 mod import;
 mod index;
