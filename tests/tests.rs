@@ -18,6 +18,7 @@ mod example_script;
 mod export_records;
 mod facets;
 mod front;
+mod first_contact;
 mod fuzz_replay;
 mod graph;
 mod help;

@@ -14,6 +14,7 @@
 //! 5. `generation/`: the next generation of parallel sets ([`build_generation`]).
 //! 6. `collection.json` and `READY`; then [`super::publish`].
 
+use crate::progress::Unit;
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -201,7 +202,7 @@ fn stage_cdx(
         .iter()
         .filter(|a| !staging.cdx(&a.name).exists())
         .collect();
-    let bar = stages.stage("cdx", todo.iter().map(|a| a.size).sum());
+    let bar = stages.stage("cdx", todo.iter().map(|a| a.size).sum(), Unit::Bytes);
     let jobs = opts.jobs.max(1);
     let run_opts = RunOptions {
         sort: true,
@@ -420,7 +421,11 @@ fn stage_import(
             line: i as u64 + 1,
         })
         .collect();
-    let bar = stages.stage("import", plan.archives.iter().map(|a| a.size).sum());
+    let bar = stages.stage(
+        "import",
+        plan.archives.iter().map(|a| a.size).sum(),
+        Unit::Bytes,
+    );
     let jobs = opts.jobs.max(1);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
@@ -497,7 +502,7 @@ fn stage_generation(
     super::crash_point("index");
     counts.new_versions = info.documents;
     let dopts = dates_options(sort);
-    let bar = stages.stage("dates", 0);
+    let bar = stages.stage("dates", 0, Unit::Bytes);
     add_dates(
         &set.join("main"),
         &[set.join("main")],
