@@ -158,6 +158,7 @@ pub struct Rules {
     default: Access,
     embargo: Option<Embargo>,
     files: Vec<PathBuf>,
+    warnings: Vec<String>,
 }
 
 /// Who a user is to the rules: everyone who no rule names is treated alike, so answers
@@ -198,6 +199,7 @@ impl Rules {
     ) -> Rules {
         Rules {
             generation: GENERATION.fetch_add(1, Ordering::Relaxed),
+            warnings: self::rules::out_of_order(&rules),
             list: RuleList::new(rules),
             default: default.unwrap_or(Access::Allow),
             embargo,
@@ -218,6 +220,12 @@ impl Rules {
     /// The files read.
     pub fn files(&self) -> &[PathBuf] {
         &self.files
+    }
+
+    /// What the rules' files do that pywb would read otherwise (a file out of order),
+    /// for the commands to print: warcdex reads them as meant.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 
     /// How many rule lines.

@@ -127,6 +127,24 @@ pub enum Command {
     },
 }
 
+/// The commands whose positional arguments are a query.
+const QUERY_COMMANDS: [&str; 2] = ["search", "export"];
+
+/// A hint after a usage error for a query that starts with `-` (`warcdex search -d c
+/// -python`): the parser reads it as flags, and clap's own tip names only the first
+/// letter (`-p`), so the reader is told to end the flags with `--`.
+pub fn query_dash_hint(e: &clap::Error) -> Option<&'static str> {
+    use clap::error::ErrorKind;
+    if e.kind() != ErrorKind::UnknownArgument {
+        return None;
+    }
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let command = args.iter().find(|a| !a.starts_with('-'))?;
+    QUERY_COMMANDS.contains(&command.as_str()).then_some(
+        "  hint: put -- before a query that starts with - (warcdex search -d DIR -- '-python java')",
+    )
+}
+
 /// The exit status of every command that reads archives (`records`, `cdx`, `import`,
 /// `update`), as docs/guide.md, "Exit status", states it.
 pub const EXIT_STATUS: &str = "\
