@@ -27,7 +27,16 @@ fn message(e: &anyhow::Error) -> String {
 }
 
 fn main() -> ExitCode {
-    let args = cli::Cli::parse();
+    let args = match cli::Cli::try_parse() {
+        Ok(a) => a,
+        Err(e) => {
+            let _ = e.print();
+            if let Some(hint) = cli::query_dash_hint(&e) {
+                eprintln!("{hint}");
+            }
+            std::process::exit(e.exit_code());
+        }
+    };
     cli::set_no_wait(args.no_wait);
     if cli::heap::frees_large_buffers(&args.command) {
         cli::heap::give_back_freed_memory();

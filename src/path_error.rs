@@ -436,7 +436,7 @@ pub enum Error {
     #[error("--strict: {0}; nothing was added")]
     Strict(String),
     /// A directory given as an archive.
-    #[error("{}: is a directory, not an archive", .0.display())]
+    #[error("{}", directory_given(.0))]
     IsADirectory(PathBuf),
     /// An archive no record of which could be read.
     #[error("{0}: cannot be read as an archive")]
@@ -610,4 +610,18 @@ impl fmt::Display for Chain<'_> {
         }
         f.write_str(&line)
     }
+}
+
+/// What a directory given where an archive is expected says: that it is one, and how to
+/// give the archives in it (every command that reads archives says it alike).
+pub fn directory_given(dir: &Path) -> String {
+    format!("{}: {}", dir.display(), directory_hint(dir))
+}
+
+/// [`directory_given`] without the leading path, for errors that name their path.
+pub fn directory_hint(dir: &Path) -> String {
+    format!(
+        "is a directory; give the archive files in it (e.g. {}/*.warc.gz)",
+        dir.display()
+    )
 }

@@ -1,4 +1,5 @@
-//! Progress bars on stderr, hidden when stderr is not a terminal.
+//! Progress bars on stderr, hidden when stderr is not a terminal (a command that runs long
+//! prints plain lines there instead, see `cli/update.rs`).
 
 use std::io::IsTerminal;
 
@@ -21,6 +22,41 @@ pub fn count_bar(total: u64, what: &str, unit: &str) -> ProgressBar {
         what,
         &format!("{{msg}} [{{bar:30}}] {{pos}}/{{len}} {unit} eta {{eta}}"),
     )
+}
+
+/// What a stage's total counts: bytes of input, or items of a kind (`archives`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    /// Bytes, shown as KiB, MiB….
+    Bytes,
+    /// Items, shown as the number and this plural (`5 archives`).
+    Items(&'static str),
+}
+
+impl Unit {
+    /// `total` in this unit as a reader reads it (`26.4 KiB`, `5 archives`).
+    pub fn show(self, total: u64) -> String {
+        match self {
+            Unit::Bytes => indicatif::HumanBytes(total).to_string(),
+            Unit::Items(what) => format!("{total} {what}"),
+        }
+    }
+}
+
+/// A bar for `total` in `unit`, or a spinner when the total is not known (0); hidden
+/// unless stderr is a terminal.
+pub fn bar_of(total: u64, what: &str, unit: Unit) -> ProgressBar {
+    match (total, unit) {
+        (0, _) => spinner(what),
+        (_, Unit::Bytes) => bytes_bar(total, what),
+        (_, Unit::Items(items)) => count_bar(total, what, items),
+    }
+}
+
+/// Whether bars are drawn: stderr is a terminal. Elsewhere (a log file, a pipe) a
+/// long command says what it does in lines, which bars would fill with redraws.
+pub fn draws_bars() -> bool {
+    std::io::stderr().is_terminal()
 }
 
 fn bar_on_stderr(total: u64, what: &str, template: &str) -> ProgressBar {

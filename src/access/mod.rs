@@ -161,6 +161,8 @@ pub struct Rules {
     /// Per file read (in `files`' order): its rule lines, and whether it was empty (no
     /// byte but white space), which [`LiveRules`] tells a file being rewritten by.
     read: Vec<FileRead>,
+    /// What the reading warned of (an unsorted file), for the caller to show.
+    warnings: Vec<String>,
 }
 
 /// What one rules file held when read.
@@ -250,6 +252,7 @@ impl Rules {
     ) -> Rules {
         Rules {
             generation: GENERATION.fetch_add(1, Ordering::Relaxed),
+            warnings: self::rules::out_of_order(&rules),
             list: RuleList::new(rules),
             default: default.unwrap_or(Access::Allow),
             embargo,
@@ -271,6 +274,12 @@ impl Rules {
     /// The files read.
     pub fn files(&self) -> &[PathBuf] {
         &self.files
+    }
+
+    /// What the rules' files do that pywb would read otherwise (a file out of order),
+    /// for the commands to print: warcdex reads them as meant.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 
     /// How many rule lines.

@@ -193,6 +193,33 @@ pub fn read_list(path: &Path, text: &str) -> Result<Vec<Rule>, AccessError> {
     Ok(out)
 }
 
+/// A warning for each file of `rules` (in the order read) whose lines are not in reverse
+/// byte order, naming its first line out of place. pywb finds a rule by binary search,
+/// so it misapplies such a file; warcdex sorts what it reads, so it answers what the
+/// sorted file gives, and only warns.
+pub fn out_of_order(rules: &[Rule]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut warned: Option<&Path> = None;
+    for pair in rules.windows(2) {
+        let (above, below) = (&pair[0], &pair[1]);
+        if above.file != below.file || warned == Some(below.file.as_path()) {
+            continue;
+        }
+        if below.line.as_bytes() > above.line.as_bytes() {
+            warned = Some(below.file.as_path());
+            out.push(format!(
+                "{}: line {}: not in the order pywb reads (it sorts above line {}); warcdex \
+                 reads the file sorted, pywb would misapply it: sort it (pywb expects \
+                 SURT-sorted, reverse order: LC_ALL=C sort -r)",
+                below.file.display(),
+                below.line_no,
+                above.line_no
+            ));
+        }
+    }
+    out
+}
+
 /// Every rule of the lists in the reverse byte order of their lines (the order pywb
 /// keeps them in and merges several lists in), indexed by key.
 #[derive(Debug, Default)]

@@ -36,7 +36,9 @@ impl AccessFlags {
         if config.is_empty() {
             return Ok(None);
         }
-        Ok(Some(Viewer::new(Arc::new(Rules::load(&config)?), user)))
+        let rules = Rules::load(&config)?;
+        warn(&rules);
+        Ok(Some(Viewer::new(Arc::new(rules), user)))
     }
 
     /// The rules of collection `dir` with these flags applied.
@@ -50,6 +52,13 @@ impl AccessFlags {
             c.default_access = self.default_access;
         }
         Ok(c)
+    }
+}
+
+/// Prints the rules' warnings (a file pywb would misapply) on stderr.
+pub fn warn(rules: &Rules) {
+    for w in rules.warnings() {
+        eprintln!("warcdex: warning: {w}");
     }
 }
 
@@ -90,6 +99,7 @@ pub struct CheckArgs {
 pub fn run(a: AccessArgs) -> anyhow::Result<i32> {
     let AccessCommand::Check(c) = a.command;
     let rules = Rules::load(&c.rules.config(&c.coll)?)?;
+    warn(&rules);
     let class = rules.class_of(c.user.as_deref());
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());

@@ -23,7 +23,8 @@ use warcdex::output::{self, OutputLock};
 
 use clap::{Args, Parser, Subcommand};
 
-/// warcdex: web archives (ARC/WARC) to CDX and a de-duplicated full-text index.
+/// warcdex: web archives (ARC, WARC, WARC-zstd, WACZ) to CDX and a de-duplicated full-text
+/// index, searched and replayed.
 #[derive(Debug, Parser)]
 #[command(name = "warcdex", version, about)]
 pub struct Cli {
@@ -39,12 +40,14 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// One JSON line per record (offset, length, type, URI, date, id, HTTP status and
-    /// type, payload digest), as `warcio index` writes them; anomaly counts on stderr.
+    /// One JSON line per record of ARC, WARC, WARC-zstd or WACZ files (offset, length,
+    /// type, URI, date, id, HTTP status and type, payload digest), as `warcio index`
+    /// writes them; anomaly counts on stderr.
     #[command(after_help = EXIT_STATUS)]
     Records(records::RecordsArgs),
     /// CDX (11- or 9-field, as pywb `cdx-indexer` writes it) or CDXJ (as `cdxj-indexer`
-    /// writes it) for ARC and WARC files, optionally sorted in C byte order.
+    /// writes it) for ARC, WARC, WARC-zstd and WACZ files, optionally sorted in C byte
+    /// order.
     #[command(after_help = EXIT_STATUS)]
     Cdx(cdx::CdxArgs),
     /// The exclusion list: every capture of a URL key + digest except the earliest, as
@@ -59,8 +62,9 @@ pub enum Command {
     /// Merge sorted CDX files into one sorted file, one legend on top; or into a ZipNum
     /// cluster (`--zipnum`).
     MergeCdx(lists::SortArgs),
-    /// Parse archives into a segment: one document per URL + digest (title, text, links,
-    /// charset, every capture date), skipping captures the exclusion list names.
+    /// Parse archives (ARC, WARC, WARC-zstd, WACZ) into a segment: one document per URL +
+    /// digest (title, text, links, charset, every capture date), skipping captures the
+    /// exclusion list names.
     #[command(after_help = EXIT_STATUS)]
     Import(import::ImportArgs),
     /// A segment's manifest and counts, or its rows as JSON lines (`--rows`).
@@ -78,15 +82,19 @@ pub enum Command {
     /// NutchWAX `add-dates`: the parallel dates index of a main index (one document per
     /// main document, at the same position), the sources' dates and a dates list unioned.
     AddDates(dates::AddDatesArgs),
-    /// Search `DIR/pindexes/*/{main,dates}`: words and phrases ranked by text and link
-    /// score, filters site:, type:, lang:, collection:, date:; every capture date per hit.
+    /// Search `DIR/pindexes/*/{main,dates}`: words and phrases ranked by text relevance
+    /// (BM25 over title, URL, anchors and text, the title weighing most), filters site:,
+    /// type:, lang:, collection:, date:, as-of:; every capture date per hit.
     Search(search::SearchArgs),
-    /// Add archives to a collection as one batch: CDX, identity across the whole
-    /// collection, import and index of the new versions, dates added to earlier ones;
-    /// locked, idempotent, resumable. `--compact` indexes every batch into one set.
+    /// Add archives (ARC, WARC, WARC-zstd, WACZ) to a collection as one batch: CDX,
+    /// identity across the whole collection, import and index of the new versions, dates
+    /// added to earlier ones; locked, idempotent, resumable. `--compact` indexes every batch into one set.
     #[command(after_help = EXIT_STATUS)]
     Update(update::UpdateArgs),
-    /// Serve the search over HTTP: a search page, OpenSearch RSS, JSON and /healthz.
+    /// Serve the collection over HTTP: the search page, JSON, OpenSearch RSS, the capture
+    /// view with the indexed text, history and diff pages, Memento, pywb's CDX API,
+    /// /warcs (archives by byte range), export and /healthz; or a front server over
+    /// shard servers (`--remote`).
     Serve(search::ServeArgs),
     /// A pywb 2.10 config.yaml that replays the collection from `warcdex serve`: captures
     /// found through its /cdx route, records read from its /warcs/ route by byte range.
@@ -100,8 +108,8 @@ pub enum Command {
     History(near::HistoryArgs),
     /// What changed between the versions of a URL nearest two dates, word by word.
     Diff(near::DiffArgs),
-    /// Every version a query matches (not a page of hits), with the fields asked for, as
-    /// CSV or JSON lines; the access rules apply.
+    /// Every version a query matches (not a page of hits): its fields as CSV, JSON lines
+    /// or Parquet, or its captures' records as WARC or WACZ; the access rules apply.
     Export(export::ExportArgs),
     /// The link graph of a collection: pages, hosts or registered domains linked, with
     /// link counts (and anchor texts between pages), as CSV, GEXF 1.3 or GraphML; the
@@ -117,6 +125,24 @@ pub enum Command {
         /// A gzip file.
         file: PathBuf,
     },
+}
+
+/// The commands whose positional arguments are a query.
+const QUERY_COMMANDS: [&str; 2] = ["search", "export"];
+
+/// A hint after a usage error for a query that starts with `-` (`warcdex search -d c
+/// -python`): the parser reads it as flags, and clap's own tip names only the first
+/// letter (`-p`), so the reader is told to end the flags with `--`.
+pub fn query_dash_hint(e: &clap::Error) -> Option<&'static str> {
+    use clap::error::ErrorKind;
+    if e.kind() != ErrorKind::UnknownArgument {
+        return None;
+    }
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let command = args.iter().find(|a| !a.starts_with('-'))?;
+    QUERY_COMMANDS.contains(&command.as_str()).then_some(
+        "  hint: put -- before a query that starts with - (warcdex search -d DIR -- '-python java')",
+    )
 }
 
 /// The exit status of every command that reads archives (`records`, `cdx`, `import`,

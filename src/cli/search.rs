@@ -329,6 +329,7 @@ pub fn serve_cmd(a: ServeArgs) -> anyhow::Result<i32> {
     if !config.is_empty() {
         let live = LiveRules::load(config)?;
         let r = live.current();
+        super::access::warn(&r);
         eprintln!(
             "warcdex serve: access rules: {} rules from {} files",
             r.rule_count(),

@@ -1,9 +1,12 @@
 //! `warcdex update COLLECTION [ARCHIVE...] [--from LIST] [--compact]`: adds archives to a
 //! collection as one batch ([`warcdex::collection::update`]), with a progress bar per
-//! stage and a summary on stderr.
+//! stage (a line when each starts and ends when stderr is no terminal) and a summary on
+//! stderr.
 
 use std::io;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -13,7 +16,7 @@ use warcdex::cdx_writer::zipnum::DEFAULT_LINES_PER_BLOCK;
 use warcdex::collection::manifest::ZipNumSettings;
 use warcdex::collection::{update, ArchiveArg, Stages, UpdateOptions};
 use warcdex::import::manifest::read_manifest;
-use warcdex::progress::{bytes_bar, spinner, Progress};
+use warcdex::progress::{bar_of, draws_bars, Progress, Unit};
 
 /// Flags of `warcdex update`.
 #[derive(Debug, Args)]
@@ -59,20 +62,59 @@ struct Bars {
     current: std::sync::Mutex<Option<ProgressBar>>,
 }
 
+/// One stage's display: its bar on a terminal; elsewhere (a log, a pipe, cron's mail),
+/// where bars are hidden, a line when it starts and one when it ends, so that a batch of
+/// minutes does not print nothing until its summary.
+struct Stage {
+    bar: ProgressBar,
+    name: String,
+    started: Instant,
+    lines: bool,
+    ended: AtomicBool,
+}
+
+impl Progress for Stage {
+    fn start(&self, total: u64) {
+        Progress::start(&self.bar, total);
+    }
+    fn advance(&self, n: u64) {
+        self.bar.advance(n);
+    }
+    fn finish(&self) {
+        Progress::finish(&self.bar);
+        if self.lines && !self.ended.swap(true, Ordering::Relaxed) {
+            eprintln!(
+                "warcdex update: {} done in {:.1} s",
+                self.name,
+                self.started.elapsed().as_secs_f64()
+            );
+        }
+    }
+}
+
 impl Stages for Bars {
-    fn stage(&self, name: &str, total: u64) -> Box<dyn Progress + '_> {
+    fn stage(&self, name: &str, total: u64, unit: Unit) -> Box<dyn Progress + '_> {
         if name == "index" {
             // From the index on, freed memory goes back to the system (src/cli/heap.rs):
             // the stages after the import free large buffers phase after phase.
             super::heap::give_back_freed_memory();
         }
-        let bar = if total > 0 {
-            bytes_bar(total, name)
-        } else {
-            spinner(name)
-        };
+        let lines = !draws_bars();
+        if lines {
+            match total {
+                0 => eprintln!("warcdex update: {name}: started"),
+                _ => eprintln!("warcdex update: {name}: {}", unit.show(total)),
+            }
+        }
+        let bar = bar_of(total, name, unit);
         *self.current.lock().unwrap_or_else(|e| e.into_inner()) = Some(bar.clone());
-        Box::new(bar)
+        Box::new(Stage {
+            bar,
+            name: name.to_string(),
+            started: Instant::now(),
+            lines,
+            ended: AtomicBool::new(false),
+        })
     }
 
     fn message(&self, m: &str) {
@@ -185,6 +227,7 @@ pub fn run(args: UpdateArgs) -> Result<i32> {
                 .unwrap_or_default()
         );
     }
+    // Named here only: the library reports a refusal in `refused`, not as a message too.
     for (_, why) in &r.refused {
         eprintln!("warcdex update:   refused (unreadable, not added): {why}");
     }

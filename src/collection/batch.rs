@@ -16,6 +16,7 @@
 //! 5. `generation/`: the next generation of parallel sets ([`build_generation`]).
 //! 6. `collection.json` and `READY`; then [`super::publish`].
 
+use crate::progress::Unit;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -205,7 +206,7 @@ fn stage_cdx(
         .iter()
         .filter(|a| !staging.cdx(&a.name).exists())
         .collect();
-    let bar = stages.stage("cdx", todo.iter().map(|a| a.size).sum());
+    let bar = stages.stage("cdx", todo.iter().map(|a| a.size).sum(), Unit::Bytes);
     let jobs = opts.jobs.max(1);
     let run_opts = RunOptions {
         sort: true,
@@ -572,7 +573,11 @@ fn stage_import(
             line: i as u64 + 1,
         })
         .collect();
-    let bar = stages.stage("import", plan.archives.iter().map(|a| a.size).sum());
+    let bar = stages.stage(
+        "import",
+        plan.archives.iter().map(|a| a.size).sum(),
+        Unit::Bytes,
+    );
     let jobs = opts.jobs.max(1);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
@@ -649,7 +654,7 @@ fn stage_generation(
     super::crash_point("index");
     counts.new_versions = info.documents;
     let dopts = dates_options(sort);
-    let bar = stages.stage("dates", 0);
+    let bar = stages.stage("dates", 0, Unit::Bytes);
     add_dates(
         &set.join("main"),
         &[set.join("main")],

@@ -18,6 +18,7 @@
 //! existed): a batch's captures are final once it is published. Each file is written under a temporary name and
 //! renamed; rows are in `surt`, digest and date order, in row groups of 8,192.
 
+use crate::progress::Unit;
 use std::cmp::Ordering;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Write};
@@ -98,8 +99,8 @@ pub fn keep(layout: &Layout, m: &CollectionManifest, stages: &dyn Stages) -> Res
     for batch in &missing {
         let archives: Vec<&super::manifest::ArchiveEntry> =
             (m.archives.iter()).filter(|a| a.batch == *batch).collect();
-        let bar = stages.stage("captures", archives.len() as u64);
-        write_table(layout, batch, &archives, &languages, tmp.path())?;
+        let bar = stages.stage("captures", archives.len() as u64, Unit::Items("archives"));
+        write_table(layout, batch, &archives, &languages, tmp.path(), &*bar)?;
         bar.finish();
     }
     Ok(missing.len())
@@ -265,6 +266,7 @@ fn write_table(
     archives: &[&super::manifest::ArchiveEntry],
     languages: &Path,
     tmp: &Path,
+    progress: &dyn crate::progress::Progress,
 ) -> Result<()> {
     let mut sorter = ExternalSorter::new(SortOptions {
         memory: 64 << 20,
@@ -289,6 +291,7 @@ fn write_table(
             line.extend_from_slice(format!("{} sha1:{}\t{i}\t{l}", f[0], bare(f[5])).as_bytes());
             sorter.push(&line).at(&cdx)?;
         }
+        progress.advance(1);
     }
     let path = table_path(layout, batch);
     let dir = path.parent().expect("captures/ is a folder");

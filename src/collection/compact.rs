@@ -4,6 +4,7 @@
 //! (the steps of scripts/example.sh), and every version's collections from the capture
 //! tables. It replaces every set in one generation swap.
 
+use crate::progress::Unit;
 use std::path::PathBuf;
 
 use super::batch::{prepare, StagedPlan};
@@ -51,7 +52,7 @@ pub fn run(
         let set = tmp.join(COMPACTED);
         let segments: Vec<PathBuf> = m.batches.iter().map(|b| layout.segment(&b.name)).collect();
         index_segments(&segments, &set.join("main"), opts, stages)?;
-        let bar = stages.stage("dates", 0);
+        let bar = stages.stage("dates", 0, Unit::Bytes);
         let dopts = dates_options(&sort);
         let first = staging.file("dates-dup");
         files::remove_any(&first)?;

@@ -32,7 +32,7 @@ use layout::Layout;
 use manifest::{read_manifest, write_manifest, CollectionManifest, CompactionEntry};
 
 use crate::output::OutputLock;
-use crate::progress::Progress;
+use crate::progress::{Progress, Unit};
 
 /// How to update.
 #[derive(Debug, Clone)]
@@ -79,15 +79,15 @@ pub struct ArchiveArg {
 
 /// Where `update` shows its progress and messages.
 pub trait Stages: Sync {
-    /// A progress display for a stage of `total` units (bytes, or documents).
-    fn stage(&self, name: &str, total: u64) -> Box<dyn Progress + '_>;
+    /// A progress display for a stage of `total` in `unit` (0: not known).
+    fn stage(&self, name: &str, total: u64, unit: Unit) -> Box<dyn Progress + '_>;
     /// A message (a problem with an archive, a skipped archive).
     fn message(&self, m: &str);
 }
 
 /// Stages shown nowhere.
 impl Stages for () {
-    fn stage(&self, _: &str, _: u64) -> Box<dyn Progress + '_> {
+    fn stage(&self, _: &str, _: u64, _: Unit) -> Box<dyn Progress + '_> {
         Box::new(())
     }
     fn message(&self, _: &str) {}
@@ -175,10 +175,9 @@ pub fn update(
     let mut readable = Vec::with_capacity(archives.len());
     for a in archives {
         match plan::unreadable(&a.path) {
-            Some(why) => {
-                stages.message(&format!("{why}; not added"));
-                report.refused.push((a.path.display().to_string(), why));
-            }
+            // Printed by the caller from the report only (a message here as well named
+            // each refusal twice).
+            Some(why) => report.refused.push((a.path.display().to_string(), why)),
             None => readable.push(a.clone()),
         }
     }
@@ -200,7 +199,7 @@ pub fn update(
     let paths: Vec<PathBuf> = archives.iter().map(|a| a.path.clone()).collect();
     let total = files::total_size(&paths);
     let plan = {
-        let bar = stages.stage("identify", total);
+        let bar = stages.stage("identify", total, Unit::Bytes);
         let p = plan::plan(&layout, &m, &paths, &*bar)?;
         bar.finish();
         p

@@ -75,10 +75,7 @@ pub fn sha1_of(path: &Path, progress: &dyn Progress) -> Result<(u64, String)> {
 /// each archive is read: damage after it is the batch's to report, not a refusal.
 pub fn unreadable(path: &Path) -> Option<String> {
     if path.is_dir() {
-        return Some(format!(
-            "{}: is a directory, not an archive",
-            path.display()
-        ));
+        return Some(crate::path_error::directory_given(path));
     }
     let parts = match crate::reader::wacz::archive_parts(path) {
         Ok(p) => p,

@@ -2,6 +2,7 @@
 //! from segments, under the run's sort budget, and the options its dates index is
 //! added with.
 
+use crate::progress::Unit;
 use std::path::{Path, PathBuf};
 
 use warcdex_cdx::sort::SortOptions;
@@ -21,7 +22,7 @@ pub(super) fn index_segments(
     opts: &UpdateOptions,
     stages: &dyn Stages,
 ) -> Result<MainInfo> {
-    let bar = stages.stage("index", 0);
+    let bar = stages.stage("index", 0, Unit::Bytes);
     let info = build_index(
         segments,
         main,

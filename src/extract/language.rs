@@ -144,6 +144,34 @@ fn sample(text: &str) -> &str {
     &text[..end]
 }
 
+/// Every language [`detect`] tells, as `(ISO 639-1 code, English name)`, by code: the
+/// values `lang:` can match.
+pub fn languages() -> Vec<(&'static str, &'static str)> {
+    let mut all: Vec<(&'static str, &'static str)> = Lang::all()
+        .iter()
+        .map(|&l| (iso639_1(l), l.eng_name()))
+        .collect();
+    all.sort_unstable();
+    all
+}
+
+/// The ISO 639-1 code `lang:` matches for `name`: a code [`detect`] gives (`en`), or a
+/// language's English name in any case (`English`, `german`; also `Chinese` and
+/// `Norwegian`, which whatlang names Mandarin and Bokmal).
+pub fn code_of(name: &str) -> Option<&'static str> {
+    let name = name.to_lowercase();
+    match name.as_str() {
+        "chinese" => return Some("zh"),
+        "norwegian" => return Some("nb"),
+        _ => {}
+    }
+    Lang::all()
+        .iter()
+        .map(|&l| (iso639_1(l), l.eng_name()))
+        .find(|(code, eng)| *code == name || eng.to_lowercase() == name)
+        .map(|(code, _)| code)
+}
+
 /// whatlang's ISO 639-3 language as ISO 639-1, the two letters of `lang` attributes,
 /// HTTP `Content-Language` and Solr/Nutch language fields. Mandarin is `zh` and Persian
 /// (Iranian) `fa`, Norwegian Bokmål `nb`; Akan has no two-letter code beyond `ak`.

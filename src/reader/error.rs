@@ -56,6 +56,19 @@ pub enum ErrorKind {
         /// The limit that was exceeded.
         limit: usize,
     },
+    /// A directory given as an archive: the message says to give the files in it.
+    #[error("{}", crate::path_error::directory_hint(.0))]
+    Directory(PathBuf),
+    /// A file compressed by a tool whose format the reader does not decode (lz4, xz):
+    /// told by its magic number, so the user is told what to run rather than that it is
+    /// no archive.
+    #[error("{format}-compressed; decompress it first ({tool})")]
+    Compressed {
+        /// The format: `lz4`, `xz`.
+        format: &'static str,
+        /// The command that decompresses it.
+        tool: &'static str,
+    },
     /// A WACZ that cannot be read (its message names it).
     #[error("{0}")]
     Wacz(#[from] crate::reader::wacz::WaczError),
@@ -66,6 +79,22 @@ pub enum ErrorKind {
         /// Offset of the damaged gzip member in the compressed file.
         member_offset: u64,
     },
+}
+
+/// The compression formats that are told by their magic number but not decoded, with the
+/// command that decodes each: `(magic, format, tool)`.
+const FOREIGN_COMPRESSION: [(&[u8], &str, &str); 2] = [
+    (b"\x04\x22\x4d\x18", "lz4", "lz4 -d"),
+    (b"\xfd7zXZ\x00", "xz", "xz -d"),
+];
+
+/// [`ErrorKind::Compressed`] when `start`, a file's first bytes, is the magic number of
+/// a compression the reader does not decode.
+pub fn foreign_compression(start: &[u8]) -> Option<ErrorKind> {
+    FOREIGN_COMPRESSION
+        .iter()
+        .find(|(magic, _, _)| start.starts_with(magic))
+        .map(|&(_, format, tool)| ErrorKind::Compressed { format, tool })
 }
 
 /// An error with the file and byte offset where it happened.

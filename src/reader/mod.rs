@@ -67,7 +67,7 @@ pub use header::{Format, RecordHeader, RecordType};
 pub use http::HttpHead;
 pub use span::Span;
 
-use crate::reader::error::{Anomaly, AnomalyCounts, AnomalyKind, Error, Result};
+use crate::reader::error::{Anomaly, AnomalyCounts, AnomalyKind, Error, ErrorKind, Result};
 use span::{member_probe, MemberProbe};
 use stream::Stream;
 
@@ -143,12 +143,22 @@ impl ArchiveReader<File> {
     /// Opens a file with options.
     pub fn open_with(path: impl AsRef<Path>, opts: ReaderOptions) -> Result<Self> {
         let path = path.as_ref();
-        let file = File::open(path).map_err(|e| Error::from(e).with_path(path))?;
+        let file = open_file(path)?;
         let mut r = ArchiveReader::with_options(file, opts).map_err(|e| e.with_path(path))?;
         r.path = Some(path.to_path_buf());
         r.probe = Some(member_probe(path.to_path_buf(), 0, r.s.codec()));
         Ok(r)
     }
+}
+
+/// Opens an archive file; a directory (which Linux opens, and whose read fails with
+/// "Is a directory") is refused with how to give the archives in it.
+fn open_file(path: &Path) -> Result<File> {
+    let file = File::open(path).map_err(|e| Error::from(e).with_path(path))?;
+    if file.metadata().is_ok_and(|m| m.is_dir()) {
+        return Err(Error::new(ErrorKind::Directory(path.to_path_buf())).with_path(path));
+    }
+    Ok(file)
 }
 
 /// An input named on the command line: a file, or standard input.
@@ -165,7 +175,7 @@ impl ArchiveReader<Input> {
             r.path = Some(path.to_path_buf());
             return Ok(r);
         }
-        let file = File::open(path).map_err(|e| Error::from(e).with_path(path))?;
+        let file = open_file(path)?;
         let mut r = ArchiveReader::with_options(Box::new(file) as Input, opts)
             .map_err(|e| e.with_path(path))?;
         r.path = Some(path.to_path_buf());

@@ -7,7 +7,9 @@ use super::arc::parse_arc_line;
 use super::bytes::{decode, trim_end};
 use super::Codec;
 use super::{ArchiveReader, Format};
-use crate::reader::error::{escaped_start, AnomalyKind, Error, ErrorKind, Result, START_SHOWN};
+use crate::reader::error::{
+    escaped_start, foreign_compression, AnomalyKind, Error, ErrorKind, Result, START_SHOWN,
+};
 
 impl<R: Read> ArchiveReader<R> {
     /// Length of the line at the cursor, reading more as needed. `Ok(None)` at the end
@@ -132,13 +134,7 @@ impl<R: Read> ArchiveReader<R> {
         };
         if let Some((offset, bytes, sample)) = garbage {
             if self.records == 0 && !found {
-                return Err(Error::at(
-                    ErrorKind::NotAnArchive {
-                        what: self.what_was_read(),
-                        start: escaped_start(&sample),
-                    },
-                    offset,
-                ));
+                return Err(Error::at(self.no_archive_kind(&sample), offset));
             }
             let where_ = if found {
                 "before the next record"
@@ -161,16 +157,23 @@ impl<R: Read> ArchiveReader<R> {
     /// record header: its first bytes, at the stored offset of that line.
     fn not_an_archive(&mut self, at: u64) -> Error {
         let b = self.s.buffer();
-        let start = escaped_start(&b[..b.len().min(START_SHOWN)]);
+        let kind = self.no_archive_kind(&b[..b.len().min(START_SHOWN)]);
         let offset = self.stored_offset(at);
-        let e = Error::at(
-            ErrorKind::NotAnArchive {
-                what: self.what_was_read(),
-                start,
-            },
-            offset,
-        );
+        let e = Error::at(kind, offset);
         self.fail(e)
+    }
+
+    /// Why an input whose first bytes are `sample` holds no record: compressed in a
+    /// format the reader does not decode (said with the command to run), or no archive.
+    fn no_archive_kind(&self, sample: &[u8]) -> ErrorKind {
+        let foreign = match self.s.codec() {
+            None => foreign_compression(sample),
+            Some(_) => None,
+        };
+        foreign.unwrap_or_else(|| ErrorKind::NotAnArchive {
+            what: self.what_was_read(),
+            start: escaped_start(sample),
+        })
     }
 
     /// What the bytes judged are: the file's own, or what its compression decoded to.

@@ -4,7 +4,6 @@
 use std::fmt::Write as _;
 
 use super::escape::{escape, is_web_url, push_escaped, snippet_html, url_encode};
-use crate::near::word_diff::percent;
 use crate::search::{Hit, SearchResults};
 
 /// What the page was asked for (echoed in the form and the links).
@@ -277,8 +276,8 @@ fn timeline_html(out: &mut String, h: &Hit) {
 const VERSIONS_LISTED: usize = 10;
 
 /// The versions of the hit's URL, earliest first, each a link to its first capture with
-/// how much its text changed from the one before (issue 43: a share of words, estimated
-/// from the signatures; the change links to the diff page, which has the exact words);
+/// the kind of change from the one before (issue 43; it links to the diff page, which
+/// has the share of words changed and the words);
 /// those this hit stands for in bold. At most the latest [`VERSIONS_LISTED`], with a
 /// link to the page of all of them.
 fn versions_html(out: &mut String, h: &Hit) {
@@ -320,10 +319,11 @@ fn versions_html(out: &mut String, h: &Hit) {
             }
             None => out.push_str(&escape(&date)),
         }
-        let what = match (v.change, v.changed) {
-            (crate::search::history::Change::Same, _) | (_, None) => v.change.label().to_string(),
-            (_, Some(share)) => format!("{}, ≈ {}", v.change.label(), percent(share)),
-        };
+        // The kind of change only: the share of words is exact on the history and diff
+        // pages it links to, from the two texts, which a search does not read (one diff
+        // may take half a second); the estimate from the signatures that `changed`
+        // holds showed another figure for the same change (≈ 0.8 % here, 0.5 % there).
+        let what = v.change.label();
         let before = i.checked_sub(1).map(|p| &h.history[p].first_date);
         match before {
             Some(b) if !b.is_empty() && !v.first_date.is_empty() && is_web_url(&h.url) => {
@@ -331,11 +331,11 @@ fn versions_html(out: &mut String, h: &Hit) {
                     out,
                     ": <a href=\"{}\" title=\"what changed, word by word\">{}</a>",
                     escape(&format!("/diff/{b}/{}/{}", v.first_date, h.url)),
-                    escape(&what)
+                    escape(what)
                 );
             }
             _ => {
-                let _ = write!(out, ": {}", escape(&what));
+                let _ = write!(out, ": {}", escape(what));
             }
         }
         out.push_str(close);

@@ -82,6 +82,76 @@ impl FilterField {
     }
 }
 
+/// The words `type:` takes for the MIME types a reader means by them (`type:html` found
+/// nothing: no type is `html` or under `html/`).
+const TYPE_NAMES: [(&str, &str); 4] = [
+    ("html", "text/html"),
+    ("htm", "text/html"),
+    ("xhtml", "application/xhtml+xml"),
+    ("pdf", "application/pdf"),
+];
+
+/// The top-level MIME types (RFC 6838 and IANA's list): `type:image` is every type under
+/// `image/` (src/search/rank.rs).
+const TOP_LEVEL_TYPES: [&str; 11] = [
+    "application",
+    "audio",
+    "example",
+    "font",
+    "haptics",
+    "image",
+    "message",
+    "model",
+    "multipart",
+    "text",
+    "video",
+];
+
+impl FilterField {
+    /// The value as indexed, checked: `lang:` takes an ISO 639-1 code or a language's
+    /// English name, `type:` a MIME type, a top-level type (`image`) or a word for a type
+    /// (`html`). A value no document can have (`lang:klingon`, `type:movie`) is refused
+    /// with the values there are, since it would silently match nothing.
+    pub fn value(self, raw: &str) -> Result<String, QueryError> {
+        match self {
+            FilterField::Lang => match crate::extract::language::code_of(raw) {
+                Some(code) => Ok(code.to_string()),
+                None => {
+                    let all: Vec<String> = crate::extract::language::languages()
+                        .into_iter()
+                        .map(|(code, name)| format!("{code} ({name})"))
+                        .collect();
+                    Err(bad(format!(
+                        "lang:{raw}: no such language; lang: takes an ISO 639-1 code or its \
+                         English name (lang:en, lang:english), one of {}",
+                        all.join(", ")
+                    )))
+                }
+            },
+            FilterField::Type if !raw.contains('/') => {
+                let lower = raw.to_ascii_lowercase();
+                if let Some((_, mime)) = TYPE_NAMES.iter().find(|(name, _)| *name == lower) {
+                    return Ok(mime.to_string());
+                }
+                if TOP_LEVEL_TYPES.contains(&lower.as_str()) {
+                    return Ok(lower);
+                }
+                let names: Vec<String> = TYPE_NAMES
+                    .iter()
+                    .map(|(name, mime)| format!("{name} ({mime})"))
+                    .collect();
+                Err(bad(format!(
+                    "type:{raw}: type: takes a MIME type (type:text/html), a top-level type \
+                     (one of {}: all types under it) or one of {}",
+                    TOP_LEVEL_TYPES.join(", "),
+                    names.join(", ")
+                )))
+            }
+            _ => Ok(self.normalise(raw)),
+        }
+    }
+}
+
 /// A parsed user query.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ParsedQuery {
@@ -266,7 +336,8 @@ fn filter_field(name: &str) -> Option<Option<FilterField>> {
 }
 
 /// Parses a user query. Errors are for the user: an empty or too long query, an
-/// unclosed phrase, a malformed date, an empty filter value.
+/// unclosed phrase, a malformed date, an empty filter value, a language or type no
+/// document can have.
 pub fn parse(q: &str) -> Result<ParsedQuery, QueryError> {
     if q.len() > MAX_QUERY_BYTES {
         return Err(bad(format!(
@@ -325,8 +396,8 @@ pub fn parse(q: &str) -> Result<ParsedQuery, QueryError> {
         match (kind, negated) {
             (None, false) => parsed.dates.push(parse_date(value)?),
             (None, true) => return Err(bad("-date: (excluding dates) is not supported")),
-            (Some(f), false) => parsed.filters.push((f, f.normalise(value))),
-            (Some(f), true) => parsed.excluded.push((f, f.normalise(value))),
+            (Some(f), false) => parsed.filters.push((f, f.value(value)?)),
+            (Some(f), true) => parsed.excluded.push((f, f.value(value)?)),
         }
     }
     parsed.text = text.join(" ");

@@ -183,8 +183,23 @@ pub(crate) fn rest_of(uri: &axum::http::Uri, route: &str) -> String {
     }
 }
 
+/// The URL of pywb's capture list, `*/URL` or `DATE*/URL` (a date prefix); `None` for
+/// any other archival URL.
+fn capture_list_url(rest: &str) -> Option<&str> {
+    let (date, url) = rest.split_once('/')?;
+    let prefix = date.strip_suffix('*')?;
+    (prefix.len() <= 14 && prefix.bytes().all(|b| b.is_ascii_digit()) && !url.is_empty())
+        .then_some(url)
+}
+
 /// `/web/…`: the capture view.
 pub(crate) fn web(access: Access, rest: String, out: &mut Streamer) -> Result<(), Refusal> {
+    if let Some(url) = capture_list_url(&rest) {
+        // pywb lists a URL's captures at `/web/*/URL` (and `/web/2007*/URL`); the history
+        // page is that list here: every version, every capture linked to its view.
+        let to = crate::replay::versions_page::history_link(url);
+        return redirect(out, &to, HeaderMap::new());
+    }
     let a = archival_url::parse(&rest).map_err(|e| refusal(StatusCode::BAD_REQUEST, e.0))?;
     let viewer = access.viewer.as_ref();
     // The banner says how many captures the URL has; the page and the payload do not.
