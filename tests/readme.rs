@@ -229,7 +229,10 @@ fn readme_workflow_table_runs_on_the_example_and_the_guide_repeats_it() {
     // The table's search answers what the minute block's collection answers, dates
     // (the skipped captures', the revisits') and scores included.
     let (command, got) = searched.expect("a search step");
-    assert!(got.starts_with("5 matching versions; 5 hits\n"), "{command}: {got}");
+    assert!(
+        got.starts_with("5 matching versions; 5 hits\n"),
+        "{command}: {got}"
+    );
     run_minute_block(dir.path());
     let same = sh(dir.path(), &command.replace("-d .", "-d coll"));
     assert_eq!(
