@@ -43,7 +43,7 @@ pub fn frees_large_buffers(command: &super::Command) -> bool {
     use super::Command as C;
     matches!(
         command,
-        C::Index(_) | C::LinkGraph(_) | C::Merge(_) | C::AddDates(_) | C::NearDups(_)
+        C::Index(_) | C::LinkGraph(_) | C::Merge(_) | C::AddDates(_) | C::NearDups(_) | C::Graph(_)
     )
 }
 

@@ -38,7 +38,12 @@ pub fn write_imported(
     exclusions: Option<ExclusionsInfo>,
 ) -> segment::Result<SegmentManifest> {
     let manifest = manifest(sources, opts, exclusions);
-    segment::layout::write_segment_with(dest, manifest, |w| write_rows(versions, |r| w.write(r)))
+    // A row group is held whole until it is encoded: a quarter of the import's budget
+    // (at least 4 MiB, at most the default 64 MiB).
+    let row_group = (opts.memory / 4).clamp(4 << 20, segment::rows::DEFAULT_ROW_GROUP_BYTES);
+    segment::layout::write_segment_within(dest, manifest, row_group, |w| {
+        write_rows(versions, |r| w.write(r))
+    })
 }
 
 /// [`write_imported`] split by URL key into `shards` segments, `dest/shard-<k>`

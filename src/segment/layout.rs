@@ -189,13 +189,30 @@ fn refuse_existing(dest: &Path) -> Result<()> {
 /// caller streams them from disk instead of holding them.
 pub fn write_segment_with(
     dest: &Path,
+    manifest: SegmentManifest,
+    fill: impl FnOnce(&mut RowWriter) -> Result<()>,
+) -> Result<SegmentManifest> {
+    write_segment_within(dest, manifest, super::rows::DEFAULT_ROW_GROUP_BYTES, fill)
+}
+
+/// [`write_segment_with`] holding a row group of at most `row_group_bytes` before it is
+/// encoded and flushed: an import gives a share of its memory budget, so that the rows
+/// it writes, outlinks included, do not take the writer past it (issue 56, item 13: a
+/// fixed 64 MiB row group made an import's peak follow its links up to that size).
+pub fn write_segment_within(
+    dest: &Path,
     mut manifest: SegmentManifest,
+    row_group_bytes: usize,
     fill: impl FnOnce(&mut RowWriter) -> Result<()>,
 ) -> Result<SegmentManifest> {
     refuse_existing(dest)?;
     let tmp = crate::output::temp_dir_beside(dest)?;
     let rows = tmp.path().join(ROWS_FILE);
-    let mut w = RowWriter::create(&rows)?;
+    let opts = super::rows::RowWriterOptions {
+        row_group_bytes: row_group_bytes.max(1),
+        ..super::rows::RowWriterOptions::default()
+    };
+    let mut w = RowWriter::create_with(&rows, opts)?;
     fill(&mut w)?;
     manifest.documents = w.finish()?;
     seal(&mut manifest, &rows)?;
