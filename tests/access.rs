@@ -448,11 +448,8 @@ fn a_rule_added_while_serving_takes_effect_without_a_restart() {
     assert_eq!(search(&addr, "welcome", None)["total"], 1);
 }
 
-#[test]
-fn a_front_server_passes_the_user_on_to_its_shards() {
-    let tmp = tempfile::tempdir().unwrap();
-    let coll = collection(tmp.path(), |_| true);
-    let shard = shard_with(&coll, Some(rules_in(tmp.path())));
+/// A front server over the shard server at `shard`, taking the user from [`USER`].
+fn front_of(shard: &str) -> String {
     let opts = ServeOptions {
         user_header: Some(USER.parse().unwrap()),
         ..ServeOptions::default()
@@ -466,6 +463,15 @@ fn a_front_server_passes_the_user_on_to_its_shards() {
     let front = listener.local_addr().unwrap().to_string();
     let app = warcdex::serve::front_router(f, opts.clone());
     std::thread::spawn(move || warcdex::serve::serve(listener, app, &opts).unwrap());
+    front
+}
+
+#[test]
+fn a_front_server_passes_the_user_on_to_its_shards() {
+    let tmp = tempfile::tempdir().unwrap();
+    let coll = collection(tmp.path(), |_| true);
+    let shard = shard_with(&coll, Some(rules_in(tmp.path())));
+    let front = front_of(&shard);
     assert_eq!(search(&front, "zanzibarblock", None)["total"], 0);
     assert_eq!(search(&front, "zanzibarblock", Some("staff"))["total"], 1);
     assert_eq!(search(&front, "marmotallow", None)["total"], 1);
@@ -645,19 +651,7 @@ fn a_user_header_sent_twice_is_the_public() {
     let tmp = tempfile::tempdir().unwrap();
     let coll = collection(tmp.path(), |_| true);
     let shard = shard_with(&coll, Some(rules_in(tmp.path())));
-    let opts = ServeOptions {
-        user_header: Some(USER.parse().unwrap()),
-        ..ServeOptions::default()
-    };
-    let f = warcdex::serve::Front::new(
-        &[format!("http://{shard}")],
-        std::time::Duration::from_secs(10),
-    )
-    .unwrap();
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let front = listener.local_addr().unwrap().to_string();
-    let app = warcdex::serve::front_router(f, opts.clone());
-    std::thread::spawn(move || warcdex::serve::serve(listener, app, &opts).unwrap());
+    let front = front_of(&shard);
     let total = |addr: &str, extra: &str| -> Value {
         let a = request(addr, "GET", "/search.json?query=zanzibarblock", extra);
         assert_eq!(a.status, 200, "{}", a.text());

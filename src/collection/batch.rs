@@ -345,11 +345,7 @@ fn stage_lists(
         let rev = staging.file(&format!("batch-{i}.rev"));
         let collection = collections.get(&a.name).map(String::as_str).unwrap_or("");
         write_with(&rev, |w| {
-            let mut tagged = Tagging {
-                out: w,
-                line: Vec::new(),
-                tag: |line: &[u8], out: &mut dyn Write| write_tagged(out, line, b"-", collection),
-            };
+            let mut tagged = Suffixed::new(w, &[b"-", collection.as_bytes()]);
             revisits(
                 &[Input::File(staging.cdx(&a.name))],
                 &mut tagged,
@@ -357,7 +353,7 @@ fn stage_lists(
                 &mut |_| {},
             )
             .at(&rev)?;
-            tagged.flush_line().at(&rev)?;
+            tagged.write_line().at(&rev)?;
             Ok(())
         })?;
         revs.push(rev);
@@ -383,13 +379,10 @@ fn stage_lists(
             match by_file.get(file.as_ref()) {
                 Some(cs) => {
                     for c in cs {
-                        write_tagged(w, &line, b"", c).at(&dup_tagged)?;
+                        write_fields(w, &line, &[c.as_bytes()]).at(&dup_tagged)?;
                     }
                 }
-                None => {
-                    w.write_all(&line).at(&dup_tagged)?;
-                    w.write_all(b"\n").at(&dup_tagged)?;
-                }
+                None => write_fields(w, &line, &[]).at(&dup_tagged)?,
             }
         }
         Ok(())
@@ -425,52 +418,63 @@ fn file_collections(
     out
 }
 
-/// Writes `line` with a fourth field `file` (when not empty) and `collection` appended.
-fn write_tagged(
-    out: &mut dyn Write,
-    line: &[u8],
-    file: &[u8],
-    collection: &str,
-) -> std::io::Result<()> {
+/// Writes `line` with `fields` appended (empty ones left out), then its end; nothing for
+/// an empty line.
+fn write_fields(out: &mut dyn Write, line: &[u8], fields: &[&[u8]]) -> std::io::Result<()> {
     if line.is_empty() {
         return Ok(());
     }
     out.write_all(line)?;
-    if !file.is_empty() {
+    for f in fields.iter().filter(|f| !f.is_empty()) {
         out.write_all(b" ")?;
-        out.write_all(file)?;
-    }
-    if !collection.is_empty() {
-        out.write_all(b" ")?;
-        out.write_all(collection.as_bytes())?;
+        out.write_all(f)?;
     }
     out.write_all(b"\n")
 }
 
-/// A writer that hands each whole line written to it to `tag`.
-struct Tagging<'a, F> {
+/// A writer that writes each line written to it with the same fields appended (as
+/// [`write_fields`] appends them), for a list written by code that knows nothing of them.
+struct Suffixed<'a> {
     out: &'a mut dyn Write,
+    /// The fields, each after a space.
+    suffix: Vec<u8>,
+    /// The line being written, until its end comes.
     line: Vec<u8>,
-    tag: F,
 }
 
-impl<F: FnMut(&[u8], &mut dyn Write) -> std::io::Result<()>> Tagging<'_, F> {
-    /// Tags a last line written without its end.
-    fn flush_line(&mut self) -> std::io::Result<()> {
-        let line = std::mem::take(&mut self.line);
-        (self.tag)(&line, self.out)
+impl<'a> Suffixed<'a> {
+    fn new(out: &'a mut dyn Write, fields: &[&[u8]]) -> Self {
+        let mut suffix = Vec::new();
+        for f in fields.iter().filter(|f| !f.is_empty()) {
+            suffix.push(b' ');
+            suffix.extend_from_slice(f);
+        }
+        Suffixed {
+            out,
+            suffix,
+            line: Vec::new(),
+        }
+    }
+
+    /// Writes the line `line` holds (nothing for an empty one); also the last line,
+    /// written without its end.
+    fn write_line(&mut self) -> std::io::Result<()> {
+        if !self.line.is_empty() {
+            self.out.write_all(&self.line)?;
+            self.out.write_all(&self.suffix)?;
+            self.out.write_all(b"\n")?;
+            self.line.clear();
+        }
+        Ok(())
     }
 }
 
-impl<F: FnMut(&[u8], &mut dyn Write) -> std::io::Result<()>> Write for Tagging<'_, F> {
+impl Write for Suffixed<'_> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         let mut rest = buf;
         while let Some(i) = memchr::memchr(b'\n', rest) {
             self.line.extend_from_slice(&rest[..i]);
-            let line = std::mem::take(&mut self.line);
-            (self.tag)(&line, self.out)?;
-            self.line = line;
-            self.line.clear();
+            self.write_line()?;
             rest = &rest[i + 1..];
         }
         self.line.extend_from_slice(rest);

@@ -132,12 +132,7 @@ pub fn collection_dates(
         let names = ["version_key", "capture_time", "collection"];
         for batch in crate::segment::rows::read_columns(&f, &names)? {
             let batch = batch?;
-            let text = |n: &str| {
-                batch
-                    .column_by_name(n)
-                    .and_then(|c| c.as_any().downcast_ref::<StringArray>())
-                    .cloned()
-            };
+            let text = |n: &str| string_column(&batch, n);
             let times = batch.column_by_name("capture_time").and_then(|c| {
                 c.as_any()
                     .downcast_ref::<arrow_array::TimestampMicrosecondArray>()
@@ -175,6 +170,13 @@ pub fn collection_dates(
     })
 }
 
+/// The text column `name` of `batch`, if it has one of that type.
+fn string_column(batch: &RecordBatch, name: &str) -> Option<StringArray> {
+    (batch.column_by_name(name))
+        .and_then(|c| c.as_any().downcast_ref::<StringArray>())
+        .cloned()
+}
+
 /// `SURT sha1:DIGEST\tLANGUAGE` of every version of the collection, sorted: from the
 /// segments, where each version has its one row (in the batch that first saw it). Three
 /// columns of the rows are read, a row group at a time; opening the search index instead
@@ -192,12 +194,7 @@ fn version_languages(layout: &Layout, to: &Path, tmp: &Path) -> Result<()> {
         // Checked and guarded: a damaged segment is an error naming it, not a panic.
         for batch in crate::segment::rows::read_columns(f, &["urlkey", "digest", "lang"])? {
             let batch = batch?;
-            let text = |n: &str| {
-                batch
-                    .column_by_name(n)
-                    .and_then(|c| c.as_any().downcast_ref::<StringArray>())
-                    .cloned()
-            };
+            let text = |n: &str| string_column(&batch, n);
             let (Some(keys), Some(digests)) = (text("urlkey"), text("digest")) else {
                 continue;
             };

@@ -433,6 +433,22 @@ mod tests {
         (d, cdx)
     }
 
+    /// Every capture of `key` in `cdx`, by a reading of the whole file: what the lookups
+    /// are checked against.
+    fn every_capture(cdx: &SortedCdx, key: &str) -> Vec<Capture> {
+        let prefix = format!("{key} ");
+        captures_of(
+            std::fs::read(cdx.path())
+                .unwrap()
+                .split(|&b| b == b'\n')
+                .filter(|l| l.starts_with(prefix.as_bytes()))
+                .map(|l| Ok(l.to_vec())),
+            key,
+        )
+        .map(Result::unwrap)
+        .collect()
+    }
+
     #[test]
     fn lookups_find_what_a_reading_of_every_capture_finds() {
         let dates = [
@@ -466,17 +482,10 @@ mod tests {
                 c.timestamp != "20070105000000" || c.offset == 5
             }];
         for f in filters {
-            let all: Vec<Capture> = captures_of(
-                std::fs::read(cdx.path())
-                    .unwrap()
-                    .split(|&b| b == b'\n')
-                    .filter(|l| l.starts_with(b"org,example)/ "))
-                    .map(|l| Ok(l.to_vec())),
-                key,
-            )
-            .map(Result::unwrap)
-            .filter(|c| f(c))
-            .collect();
+            let all: Vec<Capture> = every_capture(&cdx, key)
+                .into_iter()
+                .filter(|c| f(c))
+                .collect();
             for date in &asked {
                 let want = nearest(all.iter().cloned().map(Ok), date).unwrap();
                 let mut shown = |c: &Capture| f(c);
@@ -530,16 +539,7 @@ mod tests {
         ];
         let (_d, cdx) = cdx_of(&dates);
         let key = "org,example)/";
-        let all: Vec<Capture> = captures_of(
-            std::fs::read(cdx.path())
-                .unwrap()
-                .split(|&b| b == b'\n')
-                .filter(|l| l.starts_with(b"org,example)/ "))
-                .map(|l| Ok(l.to_vec())),
-            key,
-        )
-        .map(Result::unwrap)
-        .collect();
+        let all: Vec<Capture> = every_capture(&cdx, key);
         for digest in ["AAA", "BBB", "CCC", "DDD"] {
             for date in [
                 "19990101000000",

@@ -45,38 +45,28 @@ impl CollectionTable {
             number.insert(name.to_string(), i);
             i
         };
-        let mut per_doc: Vec<Vec<u32>> = vec![Vec::new(); docs as usize];
         let (first, first_names) = super::set::read_ordinals(main, main_field, docs, main_dir)?;
         let first_ids: Vec<u32> = first_names.iter().map(|n| id_of(n, &mut names)).collect();
-        for (d, &o) in first.iter().enumerate() {
-            if let Some(&id) = first_ids.get(o as usize) {
-                per_doc[d].push(id);
-            }
-        }
+        // The dates index's column, its ordinals numbered as main's names are.
+        let mut column = None;
         if let Some((ds, dir)) = dates {
             let has = ds
                 .schema()
                 .get_field(crate::dates::COLLECTION_FIELD)
                 .is_ok();
             if let (true, Some(seg)) = (has, ds.segment_readers().first()) {
-                let col = seg
+                if let Some(col) = seg
                     .fast_fields()
                     .str(crate::dates::COLLECTION_FIELD)
-                    .at(dir)?;
-                if let Some(col) = col {
+                    .at(dir)?
+                {
                     let mut ids_of_ord = Vec::new();
                     let mut stream = col.dictionary().stream().at(dir)?;
                     while stream.advance() {
                         let name = String::from_utf8_lossy(stream.key()).into_owned();
                         ids_of_ord.push(id_of(&name, &mut names));
                     }
-                    for d in 0..docs {
-                        for ord in col.term_ords(d) {
-                            if let Some(&id) = ids_of_ord.get(ord as usize) {
-                                per_doc[d as usize].push(id);
-                            }
-                        }
-                    }
+                    column = Some((col, ids_of_ord));
                 }
             }
         }
@@ -86,10 +76,20 @@ impl CollectionTable {
             ids: Vec::new(),
         };
         t.by_doc.push(0);
-        for mut v in per_doc {
-            v.sort_unstable();
-            v.dedup();
-            t.ids.extend(v);
+        let mut of = Vec::new();
+        for d in 0..docs {
+            of.clear();
+            of.extend(
+                first
+                    .get(d as usize)
+                    .and_then(|&o| first_ids.get(o as usize)),
+            );
+            if let Some((col, ids_of_ord)) = &column {
+                of.extend(col.term_ords(d).filter_map(|o| ids_of_ord.get(o as usize)));
+            }
+            of.sort_unstable();
+            of.dedup();
+            t.ids.extend_from_slice(&of);
             t.by_doc.push(t.ids.len() as u32);
         }
         Ok(t)

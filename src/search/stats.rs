@@ -149,33 +149,17 @@ impl TermStats {
     ) -> tantivy::Result<()> {
         let schema = searcher.schema();
         self.docs += Bm25StatisticsProvider::total_num_docs(searcher)?;
-        let mut terms: BTreeSet<Term> = BTreeSet::new();
-        query.query_terms(&mut |t, _| {
-            terms.insert(t.clone());
-        });
         let mut fields: BTreeSet<Field> = BTreeSet::new();
-        for t in &terms {
-            // Only text terms are named here; another term (a number) is scored with its
-            // set's own count (`Statistics::doc_freq`), and BM25 never weighs the
-            // filters, which are constant-score.
-            let value = t.value();
-            let Some(text) = value.as_str() else {
-                continue;
-            };
-            let name = schema.get_field_name(t.field()).to_string();
-            *self
-                .terms
-                .entry(name)
-                .or_default()
-                .entry(text.to_string())
-                .or_insert(0) += searcher.doc_freq(t)?;
+        for (t, text) in text_terms(query) {
+            self.add_term(schema, &t, text, searcher.doc_freq(&t)?);
             fields.insert(t.field());
         }
         for f in fields {
-            *self
-                .tokens
-                .entry(schema.get_field_name(f).to_string())
-                .or_insert(0) += Bm25StatisticsProvider::total_num_tokens(searcher, f)?;
+            self.add_tokens(
+                schema,
+                f,
+                Bm25StatisticsProvider::total_num_tokens(searcher, f)?,
+            );
         }
         Ok(())
     }
@@ -203,21 +187,12 @@ impl TermStats {
             self.docs += shown as u64;
             base += seg.max_doc();
         }
-        let mut terms: BTreeSet<Term> = BTreeSet::new();
-        query.query_terms(&mut |t, _| {
-            terms.insert(t.clone());
-        });
         let mut fields: BTreeSet<Field> = BTreeSet::new();
-        for t in &terms {
-            // Text terms only, as in `add_set`.
-            let value = t.value();
-            let Some(text) = value.as_str() else {
-                continue;
-            };
+        for (t, text) in text_terms(query) {
             let mut n = 0u64;
             for (seg, &base) in segments.iter().zip(&bases) {
                 let index = seg.inverted_index(t.field())?;
-                let Some(mut postings) = index.read_postings(t, IndexRecordOption::Basic)? else {
+                let Some(mut postings) = index.read_postings(&t, IndexRecordOption::Basic)? else {
                     continue;
                 };
                 let mut doc = postings.doc();
@@ -226,13 +201,7 @@ impl TermStats {
                     doc = postings.advance();
                 }
             }
-            let name = schema.get_field_name(t.field()).to_string();
-            *self
-                .terms
-                .entry(name)
-                .or_default()
-                .entry(text.to_string())
-                .or_insert(0) += n;
+            self.add_term(schema, &t, text, n);
             fields.insert(t.field());
         }
         for f in fields {
@@ -244,13 +213,41 @@ impl TermStats {
                     .map(|d| u64::from(norms.fieldnorm(d)))
                     .sum::<u64>();
             }
-            *self
-                .tokens
-                .entry(schema.get_field_name(f).to_string())
-                .or_insert(0) += tokens;
+            self.add_tokens(schema, f, tokens);
         }
         Ok(())
     }
+
+    /// Adds `n` documents holding `text` in the field of `t`.
+    fn add_term(&mut self, schema: &tantivy::schema::Schema, t: &Term, text: String, n: u64) {
+        let name = schema.get_field_name(t.field()).to_string();
+        *self.terms.entry(name).or_default().entry(text).or_insert(0) += n;
+    }
+
+    /// Adds `n` tokens of field `f`.
+    fn add_tokens(&mut self, schema: &tantivy::schema::Schema, f: Field, n: u64) {
+        *self
+            .tokens
+            .entry(schema.get_field_name(f).to_string())
+            .or_insert(0) += n;
+    }
+}
+
+/// The text terms of `query`, each once, with their text. Only text terms are named in
+/// the statistics; another term (a number) is scored with its set's own count
+/// (`Statistics::doc_freq`), and BM25 never weighs the filters, which are constant-score.
+fn text_terms(query: &dyn Query) -> Vec<(Term, String)> {
+    let mut terms: BTreeSet<Term> = BTreeSet::new();
+    query.query_terms(&mut |t, _| {
+        terms.insert(t.clone());
+    });
+    terms
+        .into_iter()
+        .filter_map(|t| {
+            let text = t.value().as_str()?.to_string();
+            Some((t, text))
+        })
+        .collect()
 }
 
 /// The statistics one set is scored with: the collection's where they are known, the

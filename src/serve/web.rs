@@ -79,19 +79,7 @@ fn lookup(
     let (cdx, path) = open_cdx(dir)?;
     let viewer = viewer.filter(|v| !v.sees_everything());
     let mut blocked = false;
-    let mut shown = |c: &Capture| {
-        let Some(v) = viewer else {
-            return true;
-        };
-        match v.access(key.as_bytes(), c.timestamp.parse().unwrap_or(0)) {
-            crate::access::Access::Block => {
-                blocked = true;
-                false
-            }
-            crate::access::Access::Exclude => false,
-            _ => true,
-        }
-    };
+    let mut shown = |c: &Capture| shown_to(viewer, &key, c, &mut blocked);
     let n = nearest_in(&cdx, &key, date, &mut shown, count_at_most)
         .map_err(|e| server_error(&format!("{}: {e}", path.display())))?;
     // With no capture shown, every capture of the key was judged.
@@ -99,6 +87,22 @@ fn lookup(
         return Err(blocked_refusal(url));
     }
     Ok((key, n))
+}
+
+/// Whether `viewer` (everything shown without one) may see capture `c` of URL key `key`;
+/// a capture left out as blocked (not excluded) sets `blocked`.
+fn shown_to(viewer: Option<&Viewer>, key: &str, c: &Capture, blocked: &mut bool) -> bool {
+    let Some(v) = viewer else {
+        return true;
+    };
+    match v.access(key.as_bytes(), c.timestamp.parse().unwrap_or(0)) {
+        crate::access::Access::Block => {
+            *blocked = true;
+            false
+        }
+        crate::access::Access::Exclude => false,
+        _ => true,
+    }
 }
 
 /// Captures a banner counts at most: past them it says "more than".
@@ -140,18 +144,9 @@ fn with_captures<T>(
         .map_err(|e| server_error(&format!("{}: {e}", path.display())))?;
     let viewer = viewer.filter(|v| !v.sees_everything());
     let mut blocked = false;
-    let mut caps = captures_of(lines, key).filter(|c| {
-        let (Some(v), Ok(c)) = (viewer, c) else {
-            return true;
-        };
-        match v.access(key.as_bytes(), c.timestamp.parse().unwrap_or(0)) {
-            crate::access::Access::Block => {
-                blocked = true;
-                false
-            }
-            crate::access::Access::Exclude => false,
-            _ => true,
-        }
+    let mut caps = captures_of(lines, key).filter(|c| match c {
+        Ok(c) => shown_to(viewer, key, c, &mut blocked),
+        Err(_) => true,
     });
     let out = f(&mut caps).map_err(|e| server_error(&format!("{}: {e}", path.display())))?;
     drop(caps);
