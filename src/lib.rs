@@ -45,6 +45,9 @@ pub mod reader;
 // CDX from archives, and ZipNum clusters.
 pub mod cdx_writer;
 
+// A collection as its readers see it: layout, manifest, archives by CDX name.
+pub mod collection;
+
 // Content extraction that is not HTML (PDF, body decoding, language), and near-duplicate
 // fingerprints and their clusters.
 pub mod extract;
@@ -84,8 +87,8 @@ pub mod replay;
 // The HTTP server.
 pub mod serve;
 
-// Collections: the whole `update`.
-pub mod collection;
+// `update`: the verb that grows a collection.
+pub mod update;
 
 // Entry points of the fuzz targets and their replay test, over the whole library.
 #[cfg(any(test, feature = "testing"))]

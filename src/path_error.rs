@@ -9,7 +9,7 @@
 //!
 //! This module is the lowest floor of the storage layers: it uses nothing of the crate.
 //! `crate::segment::Error`, `crate::pindex::Error`, `crate::index::Error`,
-//! `crate::dates::Error`, `crate::collection::Error` and `crate::cdx_writer::zipnum::Error` all
+//! `crate::dates::Error`, `crate::update::Error` and `crate::cdx_writer::zipnum::Error` all
 //! name [`Error`].
 
 use std::fmt;

@@ -41,4 +41,5 @@ mod segment_rows;
 mod shards;
 mod update;
 mod versions_pages;
+mod wacz_captures;
 mod zipnum;

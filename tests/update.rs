@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use crate::util::ok_in;
-use warcdex::collection::CRASH_POINTS;
+use warcdex::update::CRASH_POINTS;
 
 fn warcdex(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_warcdex"))

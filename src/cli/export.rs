@@ -113,20 +113,18 @@ fn export_records(
     viewer: Option<&warcdex::access::Viewer>,
     bar: &indicatif::ProgressBar,
 ) -> anyhow::Result<i32> {
-    let cdx_path = a.dir.join("all.cdx");
-    let cdx = warcdex_cdx::lookup::SortedCdx::open(&cdx_path)
+    let collection = warcdex::collection::Collection::open(&a.dir);
+    let cdx = collection
+        .cdx()
         .map_err(|e| anyhow::anyhow!("a WARC or WACZ export reads the collection's CDX: {e}"))?;
-    let Some(manifest) = warcdex::collection::manifest::read_manifest(&a.dir)? else {
+    let table = collection.archives().table()?;
+    if table.is_empty() {
         anyhow::bail!(
-            "{}: no collection.json: a WARC or WACZ export needs the collection's archives",
+            "{}: no archives in collection.json: a WARC or WACZ export needs the collection's archives",
             a.dir.display()
         );
-    };
-    let layout = warcdex::collection::layout::Layout::new(&a.dir);
-    let paths: std::collections::HashMap<String, PathBuf> = (manifest.archives.iter())
-        .map(|e| (e.name.clone(), layout.archive_path(&e.path)))
-        .collect();
-    let archive = |name: &str| paths.get(name).cloned();
+    }
+    let archive = |name: &str| table.location(name).cloned();
     let source = CaptureSource {
         cdx: &cdx,
         archive: &archive,

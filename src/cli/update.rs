@@ -1,5 +1,5 @@
 //! `warcdex update COLLECTION [ARCHIVE...] [--from LIST] [--compact]`: adds archives to a
-//! collection as one batch ([`warcdex::collection::update`]), with a progress bar per
+//! collection as one batch ([`warcdex::update::update`]), with a progress bar per
 //! stage (a line when each starts and ends when stderr is no terminal) and a summary on
 //! stderr.
 
@@ -14,9 +14,9 @@ use indicatif::ProgressBar;
 
 use warcdex::cdx_writer::zipnum::DEFAULT_LINES_PER_BLOCK;
 use warcdex::collection::manifest::ZipNumSettings;
-use warcdex::collection::{update, ArchiveArg, Stages, UpdateOptions};
 use warcdex::import::manifest::read_manifest;
 use warcdex::progress::{bar_of, draws_bars, Progress, Unit};
+use warcdex::update::{update, ArchiveArg, Stages, UpdateOptions};
 
 /// Flags of `warcdex update`.
 #[derive(Debug, Args)]

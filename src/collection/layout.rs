@@ -80,7 +80,7 @@ impl Layout {
     /// collection's directory when it lies inside it, so that the collection moves with
     /// the archives it holds; absolute otherwise, so that the collection can move without
     /// them. Never relative to the working directory `update` ran in.
-    pub fn recorded_path(&self, archive: &Path) -> super::Result<String> {
+    pub fn recorded_path(&self, archive: &Path) -> crate::path_error::Result<String> {
         let dir = absolute(&self.dir)?;
         let p = archive.strip_prefix(&dir).unwrap_or(archive);
         Ok(p.to_string_lossy().into_owned())
@@ -101,7 +101,7 @@ impl Layout {
 /// The absolute path of an existing file or directory, symbolic links resolved, so
 /// that it means the same from any working directory; an error naming `path` when it
 /// cannot be resolved (a missing file).
-pub fn absolute(path: &Path) -> super::Result<PathBuf> {
+pub fn absolute(path: &Path) -> crate::path_error::Result<PathBuf> {
     use crate::path_error::ResultAtPath;
     Ok(std::fs::canonicalize(path).at(path)?)
 }

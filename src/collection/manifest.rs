@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::error::Result;
+use crate::path_error::Result;
 use crate::path_error::{AtPath, ResultAtPath};
 
 /// The file name of the manifest in a collection's directory.
@@ -147,6 +147,10 @@ pub fn read_manifest(dir: &Path) -> Result<Option<CollectionManifest>> {
 
 /// Writes `m` as `path` (pretty JSON), synced, under a temporary name renamed into place.
 pub fn write_manifest(path: &Path, m: &CollectionManifest) -> Result<()> {
+    use std::io::Write;
     let json = serde_json::to_string_pretty(m).at(path)?;
-    super::files::write_file(path, (json + "\n").as_bytes())
+    let mut tmp = crate::output::temp_file_beside(path)?;
+    tmp.write_all((json + "\n").as_bytes()).at(path)?;
+    crate::output::persist_file(tmp, path)?;
+    Ok(())
 }

@@ -17,7 +17,6 @@
 //! written.
 
 use std::io::{self, Read, Seek, Write};
-use std::path::{Path, PathBuf};
 
 use flate2::write::GzEncoder;
 use flate2::Compression;
@@ -28,8 +27,9 @@ use warcdex_cdx::lookup::SortedCdx;
 use super::ExportError;
 use crate::access::Viewer;
 use crate::progress::Progress;
+use crate::reader::location::ArchiveLocation;
 use crate::reader::Codec;
-use crate::reader::{ArchiveReader, ReaderOptions};
+use crate::reader::ReaderOptions;
 use crate::search::{MatchedVersion, SearchIndex};
 
 /// Where the captures of the versions are: the collection's CDX and its archives.
@@ -38,7 +38,7 @@ pub struct CaptureSource<'a> {
     pub cdx: &'a SortedCdx,
     /// The file of an archive, by the name the CDX's filename column gives it; `None`
     /// when the collection records no such archive.
-    pub archive: &'a dyn Fn(&str) -> Option<PathBuf>,
+    pub archive: &'a dyn Fn(&str) -> Option<ArchiveLocation>,
 }
 
 /// What a WARC export wrote and left out.
@@ -224,7 +224,7 @@ fn write_capture(
         ));
         return Ok(false);
     };
-    let Some(path) = (source.archive)(name) else {
+    let Some(at) = (source.archive)(name) else {
         report.fail(format!(
             "{name}: not an archive of the collection (capture of {} on {})",
             l.original.as_deref().unwrap_or(&l.urlkey),
@@ -234,10 +234,10 @@ fn write_capture(
     };
     spool.set_len(0)?;
     spool.rewind()?;
-    let how = match build_record(&path, offset, length, name, spool) {
+    let how = match build_record(&at, offset, length, name, spool) {
         Ok(how) => how,
         Err(e) => {
-            report.fail(format!("{}: offset {offset}: {e}", path.display()));
+            report.fail(format!("{}: offset {offset}: {e}", at.display().display()));
             return Ok(false);
         }
     };
@@ -265,7 +265,7 @@ enum Built {
 /// Writes the record of `path` at `offset` (`length` stored bytes) to `to` as one gzip
 /// member.
 fn build_record(
-    path: &Path,
+    at: &ArchiveLocation,
     offset: u64,
     length: u64,
     name: &str,
@@ -275,7 +275,7 @@ fn build_record(
         buffer_size: 64 * 1024,
         max_header: 1 << 20,
     };
-    let mut reader = ArchiveReader::open_range(path, offset, length, opts)?;
+    let mut reader = at.open_range(offset, length, opts)?;
     let codec = reader.codec();
     let Some(mut rec) = reader.next_record()? else {
         return Err("no record there".into());
@@ -287,12 +287,12 @@ fn build_record(
     }
     match codec {
         Some(Codec::Gzip) => {
-            copy_range(path, offset, length, to)?;
+            copy_range(at, offset, length, to)?;
             Ok(Built::Copied)
         }
         None => {
             let mut gz = GzEncoder::new(to, Compression::default());
-            copy_range(path, offset, length, &mut gz)?;
+            copy_range(at, offset, length, &mut gz)?;
             gz.finish()?;
             Ok(Built::Compressed)
         }
@@ -310,11 +310,14 @@ fn build_record(
     }
 }
 
-/// Copies `length` bytes of `path` from `offset` to `to`.
-fn copy_range(path: &Path, offset: u64, length: u64, to: &mut dyn Write) -> io::Result<()> {
-    let mut f = std::fs::File::open(path)?;
-    f.seek(io::SeekFrom::Start(offset))?;
-    let n = io::copy(&mut f.take(length), to)?;
+/// Copies `length` bytes of the archive at `at` from `offset` to `to`.
+fn copy_range(
+    at: &ArchiveLocation,
+    offset: u64,
+    length: u64,
+    to: &mut dyn Write,
+) -> io::Result<()> {
+    let n = io::copy(&mut at.read_range(offset, length)?, to)?;
     if n != length {
         return Err(io::Error::new(
             io::ErrorKind::UnexpectedEof,

@@ -43,6 +43,7 @@ pub mod gzip_member;
 pub mod header;
 pub mod http;
 pub mod inflate;
+pub mod location;
 mod machine;
 pub mod records;
 mod resync;

@@ -2,11 +2,11 @@
 //! header fields that replay needs, its HTTP head, and its payload as a stream with the
 //! chunked transfer coding removed (content coding is kept: see `body.rs`).
 
+use crate::reader::location::ArchiveLocation;
 use std::io::{self, Read};
-use std::path::Path;
 
 use crate::reader::chunked::Dechunker;
-use crate::reader::{ArchiveReader, ReaderOptions};
+use crate::reader::ReaderOptions;
 
 /// What replay needs of a record's headers.
 #[derive(Debug, Clone, Default)]
@@ -67,14 +67,16 @@ pub enum RecordError {
 /// indexing damaged archives; a replay request holds its buffers only while it runs).
 const MAX_HEAD: usize = 1 << 20;
 
-/// Reads the record of `path` at `offset` (`length` stored bytes; 0 when unknown) and
-/// hands its head and its payload stream (chunked coding removed) to `f`.
+/// Reads the record of the archive at `at`, offset `offset` (`length` stored bytes; 0
+/// when unknown) and hands its head and its payload stream (chunked coding removed) to
+/// `f`.
 pub fn with_record<T>(
-    path: &Path,
+    at: &ArchiveLocation,
     offset: u64,
     length: u64,
     f: impl FnOnce(&RecordHead, &mut dyn Read) -> T,
 ) -> Result<T, RecordError> {
+    let path = at.display();
     let read_err = |source| RecordError::Read {
         path: path.display().to_string(),
         offset,
@@ -89,7 +91,7 @@ pub fn with_record<T>(
     } else {
         length
     };
-    let mut reader = ArchiveReader::open_range(path, offset, len, opts).map_err(read_err)?;
+    let mut reader = at.open_range(offset, len, opts).map_err(read_err)?;
     let Some(mut rec) = reader.next_record().map_err(read_err)? else {
         return Err(RecordError::Missing {
             path: path.display().to_string(),

@@ -12,13 +12,12 @@ use std::sync::Arc;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode, Uri};
 use axum::response::Response;
-use warcdex_cdx::lookup::SortedCdx;
 use warcdex_cdx::query::{AccessTest, AnswerError, CdxQuery};
 
 use crate::access::Access;
 
 use super::streamed::{streamed, Refusal};
-use super::{current, plain, AppState, Backend};
+use super::{plain, AppState, Backend};
 
 /// `GET /cdx?…`.
 pub(super) async fn cdx(
@@ -35,8 +34,7 @@ pub(super) async fn cdx(
                     .into(),
             ),
         };
-    let loaded = current(local, &state.opts).await;
-    let path = loaded.index.dir().join("all.cdx");
+    let collection = local.collection.clone();
     let query = uri.query().unwrap_or("").as_bytes().to_vec();
     let viewer = state.opts.viewer(&headers).filter(|v| !v.sees_everything());
     streamed(&state.permits, move |w| {
@@ -49,7 +47,7 @@ pub(super) async fn cdx(
                 v.access(key.as_bytes(), ts.parse().unwrap_or(0)) == Access::Allow
             })));
         }
-        let cdx = SortedCdx::open(&path).map_err(|e| match e.kind() {
+        let cdx = collection.cdx().map_err(|e| match e.kind() {
             io::ErrorKind::NotFound => (
                 StatusCode::NOT_FOUND,
                 "this collection has no CDX index (all.cdx)".to_string(),

@@ -13,8 +13,6 @@ use axum::extract::{Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::Response;
 
-use warcdex_cdx::lookup::SortedCdx;
-
 use super::streamed::streamed;
 use super::{current, plain, query_param, AppState, Backend};
 use crate::export::{
@@ -94,7 +92,7 @@ pub(super) async fn export(
         );
     };
     let loaded = current(local, &state.opts).await;
-    let archives = local.archives.clone();
+    let collection = local.collection.clone();
     let scratch_dir = (state.opts.export_tmp_dir.clone()).unwrap_or_else(std::env::temp_dir);
     let scratch_limit = state.opts.export_tmp_limit;
     streamed(&state.permits, move |w| {
@@ -116,8 +114,7 @@ pub(super) async fn export(
             HeaderValue::from_str(&name).expect("a file name of ours is a header value"),
         );
         let cdx = if format.holds_records() {
-            let path = loaded.index.dir().join("all.cdx");
-            Some(SortedCdx::open(&path).map_err(|_| {
+            Some(collection.cdx().map_err(|_| {
                 (
                     StatusCode::NOT_FOUND,
                     "this collection has no CDX index (all.cdx) to export records by".to_string(),
@@ -126,7 +123,7 @@ pub(super) async fn export(
         } else {
             None
         };
-        let archive = |name: &str| archives.path(name).ok().flatten();
+        let archive = |name: &str| collection.archives().location(name).ok().flatten();
         w.start(StatusCode::OK, h);
         let done = match &cdx {
             None => export_matches(

@@ -5,8 +5,8 @@
 //! and those refused (names and document counts, no paths). Parameters follow NutchWAX's
 //! servlet: `query` (or `q`), `start`, `hitsPerPage` (capped at [`MAX_HITS_PER_PAGE`]),
 //! `hitsPerSite` (or `hitsPerDup`). `/warcs/NAME` is an archive of the collection, whole
-//! or one byte range, for replay tools (`warcs.rs`; the names are `collection.json`'s,
-//! `archives.rs`).
+//! or one byte range, for replay tools (`warcs.rs`; the names are those of the
+//! collection's archive table, `crate::collection::archives`).
 //!
 //! The index is opened once and reopened when a set's `pindex.json` changes (checked at
 //! most once per [`ServeOptions::reload_interval`], by a request, so an `add-dates
@@ -16,7 +16,6 @@
 //! malformed request is a 400 with a message, never a 500. Connections have a header
 //! timeout, an idle timeout and a cap (`conn.rs`).
 
-pub mod archives;
 mod cdx_api;
 mod conn;
 mod export_route;
@@ -42,13 +41,13 @@ use axum::routing::{get, post};
 use axum::Router;
 
 use crate::access::{LiveRules, Viewer};
+use crate::collection::Collection;
 use crate::render::page::{self, PageRequest};
 use crate::render::{json, opensearch};
 use crate::search::{
     HitOrder, NearDisplay, SearchError, SearchIndex, SearchRequest, SearchResults, TermStats,
     DEFAULT_HITS_PER_SITE, MAX_HITS_PER_PAGE,
 };
-use archives::Archives;
 pub use conn::ConnLimits;
 pub use remote::Front;
 
@@ -174,8 +173,8 @@ struct LocalState {
     checked: Mutex<Instant>,
     /// A reopen is under way (one at a time; other requests use the current index).
     reloading: AtomicBool,
-    /// The collection's archives (`/warcs/NAME`), by the names `collection.json` records.
-    archives: Arc<Archives>,
+    /// The collection served: its archives (`/warcs/NAME`, captures) and CDX.
+    collection: Arc<Collection>,
     /// Where each capture lies in its archive, for `/warcs/NAME` under access rules.
     positions: Arc<warcs_access::PositionsCache>,
 }
@@ -285,10 +284,10 @@ async fn current(state: &LocalState, opts: &ServeOptions) -> Arc<Loaded> {
 /// (`/shard/stats.json`, `/shard/search.json`, see src/serve/remote.rs) when
 /// [`ServeOptions::shard`] says this server is one.
 pub fn router(index: SearchIndex, opts: ServeOptions) -> Router {
-    let archives = Arc::new(Archives::new(index.dir()));
-    let positions = Arc::new(warcs_access::PositionsCache::new(index.dir()));
+    let collection = Arc::new(Collection::open(index.dir()));
+    let positions = Arc::new(warcs_access::PositionsCache::new(&collection));
     let backend = Backend::Local(LocalState {
-        archives,
+        collection,
         positions,
         current: RwLock::new(Loaded::new(index)),
         checked: Mutex::new(Instant::now()),
@@ -738,8 +737,8 @@ async fn warc(
     match &state.backend {
         Backend::Local(l) => {
             let viewer = state.opts.viewer(&headers);
-            let (archives, positions) = (l.archives.clone(), l.positions.clone());
-            warcs::archive(archives, positions, name, &headers, viewer).await
+            let (collection, positions) = (l.collection.clone(), l.positions.clone());
+            warcs::archive(collection, positions, name, &headers, viewer).await
         }
         Backend::Remote(_) => plain(
             StatusCode::NOT_FOUND,

@@ -87,7 +87,10 @@ impl PywbConfig {
 /// The pywb name of the collection in `dir`: the directory's own name, each character
 /// pywb could not route replaced by `_`. An error when `dir` holds no `collection.json`.
 pub fn collection_name(dir: &Path) -> Result<String, PywbConfigError> {
-    if !dir.join("collection.json").is_file() {
+    if !dir
+        .join(crate::collection::manifest::MANIFEST_FILE)
+        .is_file()
+    {
         return Err(PywbConfigError::NotACollection(dir.into()));
     }
     let full =
@@ -213,7 +216,7 @@ mod tests {
             collection_name(&dir),
             Err(PywbConfigError::NotACollection(_))
         ));
-        std::fs::write(dir.join("collection.json"), "{}").unwrap();
+        std::fs::write(dir.join(crate::collection::manifest::MANIFEST_FILE), "{}").unwrap();
         assert_eq!(collection_name(&dir).unwrap(), "web_archive_2024");
     }
 }

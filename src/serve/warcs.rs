@@ -2,7 +2,8 @@
 //! for replay tools that read records by offset and length over HTTP (pywb's
 //! `archive_paths: http://HOST/warcs/`, OpenWayback's remote resource store).
 //!
-//! NAME is only ever a key of the collection's table of archives ([`super::archives`]):
+//! NAME is only ever a key of the collection's table of archives
+//! ([`crate::collection::archives`]), a WARC inside a WACZ under its own name:
 //! a name that is not recorded is a 404 whatever it holds (`..`, a slash, another file of
 //! the directory). The body is read from the file in [`CHUNK`]-byte pieces, each when
 //! the connection wants it, so a large archive never sits in memory and a client that
@@ -18,23 +19,25 @@ use axum::body::{Body, Bytes};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::Response;
 
-use super::archives::Archives;
 use super::range::{self, RangeAnswer};
 use super::warcs_access::{range_allowed, refused, PositionsCache};
 use crate::access::Viewer;
+use crate::collection::Collection;
 
 /// Bytes read from the file at a time.
 const CHUNK: usize = 128 * 1024;
 
-/// An archive opened for an answer.
+/// An archive opened for an answer: its bytes are `size` bytes of `file` from `base`
+/// (a WARC stored in a WACZ is read in place).
 struct Opened {
     file: Arc<File>,
+    base: u64,
     size: u64,
 }
 
 /// The answer to a request for the archive recorded as `name`.
 pub(crate) async fn archive(
-    archives: Arc<Archives>,
+    collection: Arc<Collection>,
     positions: Arc<PositionsCache>,
     name: String,
     headers: &HeaderMap,
@@ -44,8 +47,8 @@ pub(crate) async fn archive(
     // The CDX names a capture's archive by its file name, which is the name the table
     // records it under (`update` names an archive by its file name).
     let cdx_name = name.clone();
-    let opened = tokio::task::spawn_blocking(move || open(&archives, &name)).await;
-    let Opened { file, size } = match opened {
+    let opened = tokio::task::spawn_blocking(move || open(&collection, &name)).await;
+    let Opened { file, base, size } = match opened {
         Ok(Ok(o)) => o,
         Ok(Err((status, msg))) => return super::plain(status, msg),
         Err(e) => {
@@ -98,7 +101,7 @@ pub(crate) async fn archive(
             }
         }
     }
-    let mut r = Response::new(body(file, start, len));
+    let mut r = Response::new(body(file, base + start, len));
     *r.status_mut() = status;
     let h = r.headers_mut();
     h.insert(
@@ -134,7 +137,7 @@ fn value(s: String) -> HeaderValue {
 /// Opens the archive recorded as `name` (blocking). A name not recorded, or recorded
 /// but gone from the disk, is a 404; the message never shows a path (the paths are the
 /// server's file system, for its log).
-fn open(archives: &Archives, name: &str) -> Result<Opened, (StatusCode, String)> {
+fn open(collection: &Collection, name: &str) -> Result<Opened, (StatusCode, String)> {
     let not_found = || {
         (
             StatusCode::NOT_FOUND,
@@ -148,16 +151,26 @@ fn open(archives: &Archives, name: &str) -> Result<Opened, (StatusCode, String)>
             format!("archive {name:?} could not be read"),
         )
     };
-    let path = match archives.path(name) {
-        Ok(Some(p)) => p,
+    let at = match collection.archives().location(name) {
+        Ok(Some(at)) => at,
         Ok(None) => return Err(not_found()),
         Err(e) => return Err(failed(&crate::path_error::Chain(&e))),
     };
-    let opened = File::open(&path).and_then(|f| Ok((f.metadata()?, f)));
+    let Some((base, part_len)) = at.in_place() else {
+        return Err((
+            StatusCode::NOT_IMPLEMENTED,
+            format!(
+                "archive {name:?} is deflated inside its WACZ: its bytes cannot be sent by range"
+            ),
+        ));
+    };
+    let path = at.path();
+    let opened = File::open(path).and_then(|f| Ok((f.metadata()?, f)));
     match opened {
         Ok((m, file)) if m.is_file() => Ok(Opened {
             file: Arc::new(file),
-            size: m.len(),
+            base,
+            size: part_len.unwrap_or(m.len()),
         }),
         Ok(_) => Err(failed(&format!("{}: not a file", path.display()))),
         Err(e) if e.kind() == io::ErrorKind::NotFound => {

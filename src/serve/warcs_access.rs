@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Instant, SystemTime};
 
+use crate::collection::Collection;
 use axum::http::StatusCode;
 use warcdex_cdx::positions::{write_positions, Positions, POSITIONS_FILE};
 use warcdex_cdx::SortOptions;
@@ -91,15 +92,19 @@ pub(crate) struct InUse {
 
 /// The collection's positions, found or made again when `all.cdx` changes.
 pub(crate) struct PositionsCache {
-    dir: PathBuf,
+    /// The collection's `all.cdx`.
+    cdx: PathBuf,
+    /// Its `all.pos`.
+    listed: PathBuf,
     current: Mutex<Option<(Stamp, Arc<InUse>)>>,
 }
 
 impl PositionsCache {
-    /// The positions of the collection in `dir` (looked for at the first request).
-    pub(crate) fn new(dir: &Path) -> PositionsCache {
+    /// The positions of `collection` (looked for at the first request).
+    pub(crate) fn new(collection: &Collection) -> PositionsCache {
         PositionsCache {
-            dir: dir.to_path_buf(),
+            cdx: collection.cdx_path(),
+            listed: collection.layout().list(POSITIONS_FILE),
             current: Mutex::new(None),
         }
     }
@@ -108,8 +113,8 @@ impl PositionsCache {
     /// whole CDX once). Requests wait for one another here while a list is being made.
     pub(crate) fn get(&self) -> io::Result<Arc<InUse>> {
         use std::os::unix::fs::MetadataExt;
-        let cdx = self.dir.join("all.cdx");
-        let m = std::fs::metadata(&cdx).map_err(|e| at(&cdx, e))?;
+        let cdx = &self.cdx;
+        let m = std::fs::metadata(cdx).map_err(|e| at(cdx, e))?;
         let stamp = Stamp {
             len: m.len(),
             modified: m.modified().ok(),
@@ -121,8 +126,8 @@ impl PositionsCache {
                 return Ok(p.clone());
             }
         }
-        let listed = self.dir.join(POSITIONS_FILE);
-        let found = match Positions::open(&listed) {
+        let listed = &self.listed;
+        let found = match Positions::open(listed) {
             Ok(p) if p.source_len() == Some(stamp.len) => Some(p),
             Ok(_) => {
                 eprintln!(
@@ -142,7 +147,7 @@ impl PositionsCache {
                 positions,
                 _made: None,
             },
-            None => make(&cdx, stamp.len)?,
+            None => make(cdx, stamp.len)?,
         };
         let in_use = Arc::new(in_use);
         *current = Some((stamp, in_use.clone()));

@@ -6,16 +6,17 @@
 //! `collection.json` names (`archives.rs`), never from a path in the request.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use axum::http::{header, HeaderMap, HeaderName, HeaderValue, StatusCode};
 use warcdex_cdx::lookup::SortedCdx;
 use warcdex_cdx::surt::surt_key;
 
-use super::archives::Archives;
 use super::streamed::{Refusal, Streamer};
 use crate::access::Viewer;
+use crate::collection::Collection;
+use crate::reader::location::ArchiveLocation;
 use crate::replay::archival_url::{self, ArchivalUrl, Mode};
 use crate::replay::body::{replay, ReplayHead};
 use crate::replay::capture::{captures_of, nearest_in, original_in, Capture, Nearest};
@@ -43,10 +44,8 @@ form-action 'self'; frame-ancestors 'self'";
 /// What a capture route needs of the server.
 #[derive(Clone)]
 pub(crate) struct Access {
-    /// The collection's directory (`all.cdx` is there).
-    pub dir: PathBuf,
-    /// Its archives by name.
-    pub archives: Arc<Archives>,
+    /// The collection served: its CDX and its archives by name.
+    pub collection: Arc<Collection>,
     /// Where the banner sends a reader for scripts.
     pub hifi: HighFidelity,
     /// The base of absolute links (Memento): `--public-url`, else the request's host.
@@ -64,7 +63,7 @@ pub(crate) fn refusal(status: StatusCode, msg: impl Into<String>) -> Refusal {
 /// of the URL); counted up to `count_at_most` (0: not counted). A 451 when every
 /// capture is hidden and one of them is blocked.
 fn lookup(
-    dir: &Path,
+    collection: &Collection,
     url: &str,
     date: &str,
     viewer: Option<&Viewer>,
@@ -76,7 +75,7 @@ fn lookup(
             format!("not a URL the CDX can key: {e}"),
         )
     })?;
-    let (cdx, path) = open_cdx(dir)?;
+    let (cdx, path) = open_cdx(collection)?;
     let viewer = viewer.filter(|v| !v.sees_everything());
     let mut blocked = false;
     let mut shown = |c: &Capture| shown_to(viewer, &key, c, &mut blocked);
@@ -108,10 +107,10 @@ fn shown_to(viewer: Option<&Viewer>, key: &str, c: &Capture, blocked: &mut bool)
 /// Captures a banner counts at most: past them it says "more than".
 const COUNT_AT_MOST: u64 = 10_000;
 
-/// `dir/all.cdx`, opened (a 404 when the collection has none).
-fn open_cdx(dir: &Path) -> Result<(SortedCdx, PathBuf), Refusal> {
-    let path = dir.join("all.cdx");
-    let cdx = SortedCdx::open(&path).map_err(|e| match e.kind() {
+/// The collection's sorted CDX, opened (a 404 when the collection has none).
+fn open_cdx(collection: &Collection) -> Result<(SortedCdx, PathBuf), Refusal> {
+    let path = collection.cdx_path();
+    let cdx = collection.cdx().map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => refusal(
             StatusCode::NOT_FOUND,
             "this collection has no CDX (all.cdx) to look captures up in",
@@ -132,12 +131,12 @@ pub(crate) fn blocked_refusal(url: &str) -> Refusal {
 /// Runs `f` over the captures of `key` in `dir/all.cdx` that `viewer` may see (all
 /// without one); also says whether a capture was left out as blocked (not excluded).
 fn with_captures<T>(
-    dir: &Path,
+    collection: &Collection,
     key: &str,
     viewer: Option<&Viewer>,
     f: impl FnOnce(&mut dyn Iterator<Item = std::io::Result<Capture>>) -> std::io::Result<T>,
 ) -> Result<(T, bool), Refusal> {
-    let (cdx, path) = open_cdx(dir)?;
+    let (cdx, path) = open_cdx(collection)?;
     let from = format!("{key} ");
     let lines = cdx
         .lines_from(from.as_bytes())
@@ -202,13 +201,13 @@ pub(crate) fn web(access: Access, rest: String, out: &mut Streamer) -> Result<()
         Mode::Frame => COUNT_AT_MOST,
         _ => 0,
     };
-    let (mut key, mut n) = lookup(&access.dir, &a.url, &a.date, viewer, count)?;
+    let (mut key, mut n) = lookup(&access.collection, &a.url, &a.date, viewer, count)?;
     if n.capture.is_none() {
         // A page asks for `site.css?v=2` and the crawl kept `site.css` (or the other way
         // round with a cache-busting query): the URL without its query, as pywb's
         // fuzzy match does, rather than a page without its stylesheet.
         if let Some((bare, _)) = a.url.split_once('?') {
-            (key, n) = lookup(&access.dir, bare, &a.date, viewer, count)?;
+            (key, n) = lookup(&access.collection, bare, &a.date, viewer, count)?;
         }
     }
     let Some(c) = n.capture.clone() else {
@@ -249,7 +248,7 @@ pub(crate) fn web(access: Access, rest: String, out: &mut Streamer) -> Result<()
             .map_err(|e| refusal(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()));
     }
     let source = match c.is_revisit() {
-        true => original(&access.dir, &access.archives, &key, &c)?,
+        true => original(&access.collection, &key, &c)?,
         false => c.clone(),
     };
     replay_record(&access, &a, &c, &source, headers, out)
@@ -258,7 +257,7 @@ pub(crate) fn web(access: Access, rest: String, out: &mut Streamer) -> Result<()
 /// Where a redirect capture of `url` led: its `Location` resolved against `url`, when it
 /// is an http(s) URL.
 fn redirect_target(access: &Access, c: &Capture, url: &str) -> Result<Option<String>, Refusal> {
-    let path = archive_path(&access.archives, &c.filename)?;
+    let path = archive_at(&access.collection, &c.filename)?;
     let location = with_record(&path, c.offset, c.length, |h, _| h.header_str("Location"))
         .map_err(|e| server_error(&e.to_string()))?;
     let Some(location) = location else {
@@ -273,19 +272,14 @@ fn redirect_target(access: &Access, c: &Capture, url: &str) -> Result<Option<Str
 
 /// The capture a revisit stands for: one of the same digest under the same URL, or
 /// under the URL its record refers to.
-fn original(
-    dir: &Path,
-    archives: &Archives,
-    key: &str,
-    revisit: &Capture,
-) -> Result<Capture, Refusal> {
-    let (cdx, cdx_path) = open_cdx(dir)?;
+fn original(collection: &Collection, key: &str, revisit: &Capture) -> Result<Capture, Refusal> {
+    let (cdx, cdx_path) = open_cdx(collection)?;
     let cdx_error = |e: std::io::Error| server_error(&format!("{}: {e}", cdx_path.display()));
     let found = original_in(&cdx, key, &revisit.digest, &revisit.timestamp).map_err(cdx_error)?;
     if let Some(c) = found {
         return Ok(c);
     }
-    let path = archive_path(archives, &revisit.filename)?;
+    let path = archive_at(collection, &revisit.filename)?;
     let refers = with_record(&path, revisit.offset, revisit.length, |h, _| {
         (h.refers_to_uri.clone(), h.refers_to_date.clone())
     })
@@ -304,12 +298,14 @@ fn original(
     ))
 }
 
-fn archive_path(archives: &Archives, name: &str) -> Result<PathBuf, Refusal> {
-    match archives.path(name) {
-        Ok(Some(p)) => Ok(p),
+/// Where the archive the CDX names `name` is (a 404 when the collection has none of
+/// that name).
+fn archive_at(collection: &Collection, name: &str) -> Result<ArchiveLocation, Refusal> {
+    match collection.archives().location(name) {
+        Ok(Some(at)) => Ok(at),
         Ok(None) => Err(refusal(
             StatusCode::NOT_FOUND,
-            format!("the archive {name} is not in this collection's collection.json"),
+            format!("the archive {name} is not in this collection"),
         )),
         Err(e) => Err(server_error(&crate::path_error::Chain(&e).to_string())),
     }
@@ -324,7 +320,7 @@ fn replay_record(
     mut headers: HeaderMap,
     out: &mut Streamer,
 ) -> Result<(), Refusal> {
-    let path = archive_path(&access.archives, &source.filename)?;
+    let path = archive_at(&access.collection, &source.filename)?;
     let base =
         url::Url::parse(&a.url).map_err(|e| refusal(StatusCode::BAD_REQUEST, e.to_string()))?;
     let rw = UrlRewriter {
@@ -431,7 +427,7 @@ pub(crate) fn timegate(
             refusal(StatusCode::BAD_REQUEST, "Accept-Datetime must be an HTTP date (RFC 7089 §2.1.1), like Thu, 01 Jan 2004 12:00:00 GMT")
         })?,
     };
-    let (_, n) = lookup(&access.dir, &url, &date, access.viewer.as_ref(), 0)?;
+    let (_, n) = lookup(&access.collection, &url, &date, access.viewer.as_ref(), 0)?;
     let Some(c) = n.capture.as_ref() else {
         return Err(not_archived(&url));
     };
@@ -463,7 +459,7 @@ pub(crate) fn timemap(
         base: access.base.clone(),
         original: url.clone(),
     };
-    with_captures(&access.dir, &key, access.viewer.as_ref(), |caps| {
+    with_captures(&access.collection, &key, access.viewer.as_ref(), |caps| {
         let mut caps = caps.peekable();
         if caps.peek().is_none() {
             return Ok(false);
@@ -493,10 +489,8 @@ async fn access_of(state: &super::AppState, headers: &HeaderMap) -> Option<Acces
     let super::Backend::Local(l) = &state.backend else {
         return None;
     };
-    let loaded = super::current(l, &state.opts).await;
     Some(Access {
-        dir: loaded.index.dir().to_path_buf(),
-        archives: l.archives.clone(),
+        collection: l.collection.clone(),
         hifi: match &state.opts.pywb {
             Some(p) => HighFidelity::Pywb(p.clone()),
             None => HighFidelity::None,
@@ -596,7 +590,13 @@ fn text(
     out: &mut Streamer,
 ) -> Result<(), Refusal> {
     let a = archival_url::parse(&rest).map_err(|e| refusal(StatusCode::BAD_REQUEST, e.0))?;
-    let (key, n) = lookup(&access.dir, &a.url, &a.date, access.viewer.as_ref(), 0)?;
+    let (key, n) = lookup(
+        &access.collection,
+        &a.url,
+        &a.date,
+        access.viewer.as_ref(),
+        0,
+    )?;
     let Some(c) = n.capture else {
         return Err(not_archived(&a.url));
     };

@@ -16,6 +16,7 @@
 //! 5. `generation/`: the next generation of parallel sets ([`build_generation`]).
 //! 6. `collection.json` and `READY`; then [`super::publish`].
 
+use crate::collection::{ALL_CDX, ALL_DUP, ALL_REV};
 use crate::progress::Unit;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader, Write};
@@ -29,12 +30,12 @@ use warcdex_cdx::sort::{merge_sorted, SortOptions};
 
 use super::error::{Error, Result};
 use super::files::{self, write_with};
-use super::layout::{Layout, Staging};
-use super::manifest::{ArchiveEntry, BatchEntry, CollectionManifest};
 use super::plan::GivenArchive;
 use super::set_build::{dates_options, index_segments};
 use super::{Stages, UpdateOptions};
 use crate::cdx_writer::run::{run_cdx, RunOptions};
+use crate::collection::layout::{Layout, Staging};
+use crate::collection::manifest::{ArchiveEntry, BatchEntry, CollectionManifest};
 use crate::dates::add::{add_dates, DatesInput};
 use crate::import::manifest::ManifestEntry;
 use crate::import::{import_versions, load_exclusions, segment_dir, ImportOptions};
@@ -182,7 +183,7 @@ pub fn run(
     next.zipnum = zipnum_settings;
     next.generation = plan.base_generation + 1;
     next.pindexes = generation_sets(&staging.generation())?;
-    super::manifest::write_manifest(&staging.manifest(), &next)?;
+    crate::collection::manifest::write_manifest(&staging.manifest(), &next)?;
     super::crash_point("manifest");
     files::write_file(&staging.ready(), b"ready\n")?;
     super::crash_point("ready");
@@ -243,13 +244,13 @@ fn stage_cdx(
 /// line once (a capture held under one file name by an earlier batch and by this one,
 /// as a WARC and a WACZ holding it are, is one line).
 fn stage_merge(layout: &Layout, staging: &Staging, new: &[GivenArchive]) -> Result<()> {
-    let dest = staging.file("all.cdx");
+    let dest = staging.file(ALL_CDX);
     if dest.exists() {
         return Ok(());
     }
     let mut inputs: Vec<PathBuf> = Vec::new();
-    if layout.list("all.cdx").exists() {
-        inputs.push(layout.list("all.cdx"));
+    if layout.list(ALL_CDX).exists() {
+        inputs.push(layout.list(ALL_CDX));
     }
     inputs.extend(new.iter().map(|a| staging.cdx(&a.name)));
     write_with(&dest, |out| {
@@ -273,7 +274,7 @@ fn stage_positions(staging: &Staging, sort: &SortOptions) -> Result<()> {
     if dest.exists() {
         return Ok(());
     }
-    let all_cdx = staging.file("all.cdx");
+    let all_cdx = staging.file(ALL_CDX);
     write_with(&dest, |out| {
         let f = std::fs::File::open(&all_cdx).at(&all_cdx)?;
         let len = f.metadata().at(&all_cdx)?.len();
@@ -293,11 +294,11 @@ fn stage_lists(
     if staging.file("new.dates").exists() {
         return Ok(());
     }
-    let all_cdx = staging.file("all.cdx");
+    let all_cdx = staging.file(ALL_CDX);
     // Identity reads the collection's CDX before the batch and the batch's own, not the
     // merged `all.cdx`: which captures are the batch's is known by where they come from
     // (a file name does not tell, see `identity::exclusions`).
-    let earlier: Vec<PathBuf> = Some(layout.list("all.cdx"))
+    let earlier: Vec<PathBuf> = Some(layout.list(ALL_CDX))
         .filter(|p| p.exists())
         .into_iter()
         .collect();
@@ -311,7 +312,7 @@ fn stage_lists(
             })
             .collect()
     };
-    let (all_dup, batch_dup) = (staging.file("all.dup"), staging.file("batch.dup"));
+    let (all_dup, batch_dup) = (staging.file(ALL_DUP), staging.file("batch.dup"));
     write_with(&all_dup, |w_all| {
         write_with(&batch_dup, |w_batch| {
             let (earlier, batch) = (open(&earlier)?, open(&batch)?);
@@ -333,7 +334,7 @@ fn stage_lists(
         tmp_dir: sort.tmp_dir.clone(),
         strict: false,
     };
-    let all_rev = staging.file("all.rev");
+    let all_rev = staging.file(ALL_REV);
     write_with(&all_rev, |w| {
         revisits(&[Input::File(all_cdx.clone())], w, &list_opts, &mut |_| {}).at(&all_rev)?;
         Ok(())

@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 use sha1::{Digest, Sha1};
 
 use super::error::{Error, Result};
-use super::layout::{absolute, Layout};
-use super::manifest::CollectionManifest;
+use crate::collection::layout::{absolute, Layout};
+use crate::collection::manifest::CollectionManifest;
 use crate::path_error::{AtPath, ResultAtPath};
 use crate::progress::Progress;
 

@@ -8,13 +8,14 @@
 //! the next. `collection.json` records the settings (`zipnum`), so later batches keep
 //! the cluster without the flag.
 
+use crate::collection::ALL_CDX;
 use std::path::Path;
 
 use super::error::Result;
 use super::files::{self, move_into_place};
-use super::layout::{Layout, Staging};
-use super::manifest::{write_manifest, CollectionManifest, ZipNumSettings};
 use crate::cdx_writer::zipnum::{write_zipnum, ZipNumReport};
+use crate::collection::layout::{Layout, Staging};
+use crate::collection::manifest::{write_manifest, CollectionManifest, ZipNumSettings};
 
 /// Stage: the cluster of the staged `all.cdx`, unless an earlier run staged it.
 pub fn stage(staging: &Staging, settings: ZipNumSettings) -> Result<Option<ZipNumReport>> {
@@ -22,7 +23,7 @@ pub fn stage(staging: &Staging, settings: ZipNumSettings) -> Result<Option<ZipNu
     if dest.exists() {
         return Ok(None);
     }
-    let report = write_zipnum(&staging.file("all.cdx"), &dest, &settings.options())?;
+    let report = write_zipnum(&staging.file(ALL_CDX), &dest, &settings.options())?;
     Ok(Some(report))
 }
 
@@ -72,7 +73,7 @@ pub fn keep(
         m.zipnum = Some(settings);
         write_manifest(&layout.manifest(), m)?;
     }
-    let all_cdx = layout.list("all.cdx");
+    let all_cdx = layout.list(ALL_CDX);
     if !all_cdx.exists() {
         return Ok(None);
     }

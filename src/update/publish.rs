@@ -6,7 +6,8 @@
 use super::batch::StagedPlan;
 use super::error::Result;
 use super::files::{self, move_into_place};
-use super::layout::{generation_name, Layout, Staging};
+use crate::collection::layout::{generation_name, Layout, Staging};
+use crate::collection::{ALL_CDX, ALL_DUP, ALL_REV};
 
 /// Publishes what `staging` holds for `plan` (see the module's text) and removes the
 /// generations that no reader can still be opening: all but the new one and the one
@@ -33,10 +34,10 @@ pub fn publish(layout: &Layout, staging: &Staging, plan: &StagedPlan) -> Result<
     // `all.pos` right after `all.cdx`, which it was made from: in between, a server
     // finds it older than `all.cdx` and makes its own.
     for list in [
-        "all.cdx",
+        ALL_CDX,
         warcdex_cdx::positions::POSITIONS_FILE,
-        "all.dup",
-        "all.rev",
+        ALL_DUP,
+        ALL_REV,
     ] {
         if staging.file(list).exists() {
             move_into_place(&staging.file(list), &layout.list(list))?;

@@ -36,9 +36,9 @@ use parquet::file::properties::WriterProperties;
 use warcdex_cdx::sort::{ExternalSorter, SortOptions};
 
 use super::error::Result;
-use super::layout::Layout;
-use super::manifest::CollectionManifest;
 use super::Stages;
+use crate::collection::layout::Layout;
+use crate::collection::manifest::CollectionManifest;
 use crate::path_error::{AtPath, ResultAtPath};
 
 /// `captures/`, beside the segments.
@@ -97,7 +97,7 @@ pub fn keep(layout: &Layout, m: &CollectionManifest, stages: &dyn Stages) -> Res
     let languages = tmp.path().join("versions");
     version_languages(layout, &languages, tmp.path())?;
     for batch in &missing {
-        let archives: Vec<&super::manifest::ArchiveEntry> =
+        let archives: Vec<&crate::collection::manifest::ArchiveEntry> =
             (m.archives.iter()).filter(|a| a.batch == *batch).collect();
         let bar = stages.stage("captures", archives.len() as u64, Unit::Items("archives"));
         write_table(layout, batch, &archives, &languages, tmp.path(), &*bar)?;
@@ -260,7 +260,7 @@ fn bare(d: &str) -> &str {
 fn write_table(
     layout: &Layout,
     batch: &str,
-    archives: &[&super::manifest::ArchiveEntry],
+    archives: &[&crate::collection::manifest::ArchiveEntry],
     languages: &Path,
     tmp: &Path,
     progress: &dyn crate::progress::Progress,

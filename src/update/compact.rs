@@ -4,16 +4,17 @@
 //! (the steps of scripts/example.sh), and every version's collections from the capture
 //! tables. It replaces every set in one generation swap.
 
+use crate::collection::{ALL_DUP, ALL_REV};
 use crate::progress::Unit;
 use std::path::PathBuf;
 
 use super::batch::{prepare, StagedPlan};
 use super::error::Result;
 use super::files;
-use super::layout::Layout;
-use super::manifest::{write_manifest, CollectionManifest, CompactionEntry};
 use super::set_build::{dates_options, index_segments};
 use super::{Stages, UpdateOptions};
+use crate::collection::layout::Layout;
+use crate::collection::manifest::{write_manifest, CollectionManifest, CompactionEntry};
 use crate::dates::add::{add_dates, DatesInput};
 
 /// The compacted set's name.
@@ -60,7 +61,7 @@ pub fn run(
             &set.join("main"),
             &[set.join("main")],
             &first,
-            &DatesInput::File(layout.list("all.dup")),
+            &DatesInput::File(layout.list(ALL_DUP)),
             &dopts,
         )?;
         let second = staging.file("dates-rev");
@@ -69,7 +70,7 @@ pub fn run(
             &set.join("main"),
             std::slice::from_ref(&first),
             &second,
-            &DatesInput::File(layout.list("all.rev")),
+            &DatesInput::File(layout.list(ALL_REV)),
             &dopts,
         )?;
         let collections = staging.file("collections.dates");
