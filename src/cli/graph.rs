@@ -3,8 +3,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use warcdex::collection::layout::Layout;
-use warcdex::collection::manifest::read_manifest;
+use warcdex::collection::Collection;
 use warcdex::graph::{
     date_bound, write_graph, GraphFormat, GraphLevel, GraphOptions, GraphProgress,
 };
@@ -97,19 +96,17 @@ pub fn run(a: GraphArgs) -> anyhow::Result<i32> {
             return Ok(2);
         }
     }
-    let Some(manifest) = read_manifest(&a.coll)? else {
+    let collection = Collection::open(&a.coll);
+    if collection.manifest()?.is_none() {
         anyhow::bail!(
             "{}: not a collection (no collection.json; make one with `warcdex update`)",
             a.coll.display()
         );
-    };
-    let layout = Layout::new(&a.coll);
-    let segments: Vec<PathBuf> = (manifest.batches.iter())
-        .map(|b| layout.segment(&b.name))
-        .collect();
+    }
+    let segments = collection.segments()?;
     let index = SearchIndex::open(&a.coll)?;
     let viewer = a.access.viewer(&a.coll, a.user.as_deref())?;
-    let Some(total) = super::export::matches_total(&index, &a.query, viewer.as_ref())? else {
+    let Some((selection, total)) = super::counted_selection(&index, &a.query, viewer)? else {
         return Ok(2);
     };
     let opts = GraphOptions {
@@ -130,15 +127,7 @@ pub fn run(a: GraphArgs) -> anyhow::Result<i32> {
         rows: &rows,
     };
     let s = super::with_output(a.output.output.as_deref(), |out| {
-        let s = write_graph(
-            &index,
-            &a.query,
-            viewer.as_ref(),
-            &segments,
-            &opts,
-            out,
-            progress,
-        );
+        let s = write_graph(&index, &selection, &segments, &opts, out, progress);
         s.map_err(anyhow::Error::new)
     })?;
     versions.finish_and_clear();

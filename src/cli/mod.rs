@@ -320,3 +320,22 @@ pub fn non_negative(s: &str) -> Result<f64, String> {
     }
     Ok(x)
 }
+
+/// The selection of `query` for `viewer` and how many versions it matches (the search's
+/// total, counted first for a progress bar): what `export` and `graph` run over. `None`,
+/// after saying why, for a malformed query.
+pub fn counted_selection(
+    index: &warcdex::search::SearchIndex,
+    query: &str,
+    viewer: Option<warcdex::access::Viewer>,
+) -> anyhow::Result<Option<(warcdex::search::Selection, u64)>> {
+    let selection = match warcdex::search::Selection::parse(query, viewer) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("warcdex: bad query: {e}");
+            return Ok(None);
+        }
+    };
+    let total = index.count(&selection)?;
+    Ok(Some((selection, total)))
+}

@@ -8,12 +8,12 @@ use std::sync::Arc;
 
 use arrow_array::builder::{Int64Builder, ListBuilder, StringBuilder, TimestampMicrosecondBuilder};
 use arrow_array::{ArrayRef, RecordBatch};
-use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
+use arrow_schema::{DataType, Field as ArrowField, Schema, SchemaRef, TimeUnit};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::WriterProperties;
 
-use super::{value, Value};
+use super::{value, Field, Value};
 use crate::search::MatchedVersion;
 
 /// Versions per row group, at most.
@@ -27,11 +27,11 @@ fn time_type() -> DataType {
 }
 
 /// A field's column type.
-fn column_type(field: &str) -> DataType {
+fn column_type(field: Field) -> DataType {
     match field {
-        "first_date" | "last_date" => time_type(),
-        "dates" => DataType::List(Arc::new(Field::new("element", time_type(), true))),
-        "record_offset" | "record_length" | "status" => DataType::Int64,
+        Field::FirstDate | Field::LastDate => time_type(),
+        Field::Dates => DataType::List(Arc::new(ArrowField::new("element", time_type(), true))),
+        Field::RecordOffset | Field::RecordLength | Field::Status => DataType::Int64,
         _ => DataType::Utf8,
     }
 }
@@ -50,7 +50,7 @@ enum Column {
 
 /// Rows gathered into columns, written a row group at a time.
 pub(super) struct ParquetExport {
-    fields: Vec<String>,
+    fields: Vec<Field>,
     schema: SchemaRef,
     columns: Vec<Column>,
     rows: usize,
@@ -60,10 +60,10 @@ pub(super) struct ParquetExport {
 }
 
 impl ParquetExport {
-    pub(super) fn new(fields: &[String]) -> parquet::errors::Result<ParquetExport> {
+    pub(super) fn new(fields: &[Field]) -> parquet::errors::Result<ParquetExport> {
         let schema: SchemaRef = Arc::new(Schema::new(
             (fields.iter())
-                .map(|f| Field::new(f, column_type(f), true))
+                .map(|f| ArrowField::new(f.name(), column_type(*f), true))
                 .collect::<Vec<_>>(),
         ));
         let props = WriterProperties::builder()
@@ -85,12 +85,12 @@ impl ParquetExport {
 
     fn new_columns(&self) -> Vec<Column> {
         (self.fields.iter())
-            .map(|f| match column_type(f) {
+            .map(|f| match column_type(*f) {
                 DataType::Utf8 => Column::Text(StringBuilder::new()),
                 DataType::Int64 => Column::Number(Int64Builder::new()),
                 DataType::List(_) => Column::Times(
                     ListBuilder::new(TimestampMicrosecondBuilder::new().with_timezone("UTC"))
-                        .with_field(Arc::new(Field::new("element", time_type(), true))),
+                        .with_field(Arc::new(ArrowField::new("element", time_type(), true))),
                 ),
                 _ => Column::Time(TimestampMicrosecondBuilder::new().with_timezone("UTC")),
             })
@@ -100,7 +100,7 @@ impl ParquetExport {
     /// Adds a version; a full row group is written to `out`.
     pub(super) fn push(&mut self, v: &MatchedVersion, out: &mut dyn Write) -> std::io::Result<()> {
         for (f, c) in self.fields.iter().zip(&mut self.columns) {
-            match (c, value(v, f)) {
+            match (c, value(v, *f)) {
                 (Column::Text(b), Value::Text(t)) => {
                     self.bytes += t.len();
                     b.append_value(t)

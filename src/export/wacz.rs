@@ -24,13 +24,12 @@ use warcdex_cdx::CdxFormat;
 use zip::write::SimpleFileOptions;
 use zip::CompressionMethod;
 
-use super::warc::{export_warc, name_uuid, CaptureSource, WarcReport};
+use super::warc::{name_uuid, write_warc, CaptureSource, WarcReport, WarcSink};
 use super::ExportError;
-use crate::access::Viewer;
 use crate::cdx_writer::{index_archive, CdxOptions};
 use crate::progress::Progress;
 use crate::reader::ArchiveReader;
-use crate::search::{MatchedVersion, SearchIndex};
+use crate::search::{MatchedVersion, SearchIndex, Selection};
 
 /// The WARC's name in the package.
 const WARC_NAME: &str = "data.warc.gz";
@@ -136,12 +135,11 @@ fn create<'a>(path: &Path, budget: &'a Budget<'a>) -> io::Result<Counted<'a, Fil
     })
 }
 
-/// Writes the WACZ export of every version matching `query` that `viewer` may see,
-/// packed in `scratch` (see [`WaczScratch`]).
+/// Writes the WACZ export of every version `selection` matches that its viewer may
+/// see, packed in `scratch` (see [`WaczScratch`]).
 pub fn export_wacz(
     index: &SearchIndex,
-    query: &str,
-    viewer: Option<&Viewer>,
+    selection: &Selection,
     source: &CaptureSource<'_>,
     scratch: &WaczScratch<'_>,
     out: &mut dyn Write,
@@ -157,31 +155,29 @@ pub fn export_wacz(
         used: Cell::new(0),
         stopped: Cell::new(None),
     };
-    pack(
-        index,
-        query,
-        viewer,
-        source,
-        dir.path(),
-        &budget,
-        out,
-        progress,
-    )
-    .map_err(|e| budget.error(e))
+    let packing = Packing {
+        dir: dir.path(),
+        budget: &budget,
+    };
+    pack(index, selection, source, &packing, out, progress).map_err(|e| budget.error(e))
 }
 
-/// [`export_wacz`] in the folder `dir`.
-#[allow(clippy::too_many_arguments)]
+/// Where [`export_wacz`] packs: its folder and the budget of its writes.
+struct Packing<'a> {
+    dir: &'a Path,
+    budget: &'a Budget<'a>,
+}
+
+/// [`export_wacz`] in the folder of `packing`.
 fn pack(
     index: &SearchIndex,
-    query: &str,
-    viewer: Option<&Viewer>,
+    selection: &Selection,
     source: &CaptureSource<'_>,
-    dir: &Path,
-    budget: &Budget<'_>,
+    packing: &Packing<'_>,
     out: &mut dyn Write,
     progress: &dyn Progress,
 ) -> Result<WarcReport, ExportError> {
+    let Packing { dir, budget } = *packing;
     let warc_path = dir.join(WARC_NAME);
     let pages_path = dir.join("pages.jsonl");
     let report = {
@@ -190,16 +186,12 @@ fn pack(
         pages.write_all(
             b"{\"format\":\"json-pages-1.0\",\"id\":\"pages\",\"title\":\"All Pages\"}\n",
         )?;
-        let report = export_warc(
-            index,
-            query,
-            viewer,
-            source,
-            WARC_NAME,
-            &mut warc,
-            progress,
-            &mut |v| write_page(v, &mut pages),
-        )?;
+        let sink = WarcSink {
+            filename: WARC_NAME,
+            out: &mut warc,
+            on_version: &mut |v| write_page(v, &mut pages),
+        };
+        let report = write_warc(index, selection, source, sink, progress)?;
         warc.into_inner()
             .map_err(|e| e.into_error())?
             .inner
@@ -229,7 +221,7 @@ fn pack(
                 CompressionMethod::Deflated,
             ),
         ],
-        query,
+        &selection.text,
         budget,
     )?;
     io::copy(&mut File::open(&zip_path)?, out)?;

@@ -25,12 +25,11 @@ use warcdex_cdx::line::CdxLine;
 use warcdex_cdx::lookup::SortedCdx;
 
 use super::ExportError;
-use crate::access::Viewer;
 use crate::progress::Progress;
 use crate::reader::location::ArchiveLocation;
 use crate::reader::Codec;
 use crate::reader::ReaderOptions;
-use crate::search::{MatchedVersion, SearchIndex};
+use crate::search::{MatchedVersion, SearchIndex, Selection};
 
 /// Where the captures of the versions are: the collection's CDX and its archives.
 pub struct CaptureSource<'a> {
@@ -118,23 +117,47 @@ impl WarcReport {
 }
 
 /// Writes the WARC export (gzip members, a `warcinfo` record first) of every version
-/// matching `query` that `viewer` may see; `on_version` sees each version (the WACZ's
-/// page list is made from them).
-#[allow(clippy::too_many_arguments)]
+/// `selection` matches that its viewer may see.
 pub fn export_warc(
     index: &SearchIndex,
-    query: &str,
-    viewer: Option<&Viewer>,
+    selection: &Selection,
     source: &CaptureSource<'_>,
-    filename: &str,
     out: &mut dyn Write,
     progress: &dyn Progress,
-    on_version: &mut dyn FnMut(&MatchedVersion) -> io::Result<()>,
 ) -> Result<WarcReport, ExportError> {
-    out.write_all(&warcinfo(filename, query)?)?;
+    let sink = WarcSink {
+        filename: "export.warc.gz",
+        out,
+        on_version: &mut |_| Ok(()),
+    };
+    write_warc(index, selection, source, sink, progress)
+}
+
+/// Where a WARC export goes: the name its `warcinfo` record gives the file, its bytes,
+/// and what sees each version (the WACZ's page list is made from them).
+pub(super) struct WarcSink<'a> {
+    pub filename: &'a str,
+    pub out: &'a mut dyn Write,
+    pub on_version: &'a mut dyn FnMut(&MatchedVersion) -> io::Result<()>,
+}
+
+/// [`export_warc`] into `sink`.
+pub(super) fn write_warc(
+    index: &SearchIndex,
+    selection: &Selection,
+    source: &CaptureSource<'_>,
+    sink: WarcSink<'_>,
+    progress: &dyn Progress,
+) -> Result<WarcReport, ExportError> {
+    let WarcSink {
+        filename,
+        out,
+        on_version,
+    } = sink;
+    out.write_all(&warcinfo(filename, &selection.text)?)?;
     let mut report = WarcReport::default();
     let mut spool = tempfile::spooled_tempfile(SPOOL_MEMORY);
-    index.for_each_match(query, viewer, false, |v| {
+    index.for_each_match(selection, false, |v| {
         report.versions += 1;
         progress.advance(1);
         write_version(v, source, &mut report, &mut spool, out)?;

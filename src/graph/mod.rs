@@ -25,10 +25,9 @@ use std::path::PathBuf;
 
 use warcdex_cdx::{ExternalSorter, SortOptions};
 
-use crate::access::Viewer;
 use crate::progress::Progress;
 use crate::search::query::parse_date;
-use crate::search::{QueryError, SearchError, SearchIndex};
+use crate::search::{QueryError, SearchError, SearchIndex, Selection};
 use crate::segment::layout::ROWS_FILE;
 use crate::segment::rows::{read_rows_with, row_count, Columns};
 use crate::segment::sort_safe;
@@ -224,13 +223,12 @@ fn fields(line: &[u8]) -> Vec<&str> {
         .collect()
 }
 
-/// Writes the link graph of the versions matching `query` that `viewer` may see to
-/// `out`: their outlinks read from `segments` (every segment of the collection, so
+/// Writes the link graph of the versions `selection` matches that its viewer may see
+/// to `out`: their outlinks read from `segments` (every segment of the collection, so
 /// that each source finds its row), at `opts.level`, as `opts.format`.
 pub fn write_graph(
     index: &SearchIndex,
-    query: &str,
-    viewer: Option<&Viewer>,
+    selection: &Selection,
     segments: &[PathBuf],
     opts: &GraphOptions,
     out: &mut dyn Write,
@@ -250,7 +248,7 @@ pub fn write_graph(
     let (from, to) = (opts.from.unwrap_or(0), opts.to.unwrap_or(u64::MAX));
     let mut line = String::new();
     let mut pushed: Option<io::Error> = None;
-    let matched = index.for_each_match(query, viewer, false, |v| {
+    let matched = index.for_each_match(selection, false, |v| {
         progress.versions.advance(1);
         let dated = |d: &String| d.parse::<u64>().is_ok_and(|d| (from..=to).contains(&d));
         if window && !v.dates.iter().any(dated) {

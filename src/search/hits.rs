@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use tantivy::DocId;
 
 use super::access_view::SetView;
-use super::select::{site, Candidate, Folded, Selection};
+use super::select::{site, Candidate, Folded, HitSelection};
 use super::set::OpenSet;
 use super::windows::Snippets;
 
@@ -260,16 +260,30 @@ fn url_history(
     (out, total)
 }
 
+/// How the hits of a page are shown: from which selection of candidates, with which
+/// replay links, with or without each URL's versions.
+pub(crate) struct HitsShown<'a> {
+    /// The candidates kept and folded.
+    pub selection: &'a HitSelection,
+    /// The prefix of replay links, if any.
+    pub replay_prefix: Option<&'a str>,
+    /// Whether each hit carries its URL's versions.
+    pub with_history: bool,
+}
+
 /// Builds the hit shown for a candidate.
 pub(crate) fn build_hit(
     (sets, views): (&[OpenSet], &[SetView]),
     c: Candidate,
     index: usize,
     snippets: &mut Snippets<'_>,
-    replay_prefix: Option<&str>,
-    selection: &Selection,
-    with_history: bool,
+    shown: &HitsShown<'_>,
 ) -> tantivy::Result<Hit> {
+    let HitsShown {
+        selection,
+        replay_prefix,
+        with_history,
+    } = *shown;
     let hidden_sites = &selection.hidden_sites;
     let (set, doc, score) = c;
     let folded = selection.folded.get(index);

@@ -8,9 +8,7 @@ use std::io;
 use tantivy::collector::{Collector, SegmentCollector};
 use tantivy::{DocId, Score, SegmentOrdinal, SegmentReader};
 
-use super::query;
-use super::{date14, SearchError, SearchIndex};
-use crate::access::Viewer;
+use super::{date14, SearchError, SearchIndex, SearchRequest, Selection};
 
 /// One matching version, as an export writes it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -92,20 +90,33 @@ impl SegmentCollector for SegmentMarker {
 }
 
 impl SearchIndex {
-    /// Hands every version matching `query` that `viewer` may see to `f`, set by set in
-    /// URL key and digest order, and returns how many: the `total` of the same search.
+    /// How many versions `selection` matches for its viewer: the `total` of its search,
+    /// which [`SearchIndex::for_each_match`] hands over (counted first, for a progress bar).
+    pub fn count(&self, selection: &Selection) -> Result<u64, SearchError> {
+        let r = self.search(&SearchRequest {
+            query: selection.text.clone(),
+            hits: 1,
+            history: false,
+            viewer: selection.viewer.clone(),
+            ..SearchRequest::default()
+        })?;
+        Ok(r.total)
+    }
+
+    /// Hands every version `selection` matches and its viewer may see to `f`, set by set
+    /// in URL key and digest order, and returns how many: the `total` of the same search.
     /// `with_text`: read each version's indexed text (the bulk of the store).
     pub fn for_each_match(
         &self,
-        query: &str,
-        viewer: Option<&Viewer>,
+        selection: &Selection,
         with_text: bool,
         mut f: impl FnMut(&MatchedVersion) -> io::Result<()>,
     ) -> Result<u64, SearchError> {
-        let parsed = query::parse(query)?;
+        let parsed = &selection.query;
+        let viewer = selection.viewer.as_ref();
         let views = super::access_view::as_of(self.views.views(&self.sets, viewer), parsed.as_of);
-        let (_, queries) = self.queries(&parsed, Some(&views))?;
-        let filters = self.filters(&parsed, &views);
+        let (_, queries) = self.queries(parsed, Some(&views))?;
+        let filters = self.filters(parsed, &views);
         let mut n = 0;
         for (i, s) in self.sets.iter().enumerate() {
             if !self.live(i) {

@@ -32,6 +32,7 @@ mod query_words;
 mod rank;
 mod reload;
 mod select;
+pub mod selection;
 mod set;
 pub mod shards;
 mod snippet;
@@ -59,6 +60,7 @@ pub use indexed_text::IndexedText;
 pub use matches::MatchedVersion;
 pub use near::NearDisplay;
 pub use query::{ParsedQuery, QueryError};
+pub use selection::Selection;
 
 use hits::build_hit;
 use quarantine::open_set_guarded;
@@ -397,15 +399,12 @@ impl SearchIndex {
         let mut out = Vec::with_capacity(page.len());
         for &(i, c) in page {
             let hit = catch_unwind(AssertUnwindSafe(|| {
-                build_hit(
-                    (&self.sets, &r.views),
-                    c,
-                    i,
-                    &mut snippets,
+                let shown = hits::HitsShown {
+                    selection: &r.selection,
                     replay_prefix,
-                    &r.selection,
-                    history,
-                )
+                    with_history: history,
+                };
+                build_hit((&self.sets, &r.views), c, i, &mut snippets, &shown)
             }))
             .map_err(|p| self.after_panic(c.0, "reading a hit", &*p))??;
             out.push(hit);

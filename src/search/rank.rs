@@ -17,7 +17,7 @@ use super::collect::{Fruit, TopFiltered};
 use super::facets::{FacetSources, Tally};
 use super::near::NearDisplay;
 use super::query::{self, ParsedQuery, QueryError};
-use super::select::{select, Selection, Short};
+use super::select::{select, HitSelection, Short};
 use super::set::OpenSet;
 use super::stats::{Statistics, TermStats};
 use super::weights::RankWeights;
@@ -283,7 +283,7 @@ pub(super) struct Ranking {
     pub(super) total: u64,
     /// Their facet and timeline counts.
     pub(super) tally: Tally,
-    pub(super) selection: Selection,
+    pub(super) selection: HitSelection,
     /// Each set's parse of the query's words.
     pub(super) text_queries: Vec<Option<Box<dyn Query>>>,
     /// Each set's whole query, filters included.

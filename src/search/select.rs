@@ -14,7 +14,7 @@ use super::set::OpenSet;
 pub(crate) type Candidate = (usize, DocId, Score);
 
 /// What the per-site walk kept.
-pub(crate) struct Selection {
+pub(crate) struct HitSelection {
     /// Candidates kept, best first.
     pub kept: Vec<Candidate>,
     /// Sites (by name) some of whose hits were left out.
@@ -37,7 +37,7 @@ pub(crate) struct Selection {
     pub short: Option<Short>,
 }
 
-/// Which cut of a set's candidates a walk came short at ([`Selection::short`]).
+/// Which cut of a set's candidates a walk came short at ([`HitSelection::short`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Short {
     /// The best `limit`: keep more.
@@ -114,7 +114,7 @@ pub(super) fn site(sets: &[OpenSet], set: usize, doc: DocId) -> Option<&str> {
 /// into hits of other sets (or into each other, as mirrors) and leave fewer hits than
 /// they number. So the walk stops at a floor of a set ([`Fruit::floors`]), below which
 /// that set's candidates were left out, when it has not kept `need` by then, and says so
-/// ([`Selection::short`]); a site's floor counts only while the site has fewer than
+/// ([`HitSelection::short`]); a site's floor counts only while the site has fewer than
 /// `per_site` hits, as a site's further candidates are left out anyway once it has them.
 /// What the walk kept before that point is exactly what a walk of every candidate keeps,
 /// as nothing ranking above a floor is missing.
@@ -124,7 +124,7 @@ pub(crate) fn select(
     per_site: usize,
     need: usize,
     near: NearDisplay,
-) -> Selection {
+) -> HitSelection {
     let mut hidden_sites = HashSet::new();
     for (i, f) in per_set.iter().enumerate() {
         for &ord in &f.over_limit {
@@ -205,7 +205,7 @@ pub(crate) fn select(
         }
         i = j;
     }
-    Selection {
+    HitSelection {
         kept,
         hidden_sites,
         folded,

@@ -68,15 +68,12 @@ impl SearchIndex {
             let filter = r.date_filters[i].as_deref();
             let near = !sel.near.show_versions;
             let candidates = catch_unwind(AssertUnwindSafe(|| {
-                candidates_of(
-                    s,
-                    &r.views[i].dates,
-                    i,
-                    &*r.queries[i],
+                let asked = Asked {
+                    query: &*r.queries[i],
                     filter,
                     near,
-                    &urlkeys,
-                )
+                };
+                candidates_of(s, &r.views[i].dates, i, &asked, &urlkeys)
             }))
             .map_err(|p| self.after_panic(i, "reading the versions of a hit's URL", &*p))??;
             found.extend(candidates);
@@ -100,6 +97,14 @@ impl SearchIndex {
     }
 }
 
+/// What a set is asked for its candidates: the query, the date filter (a bit per DocId)
+/// and whether near-identical versions are one.
+struct Asked<'a> {
+    query: &'a dyn Query,
+    filter: Option<&'a Vec<u64>>,
+    near: bool,
+}
+
 /// The candidates of set `set` (`s`) among the versions of the URLs whose key ranks
 /// are `urlkeys` (`url_table.rs`): the
 /// versions matching `query` and in `filter` (a bit per DocId), each group of
@@ -109,11 +114,14 @@ fn candidates_of(
     s: &OpenSet,
     dates: &DateTable,
     set: usize,
-    query: &dyn Query,
-    filter: Option<&Vec<u64>>,
-    near: bool,
+    asked: &Asked<'_>,
     urlkeys: &[u32],
 ) -> tantivy::Result<Vec<Candidate>> {
+    let Asked {
+        query,
+        filter,
+        near,
+    } = *asked;
     let Some(reader) = s.searcher.segment_readers().first() else {
         return Ok(Vec::new());
     };

@@ -16,10 +16,10 @@ use axum::response::Response;
 use super::streamed::streamed;
 use super::{current, plain, query_param, AppState, Backend};
 use crate::export::{
-    default_fields, export_matches, export_wacz, export_warc, parse_fields, CaptureSource,
-    ExportError, ExportFormat, WaczScratch,
+    default_fields, export as export_to, parse_fields, Export, ExportError, ExportFormat,
+    ExportReport, WaczScratch,
 };
-use crate::search::SearchError;
+use crate::search::{SearchError, Selection};
 
 /// Exports running at once: each takes a search permit while it computes (a WACZ for all
 /// of its packing), so a client asking for many at once must not take the permits from
@@ -65,12 +65,9 @@ pub(super) async fn export(
             .find(|(k, _)| k == name)
             .map(|(_, v)| v.trim())
     };
-    let Some(mut query) = query_param(&raw) else {
+    let Some(query) = query_param(&raw) else {
         return plain(StatusCode::BAD_REQUEST, "no query: add ?query=words".into());
     };
-    if let Some(at) = last("asOf").filter(|a| !a.is_empty()) {
-        query = format!("{query} as-of:{at}");
-    }
     let Some(format) = ExportFormat::parse(last("format").unwrap_or("csv")) else {
         return plain(
             StatusCode::BAD_REQUEST,
@@ -84,7 +81,12 @@ pub(super) async fn export(
             Err(e) => return plain(StatusCode::BAD_REQUEST, format!("fields: {e}")),
         },
     };
-    let viewer = state.opts.viewer(&headers);
+    let as_of = last("asOf").filter(|a| !a.is_empty());
+    // A malformed query or date is found before the answer starts.
+    let selection = match Selection::as_of(&query, as_of, state.opts.viewer(&headers)) {
+        Ok(s) => s,
+        Err(e) => return plain(StatusCode::BAD_REQUEST, e.0),
+    };
     let Some(running) = Running::start() else {
         return plain(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -97,8 +99,12 @@ pub(super) async fn export(
     let scratch_limit = state.opts.export_tmp_limit;
     streamed(&state.permits, move |w| {
         let _running = running;
-        // A malformed query is found before the answer starts.
-        crate::search::query::parse(&query).map_err(|e| (StatusCode::BAD_REQUEST, e.0))?;
+        if format.holds_records() && !collection.cdx_path().is_file() {
+            return Err((
+                StatusCode::NOT_FOUND,
+                "this collection has no CDX index (all.cdx) to export records by".to_string(),
+            ));
+        }
         let mut h = HeaderMap::new();
         h.insert(
             header::CONTENT_TYPE,
@@ -113,69 +119,24 @@ pub(super) async fn export(
             header::CONTENT_DISPOSITION,
             HeaderValue::from_str(&name).expect("a file name of ours is a header value"),
         );
-        let cdx = if format.holds_records() {
-            Some(collection.cdx().map_err(|_| {
-                (
-                    StatusCode::NOT_FOUND,
-                    "this collection has no CDX index (all.cdx) to export records by".to_string(),
-                )
-            })?)
-        } else {
-            None
-        };
-        let archive = |name: &str| collection.archives().location(name).ok().flatten();
         w.start(StatusCode::OK, h);
-        let done = match &cdx {
-            None => export_matches(
-                &loaded.index,
-                &query,
-                viewer.as_ref(),
-                format,
-                &fields,
-                w,
-                &(),
-            )
-            .map(|_| ()),
-            Some(cdx) => {
-                let source = CaptureSource {
-                    cdx,
-                    archive: &archive,
-                };
-                let report = if format == ExportFormat::Wacz {
-                    let gone = w.client_gone();
-                    let scratch = WaczScratch {
-                        dir: &scratch_dir,
-                        limit: scratch_limit,
-                        cancelled: &gone,
-                    };
-                    export_wacz(
-                        &loaded.index,
-                        &query,
-                        viewer.as_ref(),
-                        &source,
-                        &scratch,
-                        w,
-                        &(),
-                    )
-                } else {
-                    export_warc(
-                        &loaded.index,
-                        &query,
-                        viewer.as_ref(),
-                        &source,
-                        format.file_name(),
-                        w,
-                        &(),
-                        &mut |_| Ok(()),
-                    )
-                };
-                report.map(|r| {
-                    if r.failed > 0 {
-                        eprintln!("warcdex serve: /export: {}", r.summary());
-                    }
-                })
-            }
+        let gone = w.client_gone();
+        let what = Export {
+            format,
+            fields,
+            scratch: WaczScratch {
+                dir: &scratch_dir,
+                limit: scratch_limit,
+                cancelled: &gone,
+            },
         };
+        let done = export_to(&loaded.index, &collection, &selection, &what, w, &()).map(|r| {
+            if let ExportReport::Records(r) = r {
+                if r.failed > 0 {
+                    eprintln!("warcdex serve: /export: {}", r.summary());
+                }
+            }
+        });
         done.map_err(|e| match e {
             ExportError::Search(SearchError::Query(e)) => (StatusCode::BAD_REQUEST, e.0),
             e @ ExportError::ScratchFull { .. } => {

@@ -1,0 +1,276 @@
+//! The search routes: `/` (the page), `/opensearch`, `/search.json`, `/healthz`,
+//! `/warcs/NAME`, and the shard routes a front server asks (`/shard/stats.json`,
+//! `/shard/search.json`).
+
+use std::sync::Arc;
+
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+
+use crate::render::page::{self, PageRequest};
+use crate::render::{json, opensearch};
+use crate::search::{SearchError, SearchRequest, SearchResults, Selection, TermStats};
+
+use super::params::{number, params, query_param, Params, NO_QUERY};
+use super::respond::{blocking, html, json_error, json_result, plain, status_of, with_type};
+use super::state::{current, AppState, Backend, LocalState};
+use super::{warcs, web};
+
+/// Runs the search on the blocking pool.
+pub(super) async fn run_search(
+    state: &Arc<AppState>,
+    p: &Params,
+    query: String,
+    history: bool,
+    headers: &HeaderMap,
+) -> Result<SearchResults, (StatusCode, String)> {
+    let selection = Selection::as_of(&query, p.as_of.as_deref(), state.opts.viewer(headers))
+        .map_err(|e| status_of(SearchError::Query(e)))?;
+    let req = SearchRequest {
+        viewer: selection.viewer,
+        order: p.order,
+        query: selection.text,
+        start: p.start,
+        hits: p.hits,
+        hits_per_site: p.hits_per_site,
+        replay_prefix: state.opts.replay_prefix.clone(),
+        near: p.near,
+        history,
+    };
+    let local = match &state.backend {
+        Backend::Local(l) => l,
+        Backend::Remote(front) => {
+            let user = (state.opts.user_header.as_ref())
+                .and_then(|h| Some((h.clone(), state.opts.user(headers)?.clone())));
+            return front.search_as(&req, user).await.map_err(status_of);
+        }
+    };
+    let loaded = current(local, &state.opts).await;
+    blocking(&state.permits, move || loaded.index.search(&req)).await
+}
+
+pub(super) async fn search_page(
+    State(state): State<Arc<AppState>>,
+    Query(raw): Query<Vec<(String, String)>>,
+    headers: HeaderMap,
+) -> Response {
+    let p = match params(raw, &state.opts) {
+        Ok(p) => p,
+        Err(e) => {
+            let req = PageRequest {
+                hits: 10,
+                hits_per_site: state.opts.hits_per_site,
+                ..PageRequest::default()
+            };
+            return html(
+                StatusCode::BAD_REQUEST,
+                page::render(&req, None, Some(&e), &state.footer()),
+            );
+        }
+    };
+    let req = PageRequest {
+        query: p.query.clone(),
+        start: p.start,
+        hits: p.hits,
+        hits_per_site: p.hits_per_site,
+        collapse_near: p.near.collapse_urls,
+        show_versions: p.near.show_versions,
+        as_of: p.as_of.clone(),
+        order: p.order,
+    };
+    let Some(q) = p.query.clone() else {
+        return html(
+            StatusCode::OK,
+            page::render(&req, None, None, &state.current_footer().await),
+        );
+    };
+    let r = run_search(&state, &p, q, true, &headers).await;
+    let footer = &state.footer();
+    match r {
+        Ok(r) => html(StatusCode::OK, page::render(&req, Some(&r), None, footer)),
+        Err((status, e)) => html(status, page::render(&req, None, Some(&e), footer)),
+    }
+}
+
+/// The API routes' common part: parameters, a query required (400 without), the search
+/// (`history`: see [`SearchRequest::history`]).
+pub(super) async fn query_search(
+    state: &Arc<AppState>,
+    raw: Vec<(String, String)>,
+    history: bool,
+    headers: &HeaderMap,
+) -> Result<(Params, SearchResults), (StatusCode, String)> {
+    let p = params(raw, &state.opts).map_err(|e| (StatusCode::BAD_REQUEST, e))?;
+    let Some(q) = p.query.clone() else {
+        return Err((StatusCode::BAD_REQUEST, NO_QUERY.into()));
+    };
+    let r = run_search(state, &p, q, history, headers).await?;
+    Ok((p, r))
+}
+
+pub(super) async fn opensearch_rss(
+    State(state): State<Arc<AppState>>,
+    Query(raw): Query<Vec<(String, String)>>,
+    headers: HeaderMap,
+) -> Response {
+    match query_search(&state, raw, false, &headers).await {
+        Ok((p, mut r)) => {
+            // A feed reader resolves no link against the feed's address: the capture
+            // view's links are made absolute (this server's public address or Host).
+            let base = web::base_url(state.opts.public_url.as_deref(), &headers);
+            for h in &mut r.hits {
+                for link in h.replay.iter_mut().filter(|l| l.starts_with('/')) {
+                    *link = format!("{base}{link}");
+                }
+            }
+            let echo: Vec<(&str, String)> =
+                p.raw.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
+            with_type(
+                StatusCode::OK,
+                "application/rss+xml; charset=utf-8",
+                opensearch::rss(&r, &echo),
+            )
+        }
+        Err((status, e)) => plain(status, e),
+    }
+}
+
+pub(super) async fn search_json(
+    State(state): State<Arc<AppState>>,
+    Query(raw): Query<Vec<(String, String)>>,
+    headers: HeaderMap,
+) -> Response {
+    match query_search(&state, raw, true, &headers).await {
+        Ok((_, r)) => with_type(StatusCode::OK, "application/json", json::to_json(&r)),
+        Err((status, e)) => json_error(status, e),
+    }
+}
+
+pub(super) async fn healthz(State(state): State<Arc<AppState>>) -> Response {
+    let local = match &state.backend {
+        Backend::Local(l) => l,
+        Backend::Remote(front) => {
+            let (ok, body) = front.health().await;
+            let code = match ok {
+                true => StatusCode::OK,
+                false => StatusCode::SERVICE_UNAVAILABLE,
+            };
+            return with_type(
+                code,
+                "application/json",
+                serde_json::to_string_pretty(&body).expect("serializes"),
+            );
+        }
+    };
+    let loaded = current(local, &state.opts).await;
+    let sets = loaded.index.sets();
+    let broken = loaded.index.broken();
+    let status = match (sets.is_empty(), broken.is_empty()) {
+        (true, _) => "down",
+        (false, true) => "ok",
+        (false, false) => "degraded",
+    };
+    // Names and document counts only: the sets' directories and a refused set's error
+    // (which names its files) are the server's file system, for its log, not for any
+    // client (issue 39).
+    let body = serde_json::json!({
+        "status": status,
+        "sets": sets
+            .iter()
+            .map(|s| serde_json::json!({ "name": s.name, "documents": s.documents }))
+            .collect::<Vec<_>>(),
+        "broken": broken
+            .iter()
+            .map(|b| serde_json::json!({ "name": b.name }))
+            .collect::<Vec<_>>(),
+    });
+    let code = if sets.is_empty() {
+        StatusCode::SERVICE_UNAVAILABLE
+    } else {
+        StatusCode::OK
+    };
+    with_type(
+        code,
+        "application/json",
+        serde_json::to_string_pretty(&body).expect("serializes"),
+    )
+}
+
+/// `/warcs/NAME` (`GET` and `HEAD`): the archive recorded as NAME, whole or one byte range
+/// (src/serve/warcs.rs). A front server holds no archives.
+pub(super) async fn warc(
+    State(state): State<Arc<AppState>>,
+    Path(name): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    match &state.backend {
+        Backend::Local(l) => {
+            let viewer = state.opts.viewer(&headers);
+            let (collection, positions) = (l.collection.clone(), l.positions.clone());
+            warcs::archive(collection, positions, name, &headers, viewer).await
+        }
+        Backend::Remote(_) => plain(
+            StatusCode::NOT_FOUND,
+            "a front server holds no archives: ask the shard servers".into(),
+        ),
+    }
+}
+
+/// The index of a shard server (the shard routes exist only on one).
+pub(super) fn local_index(state: &AppState) -> &LocalState {
+    match &state.backend {
+        Backend::Local(l) => l,
+        Backend::Remote(_) => unreachable!("the shard routes are only on a server of sets"),
+    }
+}
+
+/// The query of a shard request, required.
+pub(super) fn shard_query(raw: &[(String, String)]) -> Result<String, (StatusCode, String)> {
+    query_param(raw).ok_or((StatusCode::BAD_REQUEST, NO_QUERY.into()))
+}
+
+/// `/shard/stats.json?query=Q`: the statistics of the query's terms over this server's
+/// sets, which a front server sums over its shard servers; under access rules, over
+/// the versions the user the front passes on may see.
+pub(super) async fn shard_stats(
+    State(state): State<Arc<AppState>>,
+    Query(raw): Query<Vec<(String, String)>>,
+    headers: HeaderMap,
+) -> Response {
+    let r = async {
+        let query = shard_query(&raw)?;
+        let loaded = current(local_index(&state), &state.opts).await;
+        let viewer = state.opts.viewer(&headers);
+        blocking(&state.permits, move || {
+            loaded.index.term_stats(&query, viewer.as_ref())
+        })
+        .await
+    };
+    json_result(r.await)
+}
+
+/// `POST /shard/search.json?query=Q&need=N&hitsPerSite=P` with the collection's term
+/// statistics as the JSON body: this server's best N hits under the per-site limit.
+pub(super) async fn shard_search(
+    State(state): State<Arc<AppState>>,
+    Query(raw): Query<Vec<(String, String)>>,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> Response {
+    let r = async {
+        let query = shard_query(&raw)?;
+        let bad = |e: String| (StatusCode::BAD_REQUEST, e);
+        let need = number(&raw, &["need"], 11).map_err(bad)?;
+        let per_site = number(&raw, &["hitsPerSite"], state.opts.hits_per_site).map_err(bad)?;
+        let stats: TermStats = serde_json::from_slice(&body)
+            .map_err(|e| bad(format!("the body is not term statistics: {e}")))?;
+        let loaded = current(local_index(&state), &state.opts).await;
+        let viewer = state.opts.viewer(&headers);
+        blocking(&state.permits, move || {
+            (loaded.index).search_shard(&query, per_site, need, &stats, viewer.as_ref())
+        })
+        .await
+    };
+    json_result(r.await)
+}
