@@ -35,7 +35,7 @@ fn page(title: &str, words: &str) -> String {
 
 /// An ISO date `days` before now.
 fn days_ago(days: i64) -> String {
-    let d = seconds_date14(warcdex::access::now_seconds() - days * 86_400).to_string();
+    let d = seconds_date14(warcdex_cdx::date::now_seconds() - days * 86_400).to_string();
     format!(
         "{}-{}-{}T{}:{}:{}Z",
         &d[..4],

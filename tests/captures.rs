@@ -132,7 +132,9 @@ fn read_tables(coll: &Path) -> Vec<Row> {
             for i in 0..b.num_rows() {
                 let t = time.value(i);
                 let secs = t.div_euclid(1_000_000);
-                let d = warcdex::reader::date::date14_of_secs(secs);
+                let d = warcdex_cdx::date::Date14::from_unix(secs)
+                    .unwrap()
+                    .to_string();
                 let opt = |a: &StringArray| {
                     if a.is_null(i) {
                         "-".to_string()

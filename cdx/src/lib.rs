@@ -13,6 +13,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod date;
 pub mod dedup;
 pub mod line;
 pub mod lookup;

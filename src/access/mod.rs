@@ -323,7 +323,7 @@ impl Rules {
             rule,
             self.default,
             self.embargo.as_ref(),
-            rules::capture_seconds(date),
+            time::capture_seconds(date),
             now,
         )
     }
@@ -332,13 +332,6 @@ impl Rules {
     pub fn decide(&self, urlkey: &[u8], date: u64, class: &UserClass, now: i64) -> Verdict<'_> {
         self.verdict(self.rule_for(urlkey, class), date, now)
     }
-}
-
-/// The current moment in seconds since the epoch.
-pub fn now_seconds() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64)
 }
 
 /// Who asks: the rules in force and the user's class under them.
@@ -368,7 +361,7 @@ impl Viewer {
     /// The access of a capture of `urlkey` at `date` (14 digits) now.
     pub fn access(&self, urlkey: &[u8], date: u64) -> Access {
         self.rules
-            .decide(urlkey, date, &self.class, now_seconds())
+            .decide(urlkey, date, &self.class, warcdex_cdx::date::now_seconds())
             .access
     }
 

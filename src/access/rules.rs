@@ -14,8 +14,9 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use super::time::{date14_seconds, timestamp_seconds, Period};
+use super::time::Period;
 use super::AccessError;
+use warcdex_cdx::date::Date14;
 
 /// What a rule or the default gives a capture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -99,10 +100,10 @@ impl DateCondition {
             match obj.get(k) {
                 None | Some(serde_json::Value::Null) => Ok(None),
                 Some(serde_json::Value::String(s)) if s.is_empty() => Ok(None),
-                Some(serde_json::Value::String(s)) => Ok(Some(timestamp_seconds(s))),
+                Some(serde_json::Value::String(s)) => Ok(Some(Date14::pad_up(s).unix_seconds())),
                 Some(serde_json::Value::Number(n)) if n.as_u64() == Some(0) => Ok(None),
                 Some(serde_json::Value::Number(n)) if n.is_u64() => {
-                    Ok(Some(timestamp_seconds(&n.to_string())))
+                    Ok(Some(Date14::pad_up(&n.to_string()).unix_seconds()))
                 }
                 Some(v) => Err(format!("{k} is a timestamp such as \"20200101\", not {v}")),
             }
@@ -457,9 +458,4 @@ pub(super) fn verdict<'a>(
         rule,
         reason,
     }
-}
-
-/// Seconds since the epoch of a 14-digit capture date.
-pub(super) fn capture_seconds(date: u64) -> i64 {
-    date14_seconds(date)
 }

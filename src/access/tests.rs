@@ -146,7 +146,7 @@ fn rules_reread_when_a_file_changes() {
     })
     .unwrap();
     let key = b"com,example)/";
-    let now = now_seconds();
+    let now = warcdex_cdx::date::now_seconds();
     assert_eq!(
         live.current()
             .decide(key, 20200101000000, &UserClass::Public, now)
@@ -212,7 +212,7 @@ fn a_rules_file_read_while_rewritten_keeps_the_rules_in_force() {
         ..RulesConfig::default()
     })
     .unwrap();
-    let now = now_seconds();
+    let now = warcdex_cdx::date::now_seconds();
     let of = |key: &[u8]| {
         live.current()
             .decide(key, 20200101000000, &UserClass::Public, now)

@@ -3,24 +3,21 @@
 //! `timestamp_to_datetime`), a period of years, months, weeks and days taken from now as
 //! `dateutil.relativedelta` does (months first, the day clamped to the month's end).
 
-use crate::reader::date::{civil_from_days, date14_of_secs, days_from_civil, days_in_month};
+//!
+//! A timestamp is read by [`Date14::pad_up`], as the CDX API reads one.
 
-/// Seconds since the epoch (UTC) of a timestamp of digits, as warcio's
-/// `timestamp_to_datetime` reads it: padded to six digits with `299912`, each field
-/// clamped to its range, a missing or unreadable field its greatest value, the day
-/// clamped to the month's length (the CDX API's reading, `warcdex_cdx::query`).
-pub fn timestamp_seconds(ts: &str) -> i64 {
-    warcdex_cdx::query::timestamp_to_sec(ts)
+use warcdex_cdx::date::{civil_from_days, days_from_civil, days_in_month, Date14};
+
+/// Seconds since the epoch of a capture date held as a 14-digit number, read as a rule's
+/// timestamp is ([`Date14::pad_up`]).
+pub fn capture_seconds(date: u64) -> i64 {
+    Date14::pad_up(&format!("{date:014}")).unix_seconds()
 }
 
-/// Seconds since the epoch of a capture date held as a 14-digit number.
-pub fn date14_seconds(date: u64) -> i64 {
-    timestamp_seconds(&format!("{date:014}"))
-}
-
-/// The 14-digit date (`YYYYMMDDhhmmss` as a number) of seconds since the epoch.
+/// The 14-digit date (`YYYYMMDDhhmmss` as a number) of seconds since the epoch; 0 past
+/// the year 9999.
 pub fn seconds_date14(secs: i64) -> u64 {
-    date14_of_secs(secs).parse().unwrap_or(0)
+    Date14::from_unix(secs).map_or(0, |d| d.number())
 }
 
 /// A period as pywb's `newer` and `older` name it: `{"years": 1, "months": 6}`.
@@ -114,6 +111,7 @@ mod tests {
         let at = |y, m, d, hh: i64, mm: i64, ss: i64| {
             days_from_civil(y, m, d) * 86_400 + hh * 3600 + mm * 60 + ss
         };
+        let timestamp_seconds = |s| Date14::pad_up(s).unix_seconds();
         assert_eq!(
             timestamp_seconds("20141226095010"),
             at(2014, 12, 26, 9, 50, 10)

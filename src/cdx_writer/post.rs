@@ -8,6 +8,8 @@ use std::fmt::Write as _;
 
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
+use crate::reader::content_type::ContentType;
+
 /// The query to append for a request with `method`, `content_type` and `body` (at most
 /// Content-Length bytes). `None` for GET, whose key is left alone.
 pub fn method_query(
@@ -192,12 +194,8 @@ fn flatten(name: &str, v: &Json, counts: &mut Vec<(String, u32)>, out: &mut Stri
 /// `multipart/form-data` fields as `name=value&...` (urlencoded), or `None` when the
 /// body is not a multipart message with the declared boundary.
 fn multipart_query(content_type: &str, body: &[u8]) -> Option<String> {
-    let boundary = content_type.split(';').map(str::trim).find_map(|p| {
-        let (k, v) = p.split_once('=')?;
-        k.trim()
-            .eq_ignore_ascii_case("boundary")
-            .then(|| v.trim().trim_matches('"').to_string())
-    })?;
+    // The media type (`multipart/…`, the caller's test) holds no `boundary=`.
+    let boundary = ContentType::new(content_type).param("boundary")?;
     let delim = format!("--{boundary}");
     let text = String::from_utf8_lossy(body);
     let mut pairs = Vec::new();

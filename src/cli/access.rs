@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use clap::{Args, Subcommand};
 use warcdex::access::{Access, Embargo, Reason, Rules, RulesConfig, UserClass, Viewer};
+use warcdex_cdx::date::Date14;
 
 /// The rules a command applies: the collection's `access.json`, then these.
 #[derive(Debug, Args, Clone, Default)]
@@ -122,14 +123,12 @@ pub fn run(a: AccessArgs) -> anyhow::Result<i32> {
 /// A 14-digit date from up to 14 digits, padded as pywb pads an access query's date.
 fn date14(date: Option<&str>) -> anyhow::Result<u64> {
     let Some(d) = date else {
-        let now = warcdex::reader::date::now_micros() / 1_000_000;
-        return Ok(warcdex::access::time::seconds_date14(now));
+        return Ok(Date14::now().number());
     };
     if d.is_empty() || d.len() > 14 || !d.bytes().all(|b| b.is_ascii_digit()) {
         anyhow::bail!("{d:?}: a date is up to 14 digits, YYYYMMDDhhmmss");
     }
-    let secs = warcdex::access::time::timestamp_seconds(d);
-    Ok(warcdex::access::time::seconds_date14(secs))
+    Ok(Date14::pad_up(d).number())
 }
 
 fn check(
@@ -145,7 +144,12 @@ fn check(
             .map_err(|e| anyhow::anyhow!("{url}: not a URL: {e}"))?,
     };
     let date = date14(date)?;
-    let v = rules.decide(key.as_bytes(), date, class, warcdex::access::now_seconds());
+    let v = rules.decide(
+        key.as_bytes(),
+        date,
+        class,
+        warcdex_cdx::date::now_seconds(),
+    );
     let rule =
         |r: &warcdex::access::Rule| format!("{}:{}: {}", r.file.display(), r.line_no, r.line);
     let why = match (v.reason, v.rule) {

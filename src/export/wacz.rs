@@ -342,12 +342,7 @@ fn write_package(
             "bytes": bytes,
         }));
     }
-    let created = {
-        let secs = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
-        crate::reader::date::arc_date_to_iso(&crate::reader::date::date14_of_secs(secs as i64))
-    };
+    let created = warcdex_cdx::date::Date14::now().iso();
     let package = serde_json::json!({
         "profile": "data-package",
         "resources": resources,

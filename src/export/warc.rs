@@ -447,9 +447,7 @@ pub(crate) fn name_uuid(name: &str) -> String {
 
 /// The export's `warcinfo` record, as one gzip member.
 fn warcinfo(filename: &str, query: &str) -> io::Result<Vec<u8>> {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
+    let now = warcdex_cdx::date::Date14::now();
     let mut body = String::new();
     body.push_str(&format!(
         "software: warcdex {}\r\n",
@@ -464,13 +462,9 @@ fn warcinfo(filename: &str, query: &str) -> io::Result<Vec<u8>> {
     body.push_str(&format!(
         "description: the captures of the versions matching the query {q}\r\n"
     ));
-    let id = name_uuid(&format!("{filename}#warcinfo#{now}#{q}"));
+    let id = name_uuid(&format!("{filename}#warcinfo#{}#{q}", now.unix_seconds()));
     let mut h = String::from("WARC/1.0\r\nWARC-Type: warcinfo\r\n");
-    let d = crate::reader::date::date14_of_secs(now as i64);
-    h.push_str(&format!(
-        "WARC-Date: {}\r\n",
-        crate::reader::date::arc_date_to_iso(&d)
-    ));
+    h.push_str(&format!("WARC-Date: {}\r\n", now.iso()));
     h.push_str(&format!("WARC-Record-ID: <urn:uuid:{id}>\r\n"));
     h.push_str(&format!("WARC-Filename: {filename}\r\n"));
     h.push_str("Content-Type: application/warc-fields\r\n");

@@ -94,6 +94,9 @@ fn for_label(label: &[u8]) -> Option<&'static Encoding> {
 /// The `charset` of a Content-Type value (`text/html; charset="utf-8"`), parsed with
 /// the WHATWG rule for `<meta content>`, which also copes with the malformed values
 /// real servers send (`text/html;charset=ISO-8859-1;`, `text/html, charset=utf-8`).
+/// Not [`crate::reader::content_type::ContentType::charset`], the capture view's strict
+/// reading: this one decides the text that is indexed, and a page a server mislabels in
+/// these ways is still read in its charset.
 pub(super) fn charset_param(ct: &[u8]) -> Option<&'static Encoding> {
     charset_from_content(ct)
 }

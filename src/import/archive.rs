@@ -138,7 +138,7 @@ pub(super) fn import_one(
             part: part_index,
             filename: &filename,
             archive: &archive,
-            now: crate::reader::date::now_micros(),
+            now: warcdex_cdx::date::now_micros(),
             collection: &collection,
             exclusions,
             opts,

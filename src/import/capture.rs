@@ -11,6 +11,7 @@ use super::exclusions::Exclusions;
 use super::parse::{PDF_LIMITS, PDF_MIME};
 use super::versions::{Order, Versions};
 use super::{ImportOptions, SourceReport, IMPOSSIBLE_DATE};
+use crate::reader::content_type::ContentType;
 use crate::reader::header::decode;
 use crate::reader::Record;
 use crate::segment::SegmentRow;
@@ -165,11 +166,8 @@ pub(super) fn capture_of<R: Read>(
     if header_digest.is_none() && !ctx.admit(report, &urlkey, &digest, &date, &order) {
         return Ok(None);
     }
-    let mime = facts
-        .content_type
-        .as_deref()
-        .and_then(|ct| ct.split(';').next())
-        .map(|m| m.trim().to_ascii_lowercase())
+    let mime = (facts.content_type.as_deref())
+        .map(|ct| ContentType::new(ct).media_type())
         .filter(|m| !m.is_empty())
         .unwrap_or_else(|| "unk".to_string());
     let row = SegmentRow {

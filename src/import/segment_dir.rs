@@ -10,11 +10,7 @@ use crate::segment::{self, SegmentRow};
 
 /// The current UTC time as 14 digits (the default segment name, as NutchWAX's).
 pub fn timestamp14() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0) as i64;
-    crate::reader::date::date14_of_secs(secs)
+    warcdex_cdx::date::Date14::now().to_string()
 }
 
 /// Writes the segment of an import to `dest` (which must not exist yet).

@@ -1,6 +1,8 @@
 //! Capture dates: WARC-Date to 14 digits, and ARC dates (which real crawlers wrote
 //! with 10 to 18 digits, or worse) to ISO, with warcio's clamping rules.
 
+use warcdex_cdx::date::{days_in_month, Date14};
+
 /// Converts an ISO WARC-Date (`2014-01-03T03:03:21Z`, fractions allowed) to
 /// `YYYYMMDDhhmmss` by taking its digits; missing parts are padded as pywb pads them.
 pub fn iso_to_14(s: &str) -> String {
@@ -17,22 +19,27 @@ pub fn iso_to_14(s: &str) -> String {
 fn pad14(d: &str) -> String {
     // Missing fields are filled as warcio fills them: each takes its maximum
     // (month 12, day 31, 23:59:59), via the same clamping as ARC dates.
-    let iso = arc_date_to_iso(d);
-    iso_digits(&iso)
+    arc_date(d).to_string()
 }
 
-fn iso_digits(iso: &str) -> String {
-    iso.chars().filter(|c| c.is_ascii_digit()).collect()
-}
-
-/// Converts an ARC archive-date to 14 digits (via [`arc_date_to_iso`]).
+/// Converts an ARC archive-date to 14 digits (with [`arc_date_to_iso`]'s rules).
 pub fn arc_date_to_14(s: &str) -> String {
-    iso_digits(&arc_date_to_iso(s))
+    arc_date(s).to_string()
 }
 
 /// warcio's `timestamp_to_iso_date`: each field is cut by position and clamped to its
 /// range; a field that is missing or not a number becomes its maximum.
+///
+/// The same rules as [`Date14::pad_up`], but read over bytes as the ARC header holds
+/// them (a field cut inside a multi-byte character is unreadable, Unicode white space is
+/// trimmed), where `pad_up` reads characters: the CDX of an ARC with such a date is the
+/// one cdx-writer's peers have agreed on, so the two readings are kept apart.
 pub fn arc_date_to_iso(s: &str) -> String {
+    arc_date(s).iso()
+}
+
+/// The date of [`arc_date_to_iso`].
+fn arc_date(s: &str) -> Date14 {
     // warcio pads strings shorter than 6 characters with "299912".
     let mut s = s.to_string();
     const PAD6: &str = "299912";
@@ -52,14 +59,14 @@ pub fn arc_date_to_iso(s: &str) -> String {
     };
     let year = field(0, 4, 1900, 2999);
     let month = field(4, 6, 1, 12);
-    let mut day = field(6, 8, 1, 31);
-    let hour = field(8, 10, 0, 23);
-    let minute = field(10, 12, 0, 59);
-    let second = field(12, 14, 0, 59);
-    if day > 28 {
-        day = day.min(days_in_month(year, month));
-    }
-    format!("{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}Z")
+    let day = field(6, 8, 1, days_in_month(year, month));
+    let (hour, minute, second) = (
+        field(8, 10, 0, 23),
+        field(10, 12, 0, 59),
+        field(12, 14, 0, 59),
+    );
+    // Every field is clamped to its range, so the fields are a calendar date.
+    Date14::from_fields(year, month, day, hour, minute, second).unwrap_or(Date14::EPOCH)
 }
 
 /// Python's `int()` on a short string: surrounding white space, an optional sign,
@@ -84,92 +91,25 @@ fn py_int(b: &[u8]) -> Option<i64> {
     Some(if neg { -v } else { v })
 }
 
-/// The days of a month of the proleptic Gregorian calendar.
-pub fn days_in_month(year: i64, month: i64) -> i64 {
-    match month {
-        2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
-}
-
 /// The earliest year a web capture can have: the first web server went up in 1990, and
 /// the oldest archives (the Internet Archive's, from 1996) are later.
 pub const FIRST_CAPTURE_YEAR: i64 = 1991;
 
 /// A 14-digit capture date as microseconds since 1970-01-01 UTC, or `None` when it is
 /// not a possible capture date: not 14 digits, not a calendar date, before
-/// [`FIRST_CAPTURE_YEAR`] or more than a day after `now` (microseconds). warcio's rules
+/// [`FIRST_CAPTURE_YEAR`] or more than a day after `now` (microseconds, as
+/// [`warcdex_cdx::date::now_micros`] gives it). warcio's rules
 /// turn an ARC date that is not a date at all into one (`a0d1fdddf3165d`, a hex digest
 /// written where cdx-writer's `hex_instead_of_date.arc.gz` has its date, becomes
 /// 2999-12-31T23:16:59): such a date is kept in the CDX as the peers keep it, but it
 /// must not reach search dates or replay links.
 pub fn capture_micros(date14: &str, now: i64) -> Option<i64> {
-    let b = date14.as_bytes();
-    if b.len() != 14 || !b.iter().all(u8::is_ascii_digit) {
+    let d = Date14::parse(date14).ok()?;
+    if i64::from(d.year()) < FIRST_CAPTURE_YEAR || !d.is_calendar_date() {
         return None;
     }
-    let n = |r: std::ops::Range<usize>| -> i64 { date14[r].parse().unwrap_or(-1) };
-    let (y, mo, d, h, mi, s) = (n(0..4), n(4..6), n(6..8), n(8..10), n(10..12), n(12..14));
-    if y < FIRST_CAPTURE_YEAR
-        || !(1..=12).contains(&mo)
-        || d < 1
-        || d > days_in_month(y, mo)
-        || h > 23
-        || mi > 59
-        || s > 59
-    {
-        return None;
-    }
-    let micros = ((days_from_civil(y, mo, d) * 24 + h) * 60 + mi) * 60 + s;
-    let micros = micros * 1_000_000;
+    let micros = d.unix_seconds() * 1_000_000;
     (micros <= now.saturating_add(86_400 * 1_000_000)).then_some(micros)
-}
-
-/// Now, in microseconds since 1970 (the bound of [`capture_micros`]).
-pub fn now_micros() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX))
-}
-
-/// Seconds since 1970-01-01 UTC as a 14-digit date (`YYYYMMDDhhmmss`).
-pub fn date14_of_secs(secs: i64) -> String {
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}{m:02}{d:02}{:02}{:02}{:02}",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
-}
-
-/// The proleptic Gregorian date of a day number since 1970-01-01 (Howard Hinnant's
-/// algorithm, the inverse of [`days_from_civil`]).
-pub fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
-}
-
-/// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
-pub fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
 }
 
 #[cfg(test)]

@@ -23,7 +23,8 @@
 //! - `seek.rs`: finding a header, skipping garbage; `warc.rs`, `arc.rs`: the two headers;
 //! - `block.rs`: the block and its HTTP head; `digest.rs`, `chunked.rs`: payload digests;
 //! - `span.rs`: where a record is stored; `resync.rs`: cutting back an overlong record;
-//! - `header.rs`, `http.rs`, `fields.rs`, `bytes.rs`, `date.rs`: what a header says;
+//! - `header.rs`, `http.rs`, `fields.rs`, `bytes.rs`, `date.rs`, `content_type.rs`: what a
+//!   header says;
 //! - `stream.rs`, `counting.rs`, `window.rs`, `gzip_member.rs`: bytes in, gzip members;
 //! - `error.rs`: the reader's [`Error`](error::Error) and the anomalies it counts;
 //! - `wacz.rs`: a WACZ's WARCs, opened in place; `records.rs`: `warcdex records`;
@@ -34,6 +35,7 @@ mod block;
 mod bytes;
 pub mod chunked;
 mod codec;
+pub mod content_type;
 pub(crate) mod counting;
 pub mod date;
 mod digest;

@@ -76,19 +76,7 @@ footer a { color:var(--link); }
 
 /// `2007-10-01 12:00:00` for `20071001120000` (as given when not 14 digits).
 pub(crate) fn human_date(d: &str) -> String {
-    if d.len() == 14 && d.bytes().all(|b| b.is_ascii_digit()) {
-        format!(
-            "{}-{}-{} {}:{}:{}",
-            &d[0..4],
-            &d[4..6],
-            &d[6..8],
-            &d[8..10],
-            &d[10..12],
-            &d[12..14]
-        )
-    } else {
-        d.to_string()
-    }
+    warcdex_cdx::date::Date14::parse(d).map_or_else(|_| d.to_string(), |date| date.human())
 }
 
 /// A link to this page with another query or start.

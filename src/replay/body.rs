@@ -7,6 +7,7 @@ use std::io::{self, Read};
 use super::archival_url::{format, Mode};
 use super::record::RecordHead;
 use super::rewrite::{css::rewrite_css, html::rewrite_html, url::UrlRewriter};
+use crate::reader::content_type::ContentType;
 
 /// The status and headers a capture is answered with.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,21 +55,15 @@ enum Treatment {
 }
 
 fn media_type(head: &RecordHead) -> String {
-    let ct = head.header_str("Content-Type").unwrap_or_default();
-    ct.split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase()
+    let value = head.header_str("Content-Type").unwrap_or_default();
+    ContentType::new(&value).media_type()
 }
 
 /// The `charset` parameter of the Content-Type, as an encoding lol_html can stream.
 fn charset(head: &RecordHead) -> &'static encoding_rs::Encoding {
-    let ct = head.header_str("Content-Type").unwrap_or_default();
-    (ct.split(';').skip(1))
-        .filter_map(|p| p.split_once('='))
-        .find(|(k, _)| k.trim().eq_ignore_ascii_case("charset"))
-        .and_then(|(_, v)| encoding_rs::Encoding::for_label(v.trim().trim_matches('"').as_bytes()))
+    let value = head.header_str("Content-Type").unwrap_or_default();
+    (ContentType::new(&value).charset())
+        .and_then(|label| encoding_rs::Encoding::for_label(label.as_bytes()))
         .unwrap_or(encoding_rs::UTF_8)
 }
 

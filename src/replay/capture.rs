@@ -4,6 +4,7 @@
 
 use std::io;
 
+use warcdex_cdx::date::Date14;
 use warcdex_cdx::line::CdxLine;
 use warcdex_cdx::lookup::SortedCdx;
 
@@ -58,22 +59,17 @@ impl Capture {
         self.mime == "warc/revisit"
     }
 
-    /// Seconds since 1970 of the capture date (`None` when it is no date).
+    /// Seconds since 1970 of the capture date (`None` when it is not 14 digits).
     pub fn seconds(&self) -> Option<i64> {
         seconds(&self.timestamp)
     }
 }
 
-/// Seconds since 1970-01-01 UTC of a 14-digit date; `None` when it is not one.
-pub fn seconds(date14: &str) -> Option<i64> {
-    let b = date14.as_bytes();
-    if b.len() != 14 || !b.iter().all(u8::is_ascii_digit) {
-        return None;
-    }
-    let n = |r: std::ops::Range<usize>| -> i64 { date14[r].parse().unwrap_or(0) };
-    let (y, mo, d) = (n(0..4), n(4..6).clamp(1, 12), n(6..8).clamp(1, 31));
-    let days = crate::reader::date::days_from_civil(y, mo, d);
-    Some(((days * 24 + n(8..10)) * 60 + n(10..12)) * 60 + n(12..14))
+/// Seconds since 1970 of a date of 14 digits ([`Date14::unix_seconds`], so that a CDX
+/// from elsewhere with a date that is no calendar date still has a place in time); `None`
+/// when it is not 14 digits.
+fn seconds(date14: &str) -> Option<i64> {
+    Date14::parse(date14).ok().map(|d| d.unix_seconds())
 }
 
 /// The capture of a URL nearest a date, with what a banner shows about the others.

@@ -7,6 +7,7 @@
 use super::archival_url::{format, Mode};
 use super::capture::{Capture, Nearest};
 use crate::render::escape::escape;
+use crate::render::layout::Head;
 
 /// Where the banner sends a reader who needs scripts replayed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -17,6 +18,15 @@ pub enum HighFidelity {
     /// A pywb collection (`serve --replay pywb=URL`): `URL/DATE14/URL`.
     Pywb(String),
 }
+
+/// The banner's style: a bar above a frame that fills the window.
+const BANNER_CSS: &str = concat!(
+    "html,body{margin:0;height:100%}body{display:flex;flex-direction:column;font:14px/1.4 system-ui,sans-serif}",
+    "header{background:#f3f1ea;border-bottom:1px solid #bbb;padding:6px 10px}",
+    "header .url{font-weight:bold;word-break:break-all}header a{color:#1a4f8b}",
+    ".off{color:#999}.note{color:#555}nav a,nav span{margin-right:.8em}",
+    "iframe{flex:1;border:0;width:100%}",
+);
 
 /// `2024-01-15 03:00:00 UTC`.
 pub fn display_date(d: &str) -> String {
@@ -51,18 +61,14 @@ pub fn frame_page(prefix: &str, url: &str, n: &Nearest, hifi: &HighFidelity) -> 
         }
         false => "",
     };
-    format!(
+    let date_text = display_date(date);
+    let head = Head {
+        title: &format!("{url} · {date_text}"),
+        css: &[BANNER_CSS],
+        extra: "<meta name=viewport content=\"width=device-width, initial-scale=1\">",
+    };
+    let body = format!(
         concat!(
-            "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>",
-            "<meta name=viewport content=\"width=device-width, initial-scale=1\">",
-            "<title>{title} · {date_text}</title>",
-            "<style>",
-            "html,body{{margin:0;height:100%}}body{{display:flex;flex-direction:column;font:14px/1.4 system-ui,sans-serif}}",
-            "header{{background:#f3f1ea;border-bottom:1px solid #bbb;padding:6px 10px}}",
-            "header .url{{font-weight:bold;word-break:break-all}}header a{{color:#1a4f8b}}",
-            ".off{{color:#999}}.note{{color:#555}}nav a,nav span{{margin-right:.8em}}",
-            "iframe{{flex:1;border:0;width:100%}}",
-            "</style></head><body>\n",
             "<header><div><a href=\"/\">Search</a> · <span class=url>{url}</span>{revisit}</div>\n",
             "<nav>Captured <time datetime=\"{iso}\">{date_text}</time>, one of {more}{count} capture{s}: ",
             "{first}{prev}{next}{last}",
@@ -70,12 +76,11 @@ pub fn frame_page(prefix: &str, url: &str, n: &Nearest, hifi: &HighFidelity) -> 
             "<a href=\"{id}\" target=\"_top\">original file</a>",
             "<a href=\"{timemap}\" target=\"_top\">all captures (TimeMap)</a></nav>\n",
             "<div class=note>Scripts do not run in this view, so pages built by scripts may be incomplete.{hifi}</div>",
-            "</header>\n<iframe src=\"{page}\" title=\"The archived page\"></iframe>\n</body></html>\n"
+            "</header>\n<iframe src=\"{page}\" title=\"The archived page\"></iframe>\n"
         ),
-        title = escape(url),
         url = escape(url),
         revisit = revisit,
-        date_text = escape(&display_date(date)),
+        date_text = escape(&date_text),
         iso = escape(&crate::replay::memento::iso_date(date)),
         more = if n.more { "more than " } else { "" },
         count = n.count,
@@ -89,7 +94,8 @@ pub fn frame_page(prefix: &str, url: &str, n: &Nearest, hifi: &HighFidelity) -> 
         timemap = escape(&format!("/timemap/link/{url}")),
         hifi = hifi_note,
         page = escape(&format(prefix, date, Mode::Page, url)),
-    )
+    );
+    head.page(body.len() + 1024, |out| out.push_str(&body))
 }
 
 #[cfg(test)]

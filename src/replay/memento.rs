@@ -4,10 +4,12 @@
 //! the last).
 
 use std::io::{self, Write};
-use std::time::{Duration, UNIX_EPOCH};
+use std::time::UNIX_EPOCH;
+
+use warcdex_cdx::date::Date14;
 
 use super::archival_url::{format as archival, Mode};
-use super::capture::{seconds, Capture, Nearest};
+use super::capture::{Capture, Nearest};
 
 /// The addresses of one URL's Memento resources on this server.
 #[derive(Debug, Clone)]
@@ -42,17 +44,22 @@ impl MementoUrls {
     }
 }
 
-/// A 14-digit date as an HTTP date (`Mon, 15 Jan 2024 03:00:00 GMT`).
+/// A 14-digit date as an HTTP date (`Mon, 15 Jan 2024 03:00:00 GMT`): the epoch for
+/// text that is not 14 digits or a date before it (an HTTP date has none earlier).
 pub fn http_date(date14: &str) -> String {
-    let s = seconds(date14).unwrap_or(0).max(0) as u64;
-    httpdate::fmt_http_date(UNIX_EPOCH + Duration::from_secs(s))
+    Date14::parse(date14)
+        .ok()
+        .filter(|d| d.unix_seconds() >= 0)
+        .unwrap_or(Date14::EPOCH)
+        .http_date()
 }
 
-/// An HTTP date (`Accept-Datetime`) as 14 digits; `None` when it is not one.
+/// An HTTP date (`Accept-Datetime`, in any of the three forms HTTP allows) as 14
+/// digits; `None` when it is not one.
 pub fn parse_http_date(v: &str) -> Option<String> {
     let t = httpdate::parse_http_date(v.trim()).ok()?;
-    let s = t.duration_since(UNIX_EPOCH).ok()?.as_secs() as i64;
-    Some(crate::reader::date::date14_of_secs(s))
+    let s = t.duration_since(UNIX_EPOCH).ok()?.as_secs();
+    Some(Date14::from_unix(i64::try_from(s).ok()?)?.to_string())
 }
 
 /// A link value: `<uri>; rel="REL"` with a `datetime` when given.
@@ -167,18 +174,7 @@ pub fn write_timemap_json(
 
 /// `2024-01-15T03:00:00Z` (the date as given when it is not 14 digits).
 pub fn iso_date(d: &str) -> String {
-    if d.len() != 14 || !d.is_ascii() {
-        return d.to_string();
-    }
-    format!(
-        "{}-{}-{}T{}:{}:{}Z",
-        &d[0..4],
-        &d[4..6],
-        &d[6..8],
-        &d[8..10],
-        &d[10..12],
-        &d[12..14]
-    )
+    Date14::parse(d).map_or_else(|_| d.to_string(), |date| date.iso())
 }
 
 /// Calls `f(date, is_first, is_last)` for each distinct date of `captures`.
@@ -230,9 +226,22 @@ mod tests {
             "20000229235959"
         );
         assert_eq!(parse_http_date("yesterday"), None);
-        for s in [0, 951_868_800, 1_700_000_000] {
-            assert_eq!(seconds(&crate::reader::date::date14_of_secs(s)), Some(s));
-        }
+        // RFC 850 and asctime forms are read too.
+        assert_eq!(
+            parse_http_date("Sunday, 06-Nov-94 08:49:37 GMT").unwrap(),
+            "19941106084937"
+        );
+        assert_eq!(
+            parse_http_date("Sun Nov  6 08:49:37 1994").unwrap(),
+            "19941106084937"
+        );
+        // No date, or one before 1970, is the epoch; no calendar date, the one it
+        // carries into.
+        assert_eq!(http_date("2007"), "Thu, 01 Jan 1970 00:00:00 GMT");
+        assert_eq!(http_date("19691231235959"), "Thu, 01 Jan 1970 00:00:00 GMT");
+        assert_eq!(http_date("20010229000000"), "Thu, 01 Mar 2001 00:00:00 GMT");
+        assert_eq!(iso_date("20071001120000"), "2007-10-01T12:00:00Z");
+        assert_eq!(iso_date("2007"), "2007");
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! version, linked from the capture view's banner.
 
 use crate::render::escape::escape;
+use crate::render::layout::{Head, READING_CSS};
 use crate::search::IndexedText;
 
 use super::archival_url::{format, Mode};
@@ -13,16 +14,20 @@ pub fn text_page(prefix: &str, url: &str, date: &str, t: &IndexedText) -> String
         "" => url,
         s => s,
     };
-    format!(
+    let head = Head {
+        title: &format!("Indexed text · {title}"),
+        css: &[
+            READING_CSS,
+            "pre{white-space:pre-wrap;word-wrap:break-word;font:inherit}.meta{color:#555}",
+        ],
+        extra: "",
+    };
+    let body = format!(
         concat!(
-            "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>",
-            "<title>Indexed text · {title}</title>",
-            "<style>body{{font:15px/1.5 system-ui,sans-serif;max-width:60em;margin:1em auto;padding:0 1em}}",
-            "pre{{white-space:pre-wrap;word-wrap:break-word;font:inherit}}.meta{{color:#555}}</style></head><body>\n",
             "<p><a href=\"/\">Search</a> · <a href=\"{view}\">back to the capture</a></p>\n",
             "<h1>{title}</h1>\n<p class=meta>{url} · captured {date} · {mime} · {digest} · set {set}</p>\n",
             "<p class=meta>The text this version was indexed with, as extracted from the archived page.</p>\n",
-            "<pre>{text}</pre>\n</body></html>\n"
+            "<pre>{text}</pre>\n"
         ),
         title = escape(title),
         view = escape(&format(prefix, date, Mode::Frame, url)),
@@ -32,5 +37,6 @@ pub fn text_page(prefix: &str, url: &str, date: &str, t: &IndexedText) -> String
         digest = escape(&t.digest),
         set = escape(&t.set),
         text = escape(&t.text),
-    )
+    );
+    head.page(body.len() + 512, |out| out.push_str(&body))
 }

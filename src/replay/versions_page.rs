@@ -7,23 +7,29 @@ use std::fmt::Write;
 
 use crate::near::word_diff::{percent, WordDiff, WordRun};
 use crate::render::escape::escape;
+use crate::render::layout::{Head, READING_CSS};
 use crate::search::history::Version;
 
 use super::archival_url::{format, Mode};
 use super::frame::display_date;
 
-const STYLE: &str = "<style>body{font:15px/1.5 system-ui,sans-serif;max-width:60em;margin:1em auto;padding:0 1em}\
-    table{border-collapse:collapse}td,th{padding:.2em .6em;text-align:left;vertical-align:top;border-bottom:1px solid #ddd}\
+/// The rules the history and diff pages add to [`READING_CSS`].
+const STYLE: &str = "table{border-collapse:collapse}td,th{padding:.2em .6em;text-align:left;vertical-align:top;border-bottom:1px solid #ddd}\
     .meta{color:#555}del{background:#fdd;color:#900}ins{background:#dfd;color:#060;text-decoration:none}\
-    details ul{columns:14em;margin:.3em 0;padding-left:1.2em}.diff{white-space:pre-wrap;word-wrap:break-word}</style>";
+    details ul{columns:14em;margin:.3em 0;padding-left:1.2em}.diff{white-space:pre-wrap;word-wrap:break-word}";
 
-fn head(out: &mut String, title: &str) {
-    let _ = write!(
-        out,
-        "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8><title>{}</title>{STYLE}</head><body>\n\
-         <p><a href=\"/\">Search</a></p>\n",
-        escape(title)
-    );
+/// A page of the history or the diff: the layout, a link back to the search page, then
+/// what `body` writes.
+fn page(title: &str, capacity: usize, body: impl FnOnce(&mut String)) -> String {
+    let head = Head {
+        title,
+        css: &[READING_CSS, STYLE],
+        extra: "",
+    };
+    head.page(capacity, |out| {
+        out.push_str("<p><a href=\"/\">Search</a></p>\n");
+        body(out);
+    })
 }
 
 /// The link to the diff page between the captures `date1` and `date2` of `url`.
@@ -39,63 +45,66 @@ pub fn history_link(url: &str) -> String {
 /// The history page of `url`: `versions` earliest first (`search::history::history`).
 pub fn history_page(prefix: &str, url: &str, versions: &[Version]) -> String {
     let captures: usize = versions.iter().map(|v| v.dates.len()).sum();
-    let mut out = String::with_capacity(2048 + 200 * versions.len() + 120 * captures);
-    head(&mut out, &format!("Versions of {url}"));
-    let _ = write!(
-        out,
-        "<h1>Versions of {}</h1>\n<p class=meta>{} version{}, {} capture{}. A version is one \
-         payload (the same bytes however often captured); \"changed\" is the share of its \
-         words removed or added since the version before.</p>\n<table><tr><th>first \
-         capture</th><th>last capture</th><th>captures</th><th>words</th><th>changed</th></tr>\n",
-        escape(url),
-        versions.len(),
-        if versions.len() == 1 { "" } else { "s" },
-        captures,
-        if captures == 1 { "" } else { "s" },
-    );
-    let view = |date: &str| escape(&format(prefix, date, Mode::Frame, url));
-    for (i, v) in versions.iter().enumerate() {
-        let (Some(first), Some(last)) = (v.dates.first(), v.dates.last()) else {
-            continue;
-        };
-        let changed = match (i, v.changed) {
-            (0, _) | (_, None) => "first".to_string(),
-            (_, Some(share)) => {
-                let prev = versions[i - 1].dates.first().map_or("", String::as_str);
-                format!(
-                    "<a href=\"{}\">{} · {}</a>",
-                    escape(&diff_link(prev, first, url)),
-                    escape(&percent(share)),
-                    escape(v.change.label())
-                )
-            }
-        };
-        let _ = write!(
-            out,
-            "<tr><td><a href=\"{}\">{}</a></td><td><a href=\"{}\">{}</a></td><td>",
-            view(first),
-            escape(&display_date(first)),
-            view(last),
-            escape(&display_date(last)),
-        );
-        if v.dates.len() > 2 {
-            let _ = write!(out, "<details><summary>{}</summary><ul>", v.dates.len());
-            for d in &v.dates {
+    page(
+        &format!("Versions of {url}"),
+        2048 + 200 * versions.len() + 120 * captures,
+        |out| {
+            let _ = write!(
+                out,
+                "<h1>Versions of {}</h1>\n<p class=meta>{} version{}, {} capture{}. A version is one \
+                 payload (the same bytes however often captured); \"changed\" is the share of its \
+                 words removed or added since the version before.</p>\n<table><tr><th>first \
+                 capture</th><th>last capture</th><th>captures</th><th>words</th><th>changed</th></tr>\n",
+                escape(url),
+                versions.len(),
+                if versions.len() == 1 { "" } else { "s" },
+                captures,
+                if captures == 1 { "" } else { "s" },
+            );
+            let view = |date: &str| escape(&format(prefix, date, Mode::Frame, url));
+            for (i, v) in versions.iter().enumerate() {
+                let (Some(first), Some(last)) = (v.dates.first(), v.dates.last()) else {
+                    continue;
+                };
+                let changed = match (i, v.changed) {
+                    (0, _) | (_, None) => "first".to_string(),
+                    (_, Some(share)) => {
+                        let prev = versions[i - 1].dates.first().map_or("", String::as_str);
+                        format!(
+                            "<a href=\"{}\">{} · {}</a>",
+                            escape(&diff_link(prev, first, url)),
+                            escape(&percent(share)),
+                            escape(v.change.label())
+                        )
+                    }
+                };
                 let _ = write!(
                     out,
-                    "<li><a href=\"{}\">{}</a></li>",
-                    view(d),
-                    escape(&display_date(d))
+                    "<tr><td><a href=\"{}\">{}</a></td><td><a href=\"{}\">{}</a></td><td>",
+                    view(first),
+                    escape(&display_date(first)),
+                    view(last),
+                    escape(&display_date(last)),
                 );
+                if v.dates.len() > 2 {
+                    let _ = write!(out, "<details><summary>{}</summary><ul>", v.dates.len());
+                    for d in &v.dates {
+                        let _ = write!(
+                            out,
+                            "<li><a href=\"{}\">{}</a></li>",
+                            view(d),
+                            escape(&display_date(d))
+                        );
+                    }
+                    out.push_str("</ul></details>");
+                } else {
+                    let _ = write!(out, "{}", v.dates.len());
+                }
+                let _ = writeln!(out, "</td><td>{}</td><td>{changed}</td></tr>", v.words);
             }
-            out.push_str("</ul></details>");
-        } else {
-            let _ = write!(out, "{}", v.dates.len());
-        }
-        let _ = writeln!(out, "</td><td>{}</td><td>{changed}</td></tr>", v.words);
-    }
-    out.push_str("</table>\n</body></html>\n");
-    out
+            out.push_str("</table>\n");
+        },
+    )
 }
 
 /// The diff page of `url` between its captures `old.1` and `new.1` (the versions
@@ -107,50 +116,53 @@ pub fn diff_page(
     new: (&Version, &str),
     diff: &WordDiff,
 ) -> String {
-    let mut out = String::with_capacity(4096 + 2 * diff.old_words.max(diff.new_words) * 8);
-    head(&mut out, &format!("What changed · {url}"));
-    let side = |(v, date): (&Version, &str)| {
-        format!(
-            "<a href=\"{}\">{}</a> <span class=meta>({} · {} words)</span>",
-            escape(&format(prefix, date, Mode::Frame, url)),
-            escape(&display_date(date)),
-            escape(&v.digest),
-            v.words
-        )
-    };
-    let _ = write!(
-        out,
-        "<h1>What changed on {}</h1>\n<p>From {} to {}: <b>{}</b> of the words changed ({} \
-         removed, {} added){}. <a href=\"{}\">All versions</a></p>\n<p class=diff>",
-        escape(url),
-        side(old),
-        side(new),
-        escape(&percent(diff.share_changed())),
-        diff.removed,
-        diff.added,
-        if diff.cut {
-            " — the texts were cut at their first 200,000 words"
-        } else {
-            ""
+    page(
+        &format!("What changed · {url}"),
+        4096 + 2 * diff.old_words.max(diff.new_words) * 8,
+        |out| {
+            let side = |(v, date): (&Version, &str)| {
+                format!(
+                    "<a href=\"{}\">{}</a> <span class=meta>({} · {} words)</span>",
+                    escape(&format(prefix, date, Mode::Frame, url)),
+                    escape(&display_date(date)),
+                    escape(&v.digest),
+                    v.words
+                )
+            };
+            let _ = write!(
+                out,
+                "<h1>What changed on {}</h1>\n<p>From {} to {}: <b>{}</b> of the words changed ({} \
+                 removed, {} added){}. <a href=\"{}\">All versions</a></p>\n<p class=diff>",
+                escape(url),
+                side(old),
+                side(new),
+                escape(&percent(diff.share_changed())),
+                diff.removed,
+                diff.added,
+                if diff.cut {
+                    " — the texts were cut at their first 200,000 words"
+                } else {
+                    ""
+                },
+                escape(&history_link(url)),
+            );
+            for (i, run) in diff.runs.iter().enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                match run {
+                    WordRun::Same(t) => out.push_str(&escape(t)),
+                    WordRun::Removed(t) => {
+                        let _ = write!(out, "<del>{}</del>", escape(t));
+                    }
+                    WordRun::Added(t) => {
+                        let _ = write!(out, "<ins>{}</ins>", escape(t));
+                    }
+                }
+            }
+            out.push_str("</p>\n");
         },
-        escape(&history_link(url)),
-    );
-    for (i, run) in diff.runs.iter().enumerate() {
-        if i > 0 {
-            out.push(' ');
-        }
-        match run {
-            WordRun::Same(t) => out.push_str(&escape(t)),
-            WordRun::Removed(t) => {
-                let _ = write!(out, "<del>{}</del>", escape(t));
-            }
-            WordRun::Added(t) => {
-                let _ = write!(out, "<ins>{}</ins>", escape(t));
-            }
-        }
-    }
-    out.push_str("</p>\n</body></html>\n");
-    out
+    )
 }
 
 #[cfg(test)]

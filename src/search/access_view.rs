@@ -204,7 +204,7 @@ impl ViewCache {
         let Some(viewer) = viewer.filter(|v| !v.sees_everything()) else {
             return Arc::new(sets.iter().map(SetView::whole).collect());
         };
-        let now = crate::access::now_seconds();
+        let now = warcdex_cdx::date::now_seconds();
         let minute = if viewer.rules.relative() { now / 60 } else { 0 };
         let key = (viewer.rules.generation(), viewer.class.clone(), minute);
         // Held while computing, so that requests arriving together compute it once.

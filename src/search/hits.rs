@@ -147,9 +147,10 @@ impl Hit {
     }
 }
 
-/// Formats a stored date number back to its 14 digits.
+/// Formats a stored date number back to its 14 digits (a larger number as it is).
 pub(crate) fn date14(d: u64) -> String {
-    format!("{d:014}")
+    warcdex_cdx::date::Date14::from_number(d)
+        .map_or_else(|_| d.to_string(), |date| date.to_string())
 }
 
 /// The replay links of a capture of `url` at each of `dates`: `PREFIX/DATE14/URL`

@@ -67,7 +67,7 @@ impl DateTable {
         let mut skipped = 0;
         // Dates that are not possible capture dates (29991231235959, warcio's reading
         // of an ARC date that is not one) are left out of filters and replay links.
-        let now = crate::reader::date::now_micros();
+        let now = warcdex_cdx::date::now_micros();
         let Some(segment) = searcher.segment_readers().first() else {
             t.by_doc = vec![0; docs as usize + 1];
             return Ok((t, 0));

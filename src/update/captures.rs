@@ -147,8 +147,12 @@ pub fn collection_dates(
                 if collections.is_null(i) || times.is_null(i) || collections.value(i).is_empty() {
                     continue;
                 }
-                let date =
-                    crate::reader::date::date14_of_secs(times.value(i).div_euclid(1_000_000));
+                // A time here is a capture's (`capture_micros`), within the years 1991 to now.
+                let secs = times.value(i).div_euclid(1_000_000);
+                let Some(date) = warcdex_cdx::date::Date14::from_unix(secs) else {
+                    continue;
+                };
+                let date = date.to_string();
                 line.clear();
                 line.extend_from_slice(keys.value(i).as_bytes());
                 line.push(b' ');

@@ -13,8 +13,8 @@ use std::io;
 
 use super::record::Record;
 use super::run::{for_each_forward, Plan};
-use super::time::timestamp_to_sec;
 use super::{AnswerError, QueryError, MAX_CLOSEST, MAX_CLOSEST_BYTES};
+use crate::date::Date14;
 use crate::lookup::SortedCdx;
 
 /// Runs `closest=sec` with `limit`; returns how many captures were emitted.
@@ -40,7 +40,7 @@ pub(crate) fn closest(
         if !plan.keeps(&r) {
             continue;
         }
-        let s = timestamp_to_sec(r.timestamp());
+        let s = Date14::pad_up(r.timestamp()).unix_seconds();
         ordered &= s >= last;
         last = s;
         if split.is_none() && s >= sec {
@@ -90,7 +90,7 @@ impl<I: Iterator<Item = io::Result<Vec<u8>>>> Backwards<I> {
                 self.lines.next();
                 continue;
             }
-            let s = timestamp_to_sec(r.timestamp());
+            let s = Date14::pad_up(r.timestamp()).unix_seconds();
             if !run.is_empty() && s != run_sec {
                 break;
             }
@@ -141,7 +141,7 @@ fn merge(
             }
             let r = Record::parse(&line)?;
             if plan.keeps(&r) {
-                return Ok(Some((timestamp_to_sec(r.timestamp()), r)));
+                return Ok(Some((Date14::pad_up(r.timestamp()).unix_seconds(), r)));
             }
         }
         fwd = None;
@@ -217,7 +217,7 @@ fn closest_heap(
     let mut bytes = 0usize;
     let mut seq = 0u64;
     for_each_forward(cdx, plan, &mut |r| {
-        let distance = (sec - timestamp_to_sec(r.timestamp())).abs();
+        let distance = (sec - Date14::pad_up(r.timestamp()).unix_seconds()).abs();
         seq += 1;
         let near = Near {
             distance,

@@ -40,11 +40,11 @@ use std::io::{self, Write};
 
 pub use filter::{MAX_FILTERS, MAX_PATTERN};
 pub use run::AccessTest;
-pub use time::timestamp_to_sec;
 
 use crate::lookup::SortedCdx;
 use filter::Filter;
-use params::{python_int, search_range, to_bool, MatchType, Params};
+pub(crate) use params::python_int;
+use params::{search_range, to_bool, MatchType, Params};
 use run::{Order, Plan};
 use time::{pad_timestamp, PAD_14_DOWN, PAD_14_UP};
 
@@ -222,11 +222,11 @@ impl CdxQuery {
         let reverse = to_bool(p.get("reverse")) || p.get("sort") == Some("reverse");
         let order = match p.get("closest") {
             Some("now") => Order::Closest {
-                sec: now_sec(),
+                sec: crate::date::now_seconds(),
                 limit,
             },
             Some(c) => Order::Closest {
-                sec: timestamp_to_sec(c),
+                sec: crate::date::Date14::pad_up(c).unix_seconds(),
                 limit,
             },
             None if reverse => Order::Reverse { limit },
@@ -395,13 +395,6 @@ fn parse_collapse(p: &Params) -> Result<Option<i64>, QueryError> {
             ))),
         },
     }
-}
-
-/// The current time as `timestamp_to_sec(timestamp_now())` gives it.
-fn now_sec() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64)
 }
 
 #[cfg(test)]

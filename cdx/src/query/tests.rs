@@ -168,14 +168,14 @@ fn closest_merge_is_a_stable_sort_by_distance() {
             .answer(&cdx, &mut out)
             .unwrap();
         let got = String::from_utf8(out).unwrap();
-        let sec = time::timestamp_to_sec(&c);
+        let sec = crate::date::Date14::pad_up(&c).unix_seconds();
         let mut want: Vec<(i64, String)> = stamps
             .iter()
             .enumerate()
             .filter(|(i, _)| filter.is_empty() || i % 3 != 0)
             .map(|(i, ts)| {
                 (
-                    (sec - time::timestamp_to_sec(ts)).abs(),
+                    (sec - crate::date::Date14::pad_up(ts).unix_seconds()).abs(),
                     format!("D{i:04}\n"),
                 )
             })

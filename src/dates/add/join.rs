@@ -84,7 +84,7 @@ impl<'a> Joiner<'a> {
             progress,
             window: KeyWindow::default(),
             held: Vec::new(),
-            now: crate::reader::date::now_micros(),
+            now: warcdex_cdx::date::now_micros(),
         };
         if ctx.n > 0 {
             j.load_key(0)?;

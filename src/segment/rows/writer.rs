@@ -162,7 +162,7 @@ impl Builders {
             text: StringBuilder::new(),
             main_text: StringBuilder::new(),
             outlinks: ListBuilder::new(outlink).with_field(outlink_field()),
-            now: crate::reader::date::now_micros(),
+            now: warcdex_cdx::date::now_micros(),
         }
     }
 
