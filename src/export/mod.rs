@@ -1,4 +1,4 @@
-//! Exports of what a query matched, for research (issue 46): every matching version, not
+//! Exports of what a query matched, for research: every matching version, not
 //! a page of hits, with the fields asked for, as CSV (RFC 4180, a header line), JSON
 //! lines or Parquet; or their captures' records, as WARC ([`warc`]) or WACZ ([`wacz`]).
 //! The versions come from [`SearchIndex::for_each_match`], so an export holds exactly
@@ -200,7 +200,7 @@ pub enum ExportError {
     #[error(transparent)]
     Search(#[from] SearchError),
     /// Writing failed.
-    #[error("writing the export: {0}")]
+    #[error("writing the export")]
     Io(#[from] io::Error),
     /// A WACZ export needed more temporary space than its limit
     /// ([`wacz::WaczScratch::limit`]).

@@ -42,6 +42,7 @@ use axum::routing::{get, post};
 use axum::Router;
 
 use crate::access::{LiveRules, Viewer};
+use crate::path_error::Chain;
 use crate::render::page::{self, PageRequest};
 use crate::render::{json, opensearch};
 use crate::search::{
@@ -269,7 +270,10 @@ async fn current(state: &LocalState, opts: &ServeOptions) -> Arc<Loaded> {
             cur
         }
         Ok(Some(Err(e))) => {
-            eprintln!("warcdex serve: cannot reopen: {e}; still serving the sets opened before");
+            eprintln!(
+                "warcdex serve: cannot reopen: {}; still serving the sets opened before",
+                Chain(&e)
+            );
             cur
         }
         Err(e) => {
@@ -515,10 +519,11 @@ async fn run_search(
 fn status_of(e: SearchError) -> (StatusCode, String) {
     match e {
         SearchError::Query(e) => (StatusCode::BAD_REQUEST, e.to_string()),
-        e @ SearchError::Statistics(_) => (StatusCode::BAD_REQUEST, e.to_string()),
+        e @ SearchError::Statistics(_) => (StatusCode::BAD_REQUEST, Chain(&e).to_string()),
         e => {
-            eprintln!("warcdex serve: {e}");
-            (StatusCode::INTERNAL_SERVER_ERROR, e.to_string())
+            let text = Chain(&e).to_string();
+            eprintln!("warcdex serve: {text}");
+            (StatusCode::INTERNAL_SERVER_ERROR, text)
         }
     }
 }
