@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""warcdex's access-rule decisions against pywb 2.10's AccessChecker on random rules (issue 45).
+"""warcdex's access-rule decisions against pywb 2.10's AccessChecker on random rules.
 
     access_parity.py [--bin WARCDEX] [--rules N] [--queries N] [SEED]
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Access rules under load (issue 45; a benchmark, not a test):
+# Access rules under load (a benchmark, not a test):
 #  1. search latency with a list of RULES (100,000) SURT-prefix rules against none:
 #     scripts/bench-serve.sh run ROUNDS times each way, alternated, one run of DURATION
 #     each; the medians of p50 and p99 and their ratio (target: p50 within 10 %);

@@ -38,7 +38,7 @@ fi
 if command -v fastwarc >/dev/null; then
     read -r s r < <(cd "$dir" && measure fastwarc index "$base"); row "fastwarc index" "$s" "$r"
 fi
-# FastWARC's bare record loop (no HTTP parse, no output): issue 22's bar for one thread,
+# FastWARC's bare record loop (no HTTP parse, no output): the bar for one thread,
 # so it is timed as often as ours (the median of RUNS), not once as the other peers.
 runs=$ours_runs
 fw_python=${FASTWARC_PYTHON:-}
@@ -52,7 +52,7 @@ for _ in ArchiveIterator(open(sys.argv[1], "rb"), parse_http=False):
     n += 1' "$file"); row "FastWARC bare iteration" "$s" "$r"
     fastwarc_bare=$s
 fi
-# One file on every core: issue 22 asks for >= 1.9x the one-thread speed on 2 threads.
+# One file on every core: the target is >= 1.9x the one-thread speed on 2 threads.
 read -r s r < <(measure "$bin" cdx -j"$(nproc)" "$file"); row "warcdex cdx (one file, -j$(nproc))" "$s" "$r"
 one_file_all=$s
 echo "file: $file ($size bytes), median of $runs runs (FastWARC's bare loop too; other peers: ${PEER_RUNS:-1}); 'x zcat' = zcat time / tool time; 'x inflate' = tool time / inflate time"

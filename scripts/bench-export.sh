@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Exports of one query in every format (issue 46; a benchmark, not a test): for each of
+# Exports of one query in every format (a benchmark, not a test): for each of
 # csv, jsonl, parquet, warc and wacz, the wall time, peak RSS (/usr/bin/time -v), output
 # size and count; the versions exported must equal the search's total in every format
 # (WARC and WACZ: the captures), and the capture table's size is printed beside them.

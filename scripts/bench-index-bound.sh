@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Issue 22's bound on `index`: how long tantivy alone takes to write a segment's main index
+# The bound on `index`: how long tantivy alone takes to write a segment's main index
 # (examples/index_bound.rs: the rows read into memory first, then written by MainWriter as
 # `index` writes them, without the link passes), against `warcdex index` of the same
 # segment and zcat of the archives it was imported from, medians of RUNS (3) runs in one
 # sitting. Shows how much of `index` no change outside tantivy (or the index's schema) can
-# remove, and whether the whole pipeline can reach zcat's speed (issue 22's target 2).
+# remove, and whether the whole pipeline can reach zcat's speed.
 #
 # Usage: scripts/bench-index-bound.sh SEGMENT ARCHIVE...
 #   e.g. SEGMENT made by `warcdex import -e all.dup manifest.txt SEGMENT` of the bench's

@@ -11,7 +11,7 @@ measure() {
     for _ in $(seq "$runs"); do
         [ -z "${before:-}" ] || eval "$before"
         # Wall time from the clock in nanoseconds: GNU time's %e has 10 ms steps, which
-        # decided a target within 1 % (cdx -j2 on one file, issue 22) either way.
+        # decided a target within 1 % (cdx -j2 on one file) either way.
         local t0 t1
         t0=$(date +%s%N)
         /usr/bin/time -o "$bench_tmp" -f "%M" "$@" > /dev/null 2>/dev/null

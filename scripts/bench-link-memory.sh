@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Peak memory of `update --memory 64` and `graph --memory 8` as the links grow (issue 56,
-# item 13): plain WARCs of 10,000, 20,000 and 40,000 pages of 100 outlinks each (1, 2 and
+# Peak memory of `update --memory 64` and `graph --memory 8` as the links grow:
+# plain WARCs of 10,000, 20,000 and 40,000 pages of 100 outlinks each (1, 2 and
 # 4 million links, random targets over 1,000 hosts), one collection each. A bounded build
 # peaks at about the same size for every count. Usage: scripts/bench-link-memory.sh [DIR]
 set -euo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The full-text pipeline against the one a user would glue together from peers (issue 44):
+# The full-text pipeline against the one a user would glue together from peers:
 # `warcdex update` of the bench's three crawls into a new collection (CDX, lists, import,
 # index, dates), scripts/glue_pipeline.py (FastWARC + Resiliparse + tantivy-py: versions by
 # URL + payload digest, title and text, url/title/text/dates indexed with 2 threads) and

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Per-query latency of two `warcdex serve` builds (not a test; issue 41's "no search
-# slower by more than 20 %"): for each of bench-serve's queries and a few long ones, the
+# Per-query latency of two `warcdex serve` builds (not a test; a ranking change may make no
+# search slower by more than 20 %): for each of bench-serve's queries and a few long ones, the
 # median latency of one connection for SECONDS (wrk -c1), OLD then NEW, both servers up
 # on the same collection, and the ratio. Prints one line per query and the median ratio.
 #

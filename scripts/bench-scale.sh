@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# How the pipeline scales with the collection (issue 17): synthetic collections of about
+# How the pipeline scales with the collection: synthetic collections of about
 # 10,000, 100,000 and 1,000,000 versions (scripts/make_scale.py: the bench pages under many
 # hosts, three crawls, 10% of the pages revised per crawl), each run through cdx → sort-cdx →
 # dedup-cdx → import -e → index → add-dates → near-dups, then kept by `warcdex update`, one batch per
@@ -64,7 +64,7 @@ for n in "${sizes[@]}"; do
     step index "$bin" index --out "$w/p/main" "$w/seg"
     warm=("$w"/p/main/*)
     step add-dates "$bin" add-dates "$w/p/main" "$w/p/main" "$w/p/dates" "$w/all.dup"
-    # Clusters of near-duplicates (issue 20) over the set just built.
+    # Clusters of near-duplicates over the set just built.
     mkdir -p "$w/s/pindexes" && ln -s "$w/p" "$w/s/pindexes/p"
     warm=("$w"/p/main/*)
     step near-dups "$bin" near-dups "$w/s" -o "$w/near.tsv"

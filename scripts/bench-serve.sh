@@ -3,7 +3,7 @@
 # 20 s (wrk -t2 -c32 -d20s), a varied list of queries (words, phrases, site:, type:,
 # date:, pages) spread over the HTML page, /search.json and /opensearch. Prints
 # requests/s, p50/p99 latency and the error count of each of RUNS runs against one
-# server, and their medians; issue 22's p99 target is judged on the median p99.
+# server, and their medians; the p99 target is judged on the median p99.
 #
 # Usage: scripts/bench-serve.sh [DIR]   DIR holds pindexes/<name>/{main,dates}
 #        (default /work/bench-data/pindex-full, the 1.0-scale bench corpus's index).
@@ -110,7 +110,7 @@ median() {
 }
 errors=$(awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^(socket_errors|non_2xx)=/) { split($i, kv, "="); n += kv[2] } } END { print n + 0 }' "$work/results")
 echo "median of $runs runs: $(median rps) requests/s, p50 $(median p50_ms) ms, p99 $(median p99_ms) ms; $errors errors in all"
-# Issue 22's targets: p99 < 50 ms at 64 connections on the 1,000,000-document collection,
+# The targets: p99 < 50 ms at 64 connections on the 1,000,000-document collection,
 # p99 < 20 ms on the bench collection.
 p99=$(median p99_ms)
 awk -v p="$p99" -v d="$docs" -v c="${CONNECTIONS:-32}" 'BEGIN {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The share of snippets that start outside a page's main content (issue 19, item 7):
+# The share of snippets that start outside a page's main content:
 # 200 two-word queries taken from random pages' main text, every snippet of their top 10
 # hits, checked against the main text the current extraction finds.
 # Usage: scripts/bench-snippets.sh MANIFEST [BINARY...]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Spark build's overhead (issue 18): the same archives built by `warcdex update` (one
+# The Spark build's overhead: the same archives built by `warcdex update` (one
 # batch, one machine) and by spark/warcdex_spark.py on local[2,4] with 1, 2 and 4 shards.
 # Reports wall seconds, MB/s of compressed input and the ratio to `update`, as Markdown on
 # stdout (and $OUT, default target/bench-spark.md).

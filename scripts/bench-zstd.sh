@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `warcdex cdx` on a WARC re-compressed as WARC-zstd (one frame per record, by
 # scripts/make_zstd_warc.py; without and with a dictionary) against the gzip file it
-# came from, zcat and zstdcat, in one run on the same records (issue 21).
+# came from, zcat and zstdcat, in one run on the same records.
 # Usage: scripts/bench-zstd.sh FILE.warc.gz [RUNS]
 # MB/s are of each tool's own input (the gzip or the zstd file); 'x zcat' and
 # 'x zstdcat' are the decompressor's time over the tool's.

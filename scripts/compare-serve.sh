@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Checks that two warcdex binaries serve the same bytes (not a test; issue 22's "no output
-# byte changed" for search): both serve DIR, and every query is asked of /search.json (first
+# Checks that two warcdex binaries serve the same bytes (not a test; a change that is not meant
+# to change search answers must leave every byte): both serve DIR, and every query is asked of /search.json (first
 # and second page), the HTML page (no per-site limit) and /opensearch; the responses are
 # compared with their response times removed.
 #

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Ranking evaluation (not a test; issue 41, docs/ranking.md): one crawl of the bench
+# Ranking evaluation (not a test; docs/ranking.md): one crawl of the bench
 # (Debian docs of six sites, ../shared/bench/make_bench.py) indexed by `warcdex update`,
 # then known-item queries of four kinds (title, distinctive words, anchor text, URL words)
 # made from it with a seed, and the judged ad hoc topics of fixtures/ranking/ (tune and
 # check parts apart). Prints success@1, success@10, MRR@10 and nDCG@10 for warcdex's
-# ranking, for the ranking before issue 41 (NutchWAX's: score × link boost) and for plain
+# ranking, for the ranking before field weights (NutchWAX's: score × link boost) and for plain
 # BM25 (tantivy over title + text, default settings), all in one run.
 #
 # Usage: scripts/eval-ranking.sh [SEED...]     (default: seeds 1 and 2, then a random one)

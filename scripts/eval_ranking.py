@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Ranking evaluation (issue 41): known-item and judged queries over one collection,
+"""Ranking evaluation: known-item and judged queries over one collection,
 warcdex's ranking against plain BM25, in one run.
 
 Known-item queries are made from the collection's own segments (documents.parquet) with a

@@ -1,4 +1,4 @@
-"""The WARC and WACZ exports against the tools that read them (issue 46).
+"""The WARC and WACZ exports against the tools that read them.
 
 Given a collection and a query, exports the query's versions as WARC and WACZ with
 warcdex, then:

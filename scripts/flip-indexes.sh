@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Bit-flip robustness run of `search` and `serve` (issue 15, item 7): builds the bundled
+# Bit-flip robustness run of `search` and `serve`: builds the bundled
 # example's index (scripts/example.sh), then makes COPIES copies of it, each with one
 # random bit flipped in one random file of main/ or dates/, served beside an intact copy
 # of the same set. On each copy it runs `warcdex search` (three queries) and `warcdex

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The peer tools the container-format tests compare warcdex with (issue 21), installed
+# The peer tools the container-format tests compare warcdex with, installed
 # from PyPI into target/formats-venv when missing: FastWARC (reads zstd WARC), py-wacz
 # (writes WACZ), pywb 2.10 (reads ZipNum CDX clusters) and zstandard (writes zstd WARC
 # fixtures, with and without a dictionary). Prints the venv's python.

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes a pywb access-control list of many SURT-prefix rules, as a takedown list of a
-national library grows (issue 45's bench: scripts/bench-access.sh): most rules name
+national library grows (the bench of scripts/bench-access.sh): most rules name
 hosts and paths the collection does not hold, two in a thousand a page of the
 collection's CDX (so some captures are hidden), with block and
 exclude mixed and some rules for a reading room's user. Lines in reverse byte order, as

@@ -1,4 +1,4 @@
-"""`warcdex graph` read by networkx (issue 46, item 3): builds the example collection
+"""`warcdex graph` read by networkx: builds the example collection
 (fixtures/example, in two batches, the second only adding dates) plus a batch of one
 WARC of awkward links (quotes, ampersands and angle brackets in URLs, non-ASCII and
 long anchors, a dozen anchors on one edge, an IP address, an ftp: link, a page without

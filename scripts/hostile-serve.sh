@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Hostile clients against `warcdex serve` (issue 15, item 6; not a test): the server runs
+# Hostile clients against `warcdex serve` (not a test): the server runs
 # under `ulimit -n 256` over the bundled example's index; a Python client opens 1,000
 # connections (half idle, half sending a request head that never ends), times a normal
 # query while they are open and once they are closed, then opens 100 idle connections and

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The mutation run of issue 15: N mutants (default 5000; bit flips, truncations, random
+# The mutation run: N mutants (default 5000; bit flips, truncations, random
 # insertions, duplicated, removed and overwritten ranges, seeded so a run repeats) of 20
 # archives from fixtures/ (gzip WARC, plain WARC, ARC, ARC.gz; all in the repository, so
 # ../shared is not needed), each run through `warcdex records --digest --verify`, `cdx`,

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Mutation run over real archives (issue 15): N seeded mutants of ARCHIVES archives, each
+"""Mutation run over real archives: N seeded mutants of ARCHIVES archives, each
 through `warcdex records`, `cdx`, `cdx -a -p --format cdxj` and `import`, counting panics
 (exit 101 or death by a signal) and hangs (the per-run timeout). Called by
 scripts/mutate-archives.sh, which builds the binary and chooses the archives; standard

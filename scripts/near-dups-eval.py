@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The all-pairs evaluation of `warcdex near-dups` (issue 43).
+"""The all-pairs evaluation of `warcdex near-dups`.
 
 Builds the labelled sets of scripts/near_dups_sets.py (real pages of one site side by
 side, real pages of several sites, synthetic pages of one vocabulary: each page with four

@@ -1,4 +1,4 @@
-"""Labelled sets for the near-duplicate evaluation (scripts/near-dups-eval.py, issue 43).
+"""Labelled sets for the near-duplicate evaluation (scripts/near-dups-eval.py).
 
 A set is a list of families. Each family has a base page and its versions, captures of
 the base's URL on later days unless said otherwise:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# warcdex's access rules against pywb 2.10's AccessChecker (issue 45): for each of 3 fresh
+# warcdex's access rules against pywb 2.10's AccessChecker: for each of 3 fresh
 # seeds, scripts/access_parity.py makes a random `.aclj` of ~300 heavily overlapping rules
 # (host, path, domain, cut and exact-URL prefixes, `*,`; allow, block, exclude,
 # allow_ignore_embargo; per-user rules; before/after/newer/older dates) and ~3000 random

@@ -78,7 +78,7 @@ expect "query date:20071004" "$dom" 'Example A' \
     '>2007-10-02 12:00:00<' '4 captures'
 if grep -q 'Example B' <<<"$dom"; then echo "test-browser: date:20071004 found Example B" >&2; fail=1; fi
 
-# All five matches are on example.org: no per-site limit (issue 19, item 8); the facets
+# All five matches are on example.org: no per-site limit; the facets
 # (links that narrow the query) and the timelines (inline SVG) render.
 dom=$(chrome --dump-dom "$base/?query=organisation")
 n=$(grep -o '<li class="hit">' <<<"$dom" | wc -l)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The capture table (issue 46) read by DuckDB without casts: a collection of three batches
+# The capture table read by DuckDB without casts: a collection of three batches
 # (the example crawls of 2007 with revisits, a zstd WARC of 2014 with revisits, and a page
 # of 2023 captured again in 2024); DuckDB's captures per year from
 # `COLL/captures/*.parquet` must equal the count of all.cdx's lines per year, its column

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The WARC and WACZ exports (issue 46) read by the tools that read archives: warcio `check`
+# The WARC and WACZ exports read by the tools that read archives: warcio `check`
 # accepts the WARC, py-wacz `validate` the WACZ, pywb's `cdx-indexer` finds in the WARC
 # exactly the captures of all.cdx that the query matches (apart from file, offset and
 # length), and pywb replays each of them with the archived payload (scripts/export_peers.py).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# WARC-zstd and WACZ input against the peer tools (issue 21, scripts/test_formats.py):
+# WARC-zstd and WACZ input against the peer tools (scripts/test_formats.py):
 # the corpus's WARCs re-compressed as zstd (with and without a dictionary) read as
 # FastWARC reads them and as their gzip versions index and import; WACZ files made by
 # py-wacz index and import as their WARCs, every offset is its record, and --verify

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `warcdex graph` read by networkx (issue 46, item 3): scripts/graph_networkx.py builds the
+# `warcdex graph` read by networkx: scripts/graph_networkx.py builds the
 # example collection (and a batch of awkward links), exports GEXF and GraphML at the
 # page, host and domain levels (and with --from/--to), reads them with networkx.read_gexf
 # and networkx.read_graphml, and compares nodes, edges, weights and anchors with a graph

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Near-duplicates over all pairs (issue 43): the two invented labelled sets of
+# Near-duplicates over all pairs: the two invented labelled sets of
 # scripts/near-dups-eval.py (one vocabulary, long pages with their own titles and short
 # pages under one title) with fresh seeds, each put in a collection by `update` and
 # clustered by `near-dups` with its defaults; fails when precision or recall falls below

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The Spark build (spark/warcdex_spark.py) against the single-machine build (issue 18):
+# The Spark build (spark/warcdex_spark.py) against the single-machine build:
 # the example's five crawls, the corpus's archives (178) and the zstd and WACZ fixtures
-# (issue 21: six .warc.zst, one .wacz), on local[2,4] with 3
+# (six .warc.zst, one .wacz), on local[2,4] with 3
 # shards, the first attempt of one index task failing half-way (after its main index,
 # before its dates), so that Spark retries it. Checked:
 # - all.cdx, all.dup and all.rev byte-identical to sort-cdx / dedup-cdx / revisits of
@@ -48,7 +48,7 @@ trap '[ -z "$moto" ] || kill "$moto" 2> /dev/null; rm -rf "$work"' EXIT
 real=fixtures/corpus/real
 {
     for f in fixtures/example/crawl*; do echo "$PWD/$f example"; done
-    # WARC-zstd (with and without a dictionary) and a WACZ (issue 21).
+    # WARC-zstd (with and without a dictionary) and a WACZ.
     for f in fixtures/zstd/*.warc.zst fixtures/wacz/*.wacz; do echo "$PWD/$f containers"; done
     find "$real" -type f \( -name '*.warc' -o -name '*.warc.gz' -o -name '*.arc' \
         -o -name '*.arc.gz' -o -name '*.wet' -o -name '*.wet.gz' \) | LC_ALL=C sort \
@@ -120,7 +120,7 @@ cut -f 2- "$work/spark.docs" | LC_ALL=C sort > "$work/spark.sorted"
 cmp -s "$work/one.docs" "$work/spark.sorted" \
     || { diff "$work/one.docs" "$work/spark.sorted" | head -5 >&2; fail "documents differ"; }
 [ -s "$work/one.docs" ] || fail "no documents"
-# The same clusters of near-duplicates over the shards as over the one set (issue 43).
+# The same clusters of near-duplicates over the shards as over the one set.
 "$bin" near-dups "$one" > "$work/one.near" 2> /dev/null
 "$bin" near-dups "$spark" > "$work/spark.near" 2> /dev/null
 cmp -s "$work/one.near" "$work/spark.near" \

@@ -17,7 +17,7 @@ done
 cargo test --workspace --locked "$@"
 
 # Near-duplicate clusters scored over every pair of two labelled sets made with a fresh
-# seed: precision and recall at least 0.95 (issue 43).
+# seed: precision and recall at least 0.95.
 scripts/test-near-dups.sh
 
 # zstd WARC and WACZ input against FastWARC, py-wacz and the gzip versions (installs
@@ -40,20 +40,20 @@ scripts/test-view.sh
 scripts/test-pywb.sh
 
 # Access rules against pywb 2.10's AccessChecker (pywb from target/formats-venv): random
-# overlapping .aclj rules, users, dates and embargoes, every answer the same (issue 45).
+# overlapping .aclj rules, users, dates and embargoes, every answer the same.
 scripts/test-access-pywb.sh
 
 # The WARC and WACZ exports read by warcio check, py-wacz validate and pywb (its CDX of
-# the export, its replay of every capture) (issue 46).
+# the export, its replay of every capture).
 scripts/test-export-peers.sh
 
 # The capture table read by DuckDB (from PyPI into target/duckdb-venv): captures per year
-# equal all.cdx's over three batches with revisits; typed columns, no casts (issue 46).
+# equal all.cdx's over three batches with revisits; typed columns, no casts.
 scripts/test-captures-duckdb.sh
 
 # `warcdex graph` read by networkx (installs networkx, pyarrow and publicsuffixlist into
 # target/graph-venv when missing): GEXF and GraphML at every level equal the graph of the
-# segments' Parquet outlinks (issue 46).
+# segments' Parquet outlinks.
 scripts/test-graph-networkx.sh
 
 # The Spark build against the single-machine build (installs PySpark into

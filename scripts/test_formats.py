@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""warcdex on WARC-zstd and WACZ against the originals and the peer tools (issue 21).
+"""warcdex on WARC-zstd and WACZ against the originals and the peer tools.
 
     test_formats.py WARCDEX WORK_DIR
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Builds a warcdex collection on Apache Spark, sharded by URL key (issue 18).
+"""Builds a warcdex collection on Apache Spark, sharded by URL key.
 
     warcdex_spark.py build COLLECTION_OUT ARCHIVE_LIST --shards N [--master URL]
         [--zipnum [--lines-per-block N]]

@@ -12,16 +12,8 @@ use clap::Parser;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-fn inflate(file: &std::path::Path) -> anyhow::Result<i32> {
-    let f = std::fs::File::open(file).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
-    let s = warcdex::reader::inflate::inflate_all(f)?;
-    eprintln!("{} members, {} bytes", s.members, s.bytes);
-    Ok(0)
-}
-
-/// The error and its causes, `a: b: c` as `{:#}` shows them, each text once
-/// ([`warcdex::path_error::Chain`]): a cause whose text already shows the rest of the
-/// chain ends it.
+/// The error and its causes, `a: b: c` as `{:#}` shows them
+/// ([`warcdex::path_error::Chain`]).
 fn message(e: &anyhow::Error) -> String {
     warcdex::path_error::Chain(e.as_ref()).to_string()
 }
@@ -65,7 +57,7 @@ fn main() -> ExitCode {
         cli::Command::NearDups(a) => cli::near::near_dups(a),
         cli::Command::History(a) => cli::near::history_cmd(a),
         cli::Command::Diff(a) => cli::near::diff_cmd(a),
-        cli::Command::Inflate { file } => inflate(&file),
+        cli::Command::Inflate { file } => cli::inflate::run(&file),
     };
     match result {
         Ok(code) => ExitCode::from(code as u8),

@@ -19,6 +19,8 @@ use std::io::{self, ErrorKind};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
+use crate::path_error::{DoingAt, ResultAtPath};
+
 /// The name prefix of every temporary file or directory warcdex makes beside an output;
 /// the process id and a random part follow (`.warcdex-tmp.1234.a8Xk2q`).
 pub const TEMP_PREFIX: &str = ".warcdex-tmp.";
@@ -29,11 +31,6 @@ pub fn parent_of(dest: &Path) -> PathBuf {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     }
-}
-
-/// `e` with what was being done and to which path: "WHAT PATH: e".
-pub fn with_path(e: io::Error, what: &str, path: &Path) -> io::Error {
-    io::Error::new(e.kind(), format!("{what} {}: {e}", path.display()))
 }
 
 /// The prefix of this process's temporaries.
@@ -99,7 +96,8 @@ pub fn remove_stale(dir: &Path) -> usize {
 pub fn sync_dir(dir: &Path) -> io::Result<()> {
     File::open(dir)
         .and_then(|d| d.sync_all())
-        .map_err(|e| with_path(e, "cannot sync directory", dir))
+        .doing("cannot sync directory", dir)
+        .map_err(io::Error::from)
 }
 
 /// A new temporary directory (named [`TEMP_PREFIX`]`PID.…`) in the directory that holds
@@ -107,13 +105,14 @@ pub fn sync_dir(dir: &Path) -> io::Result<()> {
 /// temporaries of dead processes in that directory are removed first.
 pub fn temp_dir_beside(dest: &Path) -> io::Result<tempfile::TempDir> {
     let parent = parent_of(dest);
-    std::fs::create_dir_all(&parent).map_err(|e| with_path(e, "cannot create", &parent))?;
+    std::fs::create_dir_all(&parent).doing("cannot create", &parent)?;
     remove_stale(&parent);
     tempfile::Builder::new()
         .prefix(&own_prefix())
         .permissions(std::fs::Permissions::from_mode(0o777))
         .tempdir_in(&parent)
-        .map_err(|e| with_path(e, "cannot create a temporary directory in", &parent))
+        .doing("cannot create a temporary directory in", &parent)
+        .map_err(io::Error::from)
 }
 
 /// A new temporary file beside `dest` (same naming, cleanup and umask rules as
@@ -125,31 +124,31 @@ pub fn temp_file_beside(dest: &Path) -> io::Result<tempfile::NamedTempFile> {
         .prefix(&own_prefix())
         .permissions(std::fs::Permissions::from_mode(0o666))
         .tempfile_in(&parent)
-        .map_err(|e| with_path(e, "cannot create a temporary file in", &parent))
+        .doing("cannot create a temporary file in", &parent)
+        .map_err(io::Error::from)
 }
 
 /// Syncs a finished temporary file, renames it to `dest` and syncs the directory.
 pub fn persist_file(tmp: tempfile::NamedTempFile, dest: &Path) -> io::Result<()> {
-    tmp.as_file()
-        .sync_all()
-        .map_err(|e| with_path(e, "cannot sync", tmp.path()))?;
+    tmp.as_file().sync_all().doing("cannot sync", tmp.path())?;
     tmp.persist(dest)
-        .map_err(|e| with_path(e.error, "cannot rename the output to", dest))?;
+        .map_err(|e| e.error)
+        .doing("cannot rename the output to", dest)?;
     sync_dir(&parent_of(dest))
 }
 
 /// Syncs every file of a finished temporary directory (and its subdirectories) and the
 /// directory itself, so its rename never exposes files whose data is not on disk.
 pub fn sync_tree(dir: &Path) -> io::Result<()> {
-    for e in std::fs::read_dir(dir).map_err(|e| with_path(e, "cannot read", dir))? {
-        let e = e.map_err(|e| with_path(e, "cannot read", dir))?;
+    for e in std::fs::read_dir(dir).doing("cannot read", dir)? {
+        let e = e.doing("cannot read", dir)?;
         let p = e.path();
         if e.file_type().is_ok_and(|t| t.is_dir()) {
             sync_tree(&p)?;
         } else {
             File::open(&p)
                 .and_then(|f| f.sync_all())
-                .map_err(|e| with_path(e, "cannot sync", &p))?;
+                .doing("cannot sync", &p)?;
         }
     }
     sync_dir(dir)
@@ -163,7 +162,11 @@ pub fn install_dir(tmp: tempfile::TempDir, dest: &Path) -> io::Result<()> {
     std::fs::rename(&kept, dest)
         .map_err(|e| {
             let _ = std::fs::remove_dir_all(&kept);
-            with_path(e, "cannot rename the output to", dest)
+            io::Error::from(DoingAt {
+                what: "cannot rename the output to",
+                path: dest.to_path_buf(),
+                source: e,
+            })
         })
         .and_then(|()| sync_dir(&parent_of(dest)))
 }
@@ -292,7 +295,7 @@ impl OutputLock {
     /// this wait, with one line on stderr, or, with `no_wait`, fail at once naming `dest`.
     pub fn acquire(dest: &Path, no_wait: bool) -> io::Result<OutputLock> {
         let parent = parent_of(dest);
-        std::fs::create_dir_all(&parent).map_err(|e| with_path(e, "cannot create", &parent))?;
+        std::fs::create_dir_all(&parent).doing("cannot create", &parent)?;
         let path = lock_path(dest);
         let mut said = false;
         loop {
@@ -302,7 +305,7 @@ impl OutputLock {
                 .create(true)
                 .truncate(false)
                 .open(&path)
-                .map_err(|e| with_path(e, "cannot open the lock file", &path))?;
+                .doing("cannot open the lock file", &path)?;
             match flock(&file, libc::LOCK_EX | libc::LOCK_NB) {
                 Ok(()) => {}
                 Err(e) if e.kind() == ErrorKind::WouldBlock => {
@@ -324,22 +327,34 @@ impl OutputLock {
                         );
                         said = true;
                     }
-                    flock(&file, libc::LOCK_EX).map_err(|e| with_path(e, "cannot lock", &path))?;
+                    flock(&file, libc::LOCK_EX).doing("cannot lock", &path)?;
                 }
-                Err(e) => return Err(with_path(e, "cannot lock", &path)),
+                Err(e) => {
+                    return Err(DoingAt {
+                        what: "cannot lock",
+                        path,
+                        source: e,
+                    }
+                    .into())
+                }
             }
             // The holder before us removes the file before unlocking: if the path now
             // names another file (or none), our lock guards nothing; start again.
-            let ours = file
-                .metadata()
-                .map_err(|e| with_path(e, "cannot stat", &path))?;
+            let ours = file.metadata().doing("cannot stat", &path)?;
             match std::fs::metadata(&path) {
                 Ok(m) if m.dev() == ours.dev() && m.ino() == ours.ino() => {
                     return Ok(OutputLock { file, path })
                 }
                 Ok(_) => continue,
                 Err(e) if e.kind() == ErrorKind::NotFound => continue,
-                Err(e) => return Err(with_path(e, "cannot stat", &path)),
+                Err(e) => {
+                    return Err(DoingAt {
+                        what: "cannot stat",
+                        path,
+                        source: e,
+                    }
+                    .into())
+                }
             }
         }
     }

@@ -4,8 +4,9 @@
 //!
 //! [`AtPath`] wraps the error of a lower library (tantivy, Parquet, serde, the system)
 //! with the path; it shows only the path, and keeps the error as its `source()`, as
-//! ripgrep's `ignore::Error::WithPath` names its path. [`Chain`] shows an error with its
-//! sources, `a: b: c`, each text once; `warcdex`'s `main` prints errors with it.
+//! ripgrep's `ignore::Error::WithPath` names its path; [`DoingAt`] also says what was
+//! being done there. [`Chain`] shows an error with its sources, `a: b: c`;
+//! `warcdex`'s `main` prints errors with it.
 //!
 //! This module is the lowest floor of the storage layers: it uses nothing of the crate.
 //! `crate::segment::Error`, `crate::pindex::Error`, `crate::index::Error`,
@@ -28,10 +29,27 @@ pub struct AtPath<E: std::error::Error + 'static> {
     pub source: E,
 }
 
-/// Names the path of a failed result: `.at(dir)?`.
+/// An [`AtPath`] that also says what was being done there: shows `WHAT PATH` ("cannot
+/// create /data/out"), and hands on the error as its source, so that a system error
+/// reads `cannot create /data/out: Permission denied` through [`Chain`].
+#[derive(Debug, thiserror::Error)]
+#[error("{what} {}", path.display())]
+pub struct DoingAt<E: std::error::Error + 'static> {
+    /// What was being done ("cannot create", "cannot sync").
+    pub what: &'static str,
+    /// The file or directory.
+    pub path: PathBuf,
+    /// What went wrong there.
+    #[source]
+    pub source: E,
+}
+
+/// Names the path of a failed result: `.at(dir)?`, or `.doing("cannot create", dir)?`.
 pub trait ResultAtPath<T, E: std::error::Error + 'static> {
     /// The error, if any, wrapped in an [`AtPath`] naming `path`.
     fn at(self, path: &Path) -> Result<T, AtPath<E>>;
+    /// The error, if any, wrapped in a [`DoingAt`] saying `what` failed at `path`.
+    fn doing(self, what: &'static str, path: &Path) -> Result<T, DoingAt<E>>;
 }
 
 impl<T, E: std::error::Error + 'static> ResultAtPath<T, E> for Result<T, E> {
@@ -40,6 +58,29 @@ impl<T, E: std::error::Error + 'static> ResultAtPath<T, E> for Result<T, E> {
             path: path.to_path_buf(),
             source,
         })
+    }
+
+    fn doing(self, what: &'static str, path: &Path) -> Result<T, DoingAt<E>> {
+        self.map_err(|source| DoingAt {
+            what,
+            path: path.to_path_buf(),
+            source,
+        })
+    }
+}
+
+/// A system error with its path as a system error again, of the same kind, for the
+/// functions that return [`io::Result`]: its text is the path's, its source the error.
+impl From<AtPath<io::Error>> for io::Error {
+    fn from(e: AtPath<io::Error>) -> io::Error {
+        io::Error::new(e.source.kind(), e)
+    }
+}
+
+/// As for [`AtPath`]: the same kind, the text `WHAT PATH`, the error its source.
+impl From<DoingAt<io::Error>> for io::Error {
+    fn from(e: DoingAt<io::Error>) -> io::Error {
+        io::Error::new(e.source.kind(), e)
     }
 }
 
@@ -174,6 +215,20 @@ pub enum Error {
         /// Its kind (`dates`).
         kind: &'static str,
     },
+    /// A file of a format version this warcdex does not read (made by a newer one).
+    #[error(
+        "{}: format version {version}; this warcdex reads versions up to {read} (it was \
+         made by a newer warcdex)",
+        path.display()
+    )]
+    NewerFormat {
+        /// The file that names its version.
+        path: PathBuf,
+        /// Its version.
+        version: u32,
+        /// The latest version read.
+        read: u32,
+    },
     /// A main index without one of its key columns.
     #[error(
         "{}: no fast field {field:?}: not a main index, or one built by an older warcdex \
@@ -267,7 +322,7 @@ pub enum Error {
     #[error("corrupt {0}")]
     Corrupt(&'static str),
     /// `graph.json` does not parse.
-    #[error("{}: not a link graph: {source}", path.display())]
+    #[error("{}: not a link graph", path.display())]
     NotALinkGraph {
         /// The file.
         path: PathBuf,
@@ -276,7 +331,7 @@ pub enum Error {
         source: serde_json::Error,
     },
     /// A line of a link graph's shard file does not parse.
-    #[error("{}: line {line}: {source}", path.display())]
+    #[error("{}: line {line}", path.display())]
     GraphLine {
         /// The shard file.
         path: PathBuf,
@@ -332,7 +387,7 @@ pub enum Error {
 
     // Dates indexes.
     /// tantivy refused a document of the dates index being written.
-    #[error("writing the dates index: {0}")]
+    #[error("writing the dates index")]
     WritingDates(#[source] tantivy::TantivyError),
     /// `add-dates` was given main's directory as DEST.
     #[error(
@@ -532,6 +587,7 @@ impl Error {
             | Error::Unreadable { .. }
             | Error::NotParallel { .. }
             | Error::NotAMainIndex { .. }
+            | Error::NewerFormat { .. }
             | Error::NoFastField { .. }
             | Error::NoKey { .. }
             | Error::DamagedColumn { .. }
@@ -582,10 +638,15 @@ impl From<Error> for io::Error {
     }
 }
 
-/// An error and its sources on one line, `a: b: c` as anyhow's `{:#}` shows them, but
-/// each text once: a cause whose own text already holds the rest of the line (`PATH:
-/// {source}`, Parquet's `External: {source}`), or its source's `Debug` (tantivy's
-/// `Failed to open the directory: '{source:?}'`), ends the line.
+/// An error and its sources on one line, `a: b: c` as anyhow's `{:#}` shows them.
+///
+/// warcdex's errors show only their own text and hand their cause on as `source()`
+/// (or show it and do not hand it on, as `#[error(transparent)]` and the reader's
+/// located errors do), so joining them shows each text once. Lower libraries' errors do
+/// not all follow that rule: Parquet's `External: {source}` and serde_json's I/O errors
+/// show their source and hand it on, tantivy's `Failed to open the directory:
+/// '{source:?}'` shows its `Debug`. For them only, a cause whose text already holds the
+/// rest of the line, or its source's `Debug`, ends the line.
 pub struct Chain<'a>(pub &'a (dyn std::error::Error + 'static));
 
 impl fmt::Display for Chain<'_> {

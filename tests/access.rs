@@ -1,4 +1,4 @@
-//! Issue 45: access rules (pywb's `.aclj` and embargo) on every route. Each rule kind
+//! Access rules (pywb's `.aclj` and embargo) on every route. Each rule kind
 //! hides captures holding a word of their own; the public must find none of them on
 //! any route, the user a rule allows must, and what the public sees must be what a
 //! collection that never held the hidden captures shows.
@@ -546,7 +546,7 @@ fn exports_hold_what_the_asker_may_see() {
     }
 }
 
-/// Issue 56, item 7: a word only in an excluded page's link text does not find the page
+/// A word only in an excluded page's link text does not find the page
 /// it links to (search, JSON, export), while the staff, who may see the excluded page,
 /// still find it by that anchor; the shown page's own words find it for everyone.
 #[test]
@@ -643,7 +643,7 @@ fn hidden_pages_anchor_text_finds_nothing() {
     assert!(out.trim().is_empty(), "{out}");
 }
 
-/// Issue 56, item 9: a proxy that adds the user header instead of replacing it passes
+/// A proxy that adds the user header instead of replacing it passes
 /// the client's own too; sent twice, in either order, the header names no user, on the
 /// server and through a front server alike.
 #[test]
@@ -678,7 +678,7 @@ fn a_user_header_sent_twice_is_the_public() {
     }
 }
 
-/// Issue 56, item 6: the statistics a front server sums are a shard server's only
+/// The statistics a front server sums are a shard server's only
 /// (`serve --shard`), and count only the versions the asker may see: no count tells a
 /// hidden word, URL or title.
 #[test]
@@ -805,7 +805,7 @@ impl KeepAlive {
     }
 }
 
-/// Issue 56, item 5: under rules, `/warcs/NAME` sends a byte range only when every byte
+/// Under rules, `/warcs/NAME` sends a byte range only when every byte
 /// of it lies inside records the asker may see, by the CDX's offsets and lengths; any
 /// other range is refused with one status and one message, so no refusal tells where a
 /// hidden record is. Tried on a plain and a gzip WARC of shown and hidden records (one

@@ -1,4 +1,4 @@
-//! Words a researcher types find their pages (issue 19, items 1–3): a Chinese word inside
+//! Words a researcher types find their pages: a Chinese word inside
 //! a title written without spaces, and French words typed without their accents. Real
 //! pages of the corpus, imported and indexed as `import` and `index` do; and a page sent
 //! Brotli-compressed.
@@ -73,7 +73,7 @@ fn a_brotli_page_is_found_by_its_words() {
     );
 }
 
-/// Issue 19, item 5: the PDFs of `aut/warc/example.pdf.warc.gz` are found by their words,
+/// The PDFs of `aut/warc/example.pdf.warc.gz` are found by their words,
 /// with their title, and the import counts what each PDF gave.
 #[test]
 fn pdf_captures_are_found_by_their_words() {

@@ -1,4 +1,4 @@
-//! Issue 46: `as-of:` (and `asOf=`) searches the collection as it stood at the end of a
+//! `as-of:` (and `asOf=`) searches the collection as it stood at the end of a
 //! date, each URL by the version live then; `sort=date` and `-date` order hits by capture
 //! date; hits carry their first and last capture dates.
 
@@ -132,7 +132,7 @@ fn each_date_between_crawls_finds_the_version_live_then() {
     );
 }
 
-/// Issue 56, item 3: a search as of a date shows nothing of the future: the unchanged
+/// A search as of a date shows nothing of the future: the unchanged
 /// about page, captured in 2021 and 2023, lists only its 2021 date as of 2022, the
 /// timeline has no 2023 month, the page draws no 2023 date, and an export lists the
 /// dates known then.

@@ -549,7 +549,7 @@ fn bad_capture_requests_are_4xx_and_the_server_stays_up() {
     assert_eq!(get(&addr, "/healthz").status, 200);
 }
 
-/// Issue 56, item 10: an `id_` answer is the archived payload unrewritten, so a page's
+/// An `id_` answer is the archived payload unrewritten, so a page's
 /// `<meta http-equiv=refresh>` or an SVG's link would take a browser to the live web.
 /// Such documents are sent to be saved, not shown (and sandboxed besides); images stay
 /// inline, the rewritten page's refresh stays in the collection, and the banner links
@@ -636,7 +636,7 @@ fn id_answers_and_the_banner_never_send_a_reader_off_the_server() {
     }
 }
 
-/// Issue 56, item 16: every answer says `X-Content-Type-Options: nosniff`, the Memento
+/// Every answer says `X-Content-Type-Options: nosniff`, the Memento
 /// routes' and an unknown path's included.
 #[test]
 fn every_answer_says_nosniff() {

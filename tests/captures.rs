@@ -1,4 +1,4 @@
-//! Issue 46: the capture table, `COLL/captures/<batch>.parquet`: one row per capture of
+//! The capture table, `COLL/captures/<batch>.parquet`: one row per capture of
 //! `all.cdx` (revisits included), kept by `update` batch by batch, with typed columns
 //! (DuckDB reads them without casts: scripts/test-captures-duckdb.sh); a capture of a
 //! version first seen in an earlier batch carries that version's language.

@@ -265,8 +265,7 @@ fn cdx_api_hostile_requests() {
 
 /// Clients that ask for a large CDX answer and read none of it hold their connections'
 /// buffers, not the server's search threads: with as many of them as search threads, a
-/// search is still answered at once, and a stalled answer is still whole when it is read
-/// (issue 56, item 11).
+/// search is still answered at once, and a stalled answer is still whole when it is read.
 #[test]
 fn stalled_cdx_readers_leave_the_searches_answering() {
     let tmp = tempfile::tempdir().unwrap();

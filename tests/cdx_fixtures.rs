@@ -167,7 +167,7 @@ fn import(dir: &Path, archives: &[&Path], extra: &[&str]) -> (i32, String, Strin
     r
 }
 
-/// Issue 39 item 1: a text file named like a gzip WARC was read as an ARC record dated
+/// A text file named like a gzip WARC was read as an ARC record dated
 /// 2999. It is refused by `cdx`, `records` and `import` with its name, the offset and its
 /// first bytes (escaped, and in hex), counted as unreadable, and the run exits 1; so is
 /// the gzip of one. The good archive beside it is still indexed.
@@ -238,7 +238,7 @@ fn edited(dir: &Path, src: &str, name: &str, edit: impl FnOnce(&mut Vec<u8>)) ->
     p.to_string_lossy().into_owned()
 }
 
-/// Issue 39 item 8: one rule for the same damage in every command that reads archives.
+/// One rule for the same damage in every command that reads archives.
 /// A truncated `.warc.zst` (damage after the first record) exits 0 from `cdx`, `records`
 /// and `import` alike (`import` gave 1) and 1 with `--strict`; a zstd file whose
 /// dictionary does not load (nothing can be read) exits 1 from all three (`cdx` and

@@ -1,4 +1,4 @@
-//! Issue 56, item 2: a version belongs to every collection it was captured in, not only
+//! A version belongs to every collection it was captured in, not only
 //! to its first capture's: `collection:` (alone, with `date:`, negated), the collection
 //! facet, export and graph count it in each, whether the other capture came in a later
 //! batch or in another archive of the same batch.

@@ -1,4 +1,4 @@
-//! Hostile WACZ files (issue 39): containers built to cost memory, time or trust. Each is
+//! Hostile WACZ files: containers built to cost memory, time or trust. Each is
 //! made here, highly compressible, so a few hundred KB on disk stand for hundreds of MB
 //! inflated; the binary must read them in bounded memory (its peak RSS is measured),
 //! keep its messages within their caps, and refuse ZIP layouts and entry names no WACZ
@@ -172,7 +172,7 @@ fn os(s: &str) -> OsString {
     OsString::from(s)
 }
 
-/// Issue 39 item 4: a page list whose second line is 300 MB (one title) was read whole
+/// A page list whose second line is 300 MB (one title) was read whole
 /// (1.86 GB peak for a 600 MB line). The line is skipped and counted with a message
 /// naming the WACZ's entry and the line; the page list's other lines still title pages;
 /// `import` and `update` stay under the peak limit.
@@ -264,7 +264,7 @@ fn package_pieces(resource: &'static str, resources: usize) -> impl Iterator<Ite
         .chain(std::iter::once(b"]}".to_vec()))
 }
 
-/// Issue 39 item 4: `cdx --verify` of a WACZ whose `datapackage.json` is 300 MB (four
+/// `cdx --verify` of a WACZ whose `datapackage.json` is 300 MB (four
 /// million resources, none in the WACZ) took 1.24 GB and printed one 220 MB line;
 /// `records --verify` printed 4,000,004 lines. A package that large is refused for
 /// verification, in bounded memory, with one short message.
@@ -316,7 +316,7 @@ fn a_huge_datapackage_is_refused_in_bounded_memory() {
     );
 }
 
-/// Issue 39 item 4: a `datapackage.json` within the size limit can still list many
+/// A `datapackage.json` within the size limit can still list many
 /// missing resources and echo long paths. `--max-messages` caps the problems shown (the
 /// rest are counted) and every echoed path is cut.
 #[test]
@@ -445,7 +445,7 @@ fn warcdex(args: &[&OsStr]) -> (i32, String, String) {
     crate::util::run_warcdex(args)
 }
 
-/// Issue 39 item 11: central entries that share their bytes were each inflated (10 GiB of
+/// Central entries that share their bytes were each inflated (10 GiB of
 /// work from 263 KB). A WACZ whose entries overlap is refused, naming it and two of the
 /// entries, and nothing of it is indexed.
 #[test]
@@ -468,7 +468,7 @@ fn overlapping_zip_entries_are_refused() {
     assert_eq!(out.matches("example.org").count(), 2, "{out}");
 }
 
-/// Issue 39 item 12: an entry named `archive/..\..\evil.warc` put `..\..\evil.warc` in
+/// An entry named `archive/..\..\evil.warc` put `..\..\evil.warc` in
 /// the CDX filename field. Names a WACZ writer never makes (backslashes, `..`, absolute
 /// paths, control characters) are refused, with the name shown escaped.
 #[test]

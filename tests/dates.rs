@@ -596,7 +596,7 @@ fn redated(list: &Path, date: &str) -> String {
         .collect()
 }
 
-/// Issue 15 item 3: two `add-dates --in-place` on the same dates index at once. Each
+/// Two `add-dates --in-place` on the same dates index at once. Each
 /// reads its list from stdin, so neither can finish before the test feeds it; without a
 /// lock both read the old index and the second rename drops the first run's dates.
 /// With the lock (taken before the sources are read) the second run waits and reads

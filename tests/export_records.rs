@@ -1,4 +1,4 @@
-//! Issue 46: `export --format warc|wacz` writes every capture of every matching version,
+//! `export --format warc|wacz` writes every capture of every matching version,
 //! its records taken from the archives (ARC converted, gzip members copied, plain and
 //! zstd records compressed), so that the export's CDX is the matching lines of the
 //! collection's `all.cdx` apart from file, offset and length; a revisit goes with the
@@ -303,7 +303,7 @@ fn serve_exports_the_same_warc_and_wacz() {
 
 /// A collection of 200 pages of about 200 KiB each (40 MB of archive), all of them
 /// holding "zeppelin", the rest pseudo-random words so that the export's gzip takes a
-/// while; built once for the tests of issue 56, item 12.
+/// while; built once for the tests of the WACZ export's packing folder.
 fn big_collection() -> &'static Path {
     static BIG: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     BIG.get_or_init(|| {
@@ -371,7 +371,7 @@ fn packing_folder(dir: &Path) -> Option<PathBuf> {
         .find(|p| std::fs::metadata(p.join("data.warc.gz")).is_ok_and(|m| m.len() > 0))
 }
 
-/// Issue 56, item 12: the packing folder of a killed `export --format wacz -o F` is
+/// The packing folder of a killed `export --format wacz -o F` is
 /// removed by the next export into F's folder.
 #[test]
 fn a_killed_wacz_export_leaves_nothing_after_the_next() {
@@ -410,7 +410,7 @@ fn a_killed_wacz_export_leaves_nothing_after_the_next() {
     assert_eq!(temporaries(&out), Vec::<String>::new());
 }
 
-/// Issue 56, item 12: `/export?format=wacz` past the temporary space allowed is a 507
+/// `/export?format=wacz` past the temporary space allowed is a 507
 /// saying so, and leaves nothing behind.
 #[test]
 fn a_served_wacz_export_past_its_temporary_space_is_refused() {
@@ -434,7 +434,7 @@ fn a_served_wacz_export_past_its_temporary_space_is_refused() {
     assert_eq!(temporaries(tmp.path()), Vec::<String>::new());
 }
 
-/// Issue 56, item 12: a client that goes away while its WACZ is being packed stops the
+/// A client that goes away while its WACZ is being packed stops the
 /// packing: no index or package is made after, and the folder goes.
 #[test]
 fn a_served_wacz_export_stops_when_its_client_goes() {

@@ -1,5 +1,5 @@
 //! Facets, timelines, `lang:` and `type:` filters and honest counts under the per-site
-//! limit (issue 19, items 6, 8, 9, 10), on real pages of the corpus: resiliparse's
+//! limit, on real pages of the corpus: resiliparse's
 //! `warcfile.warc` (16 pages of 15 sites in several languages).
 
 use std::path::Path;
@@ -87,7 +87,7 @@ fn facets_timeline_filters_and_counts() {
     assert_eq!(limited.facets, r.facets);
 }
 
-/// Issue 19, item 11: an ARC date that is not a date (cdx-writer's
+/// An ARC date that is not a date (cdx-writer's
 /// `hex_instead_of_date.arc.gz` has a hex digest there, which warcio's rules read as
 /// 2999-12-31) is counted as an anomaly, the capture imported, and the date kept out
 /// of search dates, replay links and the timeline.

@@ -1,4 +1,4 @@
-//! Issue 56, "first contact": what a new user runs into in the first minutes — the
+//! First contact: what a new user runs into in the first minutes — the
 //! progress of `update` when stderr is a file, refusals printed once, filters given in
 //! words, the capture list at `/web/*/URL`, a query starting with `-`, a directory or an
 //! lz4 file given as an archive, one figure for a change, an unsorted `.aclj`.

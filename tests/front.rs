@@ -1,5 +1,5 @@
-//! A front server (`serve --remote`) against shard servers that fail, lie or flood it
-//! (issue 39): a shard that refuses, fails or answers garbage is left out and the answer
+//! A front server (`serve --remote`) against shard servers that fail, lie or flood it:
+//! a shard that refuses, fails or answers garbage is left out and the answer
 //! is partial, never failed; statistics that cannot be true are refused (by the front
 //! and by a shard, without a panic); counts saturate and impossible scores are refused;
 //! `/healthz` names sets and counts, never paths; and a shard streaming an endless
@@ -249,7 +249,7 @@ fn unavailable(v: &serde_json::Value) -> Vec<String> {
         .collect()
 }
 
-/// Item 7 of issue 39, the front's side: a shard that refuses the search (400), fails
+/// The front's side: a shard that refuses the search (400), fails
 /// (500), answers what is not a shard's answer, or refuses the statistics round, is left
 /// out and named; the others' hits are the answer. Only when no shard answers and one
 /// says the query is malformed is it the user's 400.
@@ -302,7 +302,7 @@ fn real_shard(dir: &Path) -> String {
     format!("http://{}", start_server(router(index, opts()), opts()))
 }
 
-/// Item 7 of issue 39: statistics that cannot be true (a term in more documents than
+/// Statistics that cannot be true (a term in more documents than
 /// the collection holds, a field with fewer tokens than documents holding a term of it)
 /// are refused by a shard with a 400 that says so, without tripping tantivy's BM25
 /// assertion; a front refuses such statistics from a shard in the first round, so one
@@ -380,7 +380,7 @@ fn impossible_statistics_are_refused_without_a_panic() {
     assert_eq!(urls(&v), urls(&json(&alone)));
 }
 
-/// Item 13 of issue 39: the front adds shards' counts without wrapping around (two
+/// The front adds shards' counts without wrapping around (two
 /// shards' 2^64 − 1 and 5 stayed 2^64 − 1, not 4), and a shard answering a score that is
 /// not a finite number ≥ 0 (1e308 is infinite as an f32, and was shown as `null`) is
 /// left out and named, its hits with it.
@@ -434,7 +434,7 @@ fn counts_saturate_and_impossible_scores_are_refused() {
     }
 }
 
-/// Item 14 of issue 39: `/healthz` shows set names and document counts, never a path
+/// `/healthz` shows set names and document counts, never a path
 /// of the server's file system (it showed each set's main and dates directories, and a
 /// refused set's error naming them), and a front relays only that of its shards'.
 #[test]
@@ -542,11 +542,11 @@ impl FrontProcess {
 /// Searches sent at once in the flood test.
 const FLOOD_REQUESTS: usize = 64;
 
-/// What a front may hold at its peak while one shard floods it (issue 39, item 4c: it
+/// What a front may hold at its peak while one shard floods it (it
 /// held 64 MiB per shard answer, 3.29 GB at 64 requests).
 const FLOOD_PEAK_LIMIT: u64 = 256 << 20;
 
-/// Item 4c of issue 39: a shard streaming an endless answer to 64 searches at once. The
+/// A shard streaming an endless answer to 64 searches at once. The
 /// front reads each answer up to its bound, within a budget shared by every request, so
 /// its peak resident memory stays under 256 MiB, and every search is answered with the
 /// other shard's hit, naming the flooding shard.

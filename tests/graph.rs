@@ -1,4 +1,4 @@
-//! `warcdex graph` (issue 46, item 3): the graph of the example collection, kept in three
+//! `warcdex graph`: the graph of the example collection, kept in three
 //! batches with a WARC of awkward links added, at every level and in every format,
 //! equals a graph computed here from the segments' Parquet rows (read with the parquet
 //! crate, not warcdex's reader), the capture dates of the collection's CDX and, for

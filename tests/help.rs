@@ -1,5 +1,5 @@
 //! The one-liners of `warcdex --help` against what the commands accept and what the docs
-//! list (issue 56, item 18): each is derived from its source here, so a format, container
+//! list: each is derived from its source here, so a format, container
 //! or route added on one side and not the other fails.
 
 use crate::util::run_warcdex;

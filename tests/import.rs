@@ -258,7 +258,7 @@ fn warcdex(args: &[&std::ffi::OsStr]) -> (i32, String) {
     )
 }
 
-/// Issue 15 item 13: a manifest naming a missing archive and a directory: the other
+/// A manifest naming a missing archive and a directory: the other
 /// archives are imported and the segment written, and the run exits 1 (as `cdx` does);
 /// with --strict it exits 1 and writes no segment.
 #[test]
@@ -301,7 +301,7 @@ fn unreadable_archives_exit_1_and_strict_writes_nothing() {
     assert_eq!(names.len(), 2, "manifest and seg only: {names:?}");
 }
 
-/// Issue 15 item 11: an I/O error on the manifest names it (here a directory, which
+/// An I/O error on the manifest names it (here a directory, which
 /// opens but cannot be read), and a malformed manifest line is named and capped.
 #[test]
 fn manifest_errors_name_the_manifest() {
@@ -325,7 +325,7 @@ fn manifest_errors_name_the_manifest() {
     assert!(!seg.exists());
 }
 
-/// Issue 17: `import` keeps at most `--memory` of parsed rows, spilling sorted runs: on
+/// `import` keeps at most `--memory` of parsed rows, spilling sorted runs: on
 /// every corpus archive, `--memory 1` (768 KiB of rows, far less than the corpus's) gives
 /// the same segment rows as the default budget, which holds them all.
 #[test]
@@ -385,7 +385,7 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     out
 }
 
-/// Issue 39, item 3: a row names its archive relative to the manifest's folder when it
+/// A row names its archive relative to the manifest's folder when it
 /// lies inside it and by its absolute path otherwise, never by a path relative to the
 /// working directory import ran in (a manifest line relative to it is read as given).
 #[test]

@@ -318,7 +318,7 @@ fn sorted_merge_and_sort_fallback_agree() {
     assert_eq!(dump_str(&[&reversed], DumpMode::All), want);
 }
 
-/// Segments written between issues 20 and 44 also held a 64-bit SimHash (`simhash`,
+/// Segments of some earlier imports also held a 64-bit SimHash (`simhash`,
 /// `simhash_words` columns): they still read, their extra columns are not decoded, and
 /// they give the index today's segments give.
 #[test]
@@ -337,7 +337,7 @@ fn segments_with_the_old_simhash_columns_index_as_today() {
     manifest.as_object_mut().unwrap().remove("rows_crc32");
     manifest["version"] = 2.into();
     std::fs::write(old.join("segment.json"), manifest.to_string()).unwrap();
-    // The same rows with the two columns an import of issue 20's format added.
+    // The same rows with the two columns those imports added.
     let rows_file = warcdex::segment::layout::ROWS_FILE;
     let file = std::fs::File::open(today.join(rows_file)).unwrap();
     let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
@@ -396,7 +396,7 @@ fn segments_with_the_old_simhash_columns_index_as_today() {
     assert_eq!(sigs(&old_main), sigs(&new_main));
 }
 
-/// Issue 15 item 15: numeric flags are checked when parsed (NaN, negative or > 1
+/// Numeric flags are checked when parsed (NaN, negative or > 1
 /// damping made every score NaN); nothing is built, and the message names the flag.
 #[test]
 fn numeric_flags_are_validated() {
@@ -531,7 +531,7 @@ fn shards_together_are_the_one_index() {
 fn a_link_graph_over_sharded_segments_gives_the_same_shards() {
     use warcdex::import::import_versions;
     use warcdex::import::segment_dir::write_imported_sharded;
-    use warcdex::index::graph::build_graph;
+    use warcdex::index::link_shards::build_graph;
 
     let dir = tempfile::tempdir().unwrap();
     let whole = example_segments(dir.path()).pop().unwrap();
@@ -608,7 +608,7 @@ fn a_link_graph_over_sharded_segments_gives_the_same_shards() {
     assert!(e.to_string().contains("made from other segments"), "{e}");
 }
 
-/// Issue 39 item 9: `dumpindex` checks every segment file's checksum before it prints,
+/// `dumpindex` checks every segment file's checksum before it prints,
 /// so a damaged index prints nothing (not the rows before the damage, nor rows read from
 /// a damaged file it does not otherwise check) and the error names the file.
 #[test]

@@ -89,7 +89,7 @@ fn cdx11() -> String {
     fixtures().join("dedup/worked.cdx11").display().to_string()
 }
 
-/// Issue 15 item 4: merge-cdx checks each input's order as it merges; an unsorted input
+/// Merge-cdx checks each input's order as it merges; an unsorted input
 /// fails the run with its name and line, and no output is written.
 #[test]
 fn merge_cdx_refuses_an_unsorted_input_naming_file_and_line() {
@@ -120,7 +120,7 @@ fn merge_cdx_refuses_an_unsorted_input_naming_file_and_line() {
     );
 }
 
-/// Issue 15 item 14: a `-o` output is created as any file is, with the umask's mode,
+/// A `-o` output is created as any file is, with the umask's mode,
 /// not 0600 (a replay server running as another user must be able to read it).
 #[test]
 fn output_files_honour_the_umask() {
@@ -142,7 +142,7 @@ fn output_files_honour_the_umask() {
     }
 }
 
-/// Issue 15 item 16: temporaries of a killed run (named `.warcdex-tmp.PID.…`) are
+/// Temporaries of a killed run (named `.warcdex-tmp.PID.…`) are
 /// removed by the next run writing in that directory when their process is gone; those
 /// of a live process are kept.
 #[test]
@@ -177,7 +177,7 @@ fn stale_temporaries_are_removed_by_the_next_run() {
     assert_eq!(names.len(), 2, "{names:?}");
 }
 
-/// Issue 15 item 11: an I/O error names its path, even where the directory would be
+/// An I/O error names its path, even where the directory would be
 /// used only for a large input.
 #[test]
 fn sort_cdx_names_a_missing_tmp_dir() {
@@ -194,7 +194,7 @@ fn sort_cdx_names_a_missing_tmp_dir() {
     assert!(err.contains("/nonexistent/warcdex-tmp"), "{err}");
 }
 
-/// Issue 15 item 11: an echoed field is cut at 200 bytes, and at most 10 broken lines
+/// An echoed field is cut at 200 bytes, and at most 10 broken lines
 /// per file are shown, then a count.
 #[test]
 fn broken_line_messages_are_capped() {
@@ -215,7 +215,7 @@ fn broken_line_messages_are_capped() {
     assert!(err.contains("30 broken and skipped"), "{err}");
 }
 
-/// Issue 15 item 13: an input that cannot be read (missing, a directory) is reported,
+/// An input that cannot be read (missing, a directory) is reported,
 /// the others are processed and written, and the run exits 1; with --strict nothing is
 /// written.
 #[test]
@@ -259,7 +259,7 @@ fn unreadable_inputs_exit_1_after_the_others_strict_writes_nothing() {
     }
 }
 
-/// Issue 15 item 3: a second writer of the same `-o` file waits for the first (one line
+/// A second writer of the same `-o` file waits for the first (one line
 /// on stderr), or with --no-wait fails at once naming the output.
 #[test]
 fn a_locked_output_waits_or_fails_with_no_wait() {

@@ -1,4 +1,4 @@
-//! Issues 20 and 43: the near-duplicate signature on real pages of the corpus
+//! The near-duplicate signature on real pages of the corpus
 //! (`fixtures/corpus/real/`), and `near-dups`, `history` and search's collapsing on
 //! generated captures.
 
@@ -310,7 +310,7 @@ fn near_dups_lists_one_cluster_and_history_tells_minor_from_major() {
     let dir = tempfile::tempdir().unwrap();
     let index = daily_front_page(dir.path());
     let mut out = Vec::new();
-    let report = near_dups(&index, &NearOptions::default(), &mut out).unwrap();
+    let report = near_dups(&index, &NearOptions::default(), &mut out, &()).unwrap();
     let out = String::from_utf8(out).unwrap();
     let lines: Vec<Vec<&str>> = out.lines().map(|l| l.split('\t').collect()).collect();
     assert_eq!(lines.len(), 21, "{out}");
@@ -393,7 +393,7 @@ fn diff_shows_the_words_that_changed() {
     assert_eq!(diff("http://elsewhere.example/", "2025", "2026").0, 1);
 }
 
-/// Issue 43: a page captured 400 times (a visit counter makes each capture a version of
+/// A page captured 400 times (a visit counter makes each capture a version of
 /// its own) is one hit whose HTML stays small: its first and last dates, a line per year
 /// with a link per month, the latest 10 versions and links to all of them, not 400 date
 /// links.

@@ -1,4 +1,4 @@
-//! Issue 41, part 3: paging never loses a hit or a date. A collection of three crawls in
+//! Paging never loses a hit or a date. A collection of three crawls in
 //! two batches (`warcdex update` twice), with pages that change a little or a lot between
 //! crawls, several sites and common words, paged at 3, 5, 10 and 100 hits a page, gives
 //! the same hits with the same digests and dates, each once; and the web page offers a

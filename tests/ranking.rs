@@ -1,4 +1,4 @@
-//! The ranking of issue 41 on a small documentation site shaped like the bench's: class
+//! The ranking (field weights, BM25, link boost) on a small documentation site shaped like the bench's: class
 //! pages, each linking to an index page that names every class and so collects the most
 //! link analysis; release notes whose titles differ by their numbers; a plain-text copy of
 //! a page. Each test is a reader's query whose page must come first (docs/ranking.md).

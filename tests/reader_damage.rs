@@ -1,4 +1,4 @@
-//! Damaged gzip members (issue 15, items 1, 2, 5, 12, 17): the damage is reported with
+//! Damaged gzip members: the damage is reported with
 //! its offset and counted, reading resumes at the next gzip member, the records in the
 //! damaged member are counted as lost, and nothing panics. The archives are built here
 //! with flate2, so each test shows the exact bytes it damages.

@@ -1,4 +1,4 @@
-//! WARC-zstd (issue 21, item 1): `fixtures/zstd/` holds two pywb archives re-compressed
+//! WARC-zstd: `fixtures/zstd/` holds two pywb archives re-compressed
 //! by `scripts/make_zstd_warc.py` (one frame per record, without a dictionary, with a raw
 //! one and with a compressed one) beside their gzip versions with the same cuts. The
 //! records read from each copy are the gzip version's but for offset and length, and
@@ -314,7 +314,7 @@ fn a_dictionary_frame_is_used_and_a_broken_one_is_an_error() {
     assert!(error.contains("holds no zstd dictionary"), "{error}");
 }
 
-/// Issue 39 item 10: a dictionary whose magic is right but whose tables are damaged was
+/// A dictionary whose magic is right but whose tables are damaged was
 /// reported as libzstd's "Allocation error : not enough memory"; it is a damaged
 /// dictionary, named with its file and offset.
 #[test]

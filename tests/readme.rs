@@ -1,4 +1,4 @@
-//! The README's commands are run as written (issue 56, item 17): the "A collection in a
+//! The README's commands are run as written: the "A collection in a
 //! minute" block against the sample output it shows (scores included, so a stale sample
 //! fails), and the workflow table step by step on fixtures/example, whose search must
 //! answer what the collection of the minute block answers. docs/guide.md repeats the

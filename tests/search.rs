@@ -327,7 +327,7 @@ fn serve_routes() {
             .find(|c| c.has_tag_name("link"))
             .unwrap()
             .text(),
-        // The newest capture's replay link, never the live page (issue 42).
+        // The newest capture's replay link, never the live page.
         Some("http://wayback.test/web/20071005120000/http://www.example.org/index.html")
     );
     let dates: Vec<&str> = item
@@ -445,7 +445,7 @@ fn serve_routes() {
     assert_eq!(get(&addr, "/nosuch").status, 404);
 }
 
-/// Item 9 of issue 15: a page past the end announces the real count, not the requested
+/// A page past the end announces the real count, not the requested
 /// offset (`--start 9000` printed `Total hits: 9000`), in text, JSON and RSS.
 #[test]
 fn paging_past_the_end_counts_what_matched() {
@@ -490,7 +490,7 @@ fn paging_past_the_end_counts_what_matched() {
     );
 }
 
-/// Item 10 of issue 15: a capture whose URL is `javascript:`, `data:` or `vbscript:` is
+/// A capture whose URL is `javascript:`, `data:` or `vbscript:` is
 /// never a link (HTML page and RSS) when there is no replay prefix; only http(s) URLs
 /// and replay links are.
 #[test]
@@ -632,7 +632,7 @@ impl ServerProcess {
     }
 }
 
-/// Item 6 of issue 15: when accept() fails for lack of file descriptors (EMFILE), the
+/// When accept() fails for lack of file descriptors (EMFILE), the
 /// server keeps running (it died: the runtime had no timer for axum's retry sleep) and
 /// answers once the connections are gone.
 #[test]
@@ -663,7 +663,7 @@ fn flip_bit(path: &Path, offset: usize, bit: u8) {
     std::fs::write(path, bytes).unwrap();
 }
 
-/// Item 7 of issue 15: a damaged index (one bit flipped, anywhere in any file of main or
+/// A damaged index (one bit flipped, anywhere in any file of main or
 /// dates) never panics `search`: the set is refused naming its directory (a segment
 /// file's checksum, mostly), or, when the flip changed nothing the checks see (a version
 /// number in a file's footer, say), it answers exactly as the intact copy beside it,
@@ -770,7 +770,7 @@ fn add_2009_in_place(dir: &Path, list: &Path) {
     .unwrap();
 }
 
-/// Item 8 of issue 15: `serve` sees the dates `add-dates --in-place` adds without a
+/// `serve` sees the dates `add-dates --in-place` adds without a
 /// restart (it reopens a set whose pindex.json changed, checked every few seconds).
 #[test]
 fn serve_sees_dates_added_in_place() {
@@ -800,7 +800,7 @@ fn serve_sees_dates_added_in_place() {
     assert!(server.alive());
 }
 
-/// Item 8 of issue 15: opening a collection while `add-dates --in-place` swaps its dates
+/// Opening a collection while `add-dates --in-place` swaps its dates
 /// index in (again and again) never fails: a file that vanished in the swap is retried.
 #[test]
 fn search_opens_during_in_place_swaps() {
@@ -837,7 +837,7 @@ fn search_opens_during_in_place_swaps() {
     );
 }
 
-/// Item 6 of issue 15: idle, half-sent and kept-alive connections are closed by the
+/// Idle, half-sent and kept-alive connections are closed by the
 /// server (header timeout), more of them than the connection cap do not stop a normal
 /// request from being answered, during and after.
 #[test]
@@ -887,7 +887,7 @@ fn serve_closes_idle_and_half_sent_connections() {
     assert_eq!(get(&addr, "/search.json?query=lisbon").status, 200);
 }
 
-/// Item 6 of issue 15: a client that asks and then stops reading (the answers fill the
+/// A client that asks and then stops reading (the answers fill the
 /// socket buffers, no byte moves) is closed after the idle timeout, not held forever.
 #[test]
 fn serve_closes_a_client_that_stops_reading() {
@@ -923,7 +923,7 @@ fn serve_closes_a_client_that_stops_reading() {
     assert_eq!(get(&addr, "/healthz").status, 200);
 }
 
-/// Issue 39 item 15: `type:image` matches every image type (`image/png`, `image/jpeg`),
+/// `type:image` matches every image type (`image/png`, `image/jpeg`),
 /// as `-type:image` excludes them, while `type:image/png` stays exact; an impossible
 /// date (`date:20241399`) and a wildcard (`pyth*`) are errors saying why, in the library,
 /// the CLI, the JSON API (a 400) and the page (a 400, the query escaped), instead of
@@ -1046,7 +1046,7 @@ fn svg_attrs(svg: &str, tag: &str, name: &str) -> Vec<f64> {
         .collect()
 }
 
-/// Issue 39 item 16: the timeline's labels are under the bars they name: the first
+/// The timeline's labels are under the bars they name: the first
 /// month's starts at the first bar's left edge and the last month's ends at the last
 /// bar's right edge (it was drawn at the chart's far right, past the bars).
 #[test]
@@ -1078,7 +1078,7 @@ fn timeline_labels_are_under_their_bars() {
     assert_eq!(labels[1], xs[2] + widths[2], "last label: {svg}");
 }
 
-/// Issue 56, item 4: the counts say the matching versions first, then the hits, and the
+/// The counts say the matching versions first, then the hits, and the
 /// per-site limit as what it is with the way to lift it, on the CLI and the page.
 #[test]
 fn counts_name_versions_then_hits_and_the_per_site_limit() {
@@ -1168,7 +1168,7 @@ fn snapshot(dir: &Path) -> Vec<(std::path::PathBuf, u64, std::time::SystemTime)>
     out
 }
 
-/// Issue 56, item 15: a collection that cannot be written (another account's, a
+/// A collection that cannot be written (another account's, a
 /// read-only mount) is searched, and opening it writes nothing. The tests run as root,
 /// whom permissions do not stop, so the lock files tantivy would open for writing are
 /// made directories here: opening one for writing fails for root too (EISDIR), as it

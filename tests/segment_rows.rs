@@ -656,7 +656,7 @@ fn read_everything(rows: &Path) -> warcdex::segment::Result<()> {
     Ok(())
 }
 
-/// Issue 56, item 14: one bit flipped in any byte of a segment's rows file is an error
+/// One bit flipped in any byte of a segment's rows file is an error
 /// naming the file, found by the checksum `segment.json` records before anything is
 /// decoded: never a panic, never rows read as if nothing happened.
 #[test]

@@ -1,4 +1,4 @@
-//! Search across shards (issue 18): the example and three real crawls of the corpus
+//! Search across shards: the example and three real crawls of the corpus
 //! indexed once, and as three shards (`index --shard K/3`). The shards searched together
 //! in one process, and through a front server (`serve --remote`) over three shard
 //! servers, give the hits of the one index: the same documents in the same order with

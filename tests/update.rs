@@ -1,4 +1,4 @@
-//! `warcdex update` (issue 17): a collection built one batch at a time holds the same
+//! `warcdex update`: a collection built one batch at a time holds the same
 //! documents, dates and hits as one batch of everything, and after `--compact` the same
 //! bytes as the step-by-step build of scripts/example.sh; archives already held are
 //! skipped and a changed one is refused; a run killed at any stage or moment, then run
@@ -550,7 +550,7 @@ fn damage_is_reported_per_archive_and_strict_adds_nothing() {
     assert!(m.contains("\"garbage-between-records\": 1"), "{m}");
 }
 
-/// Issue 21: `update` reads WARC-zstd and WACZ as it reads gzip WARC. The zstd copies of
+/// `update` reads WARC-zstd and WACZ as it reads gzip WARC. The zstd copies of
 /// two pywb archives (one with a dictionary) make the collection their gzip originals
 /// make, and a WACZ the collection of the WARCs packed in it.
 #[test]
@@ -612,7 +612,7 @@ fn unpack_wacz(wacz: &Path, out: &Path) -> Vec<PathBuf> {
     warcs
 }
 
-/// Issue 39, item 2: identity does not depend on the container. A WACZ whose WARCs (or
+/// Identity does not depend on the container. A WACZ whose WARCs (or
 /// some of them) the collection already holds, added after them or before them, makes
 /// the collection those WARCs alone make: the same versions with the same dates, and
 /// `all.cdx` without a capture listed twice under one file name (the WACZ's CDX lines
@@ -697,7 +697,7 @@ fn recorded_archive_paths(dir: &Path) -> Vec<String> {
     paths
 }
 
-/// Issue 39, item 3: archive paths do not depend on where `update` ran. Given as paths
+/// Archive paths do not depend on where `update` ran. Given as paths
 /// relative to another working directory, archives inside the collection are recorded
 /// relative to it and the others absolute, so every recorded path resolves from the
 /// collection's directory; search, compaction and later batches work from elsewhere,
@@ -818,7 +818,7 @@ fn modes_other_than(dir: &Path, file: u32, dirmode: u32) -> Vec<String> {
     wrong
 }
 
-/// Issue 39 item 5: every output of `update` (index files such as tantivy's `meta.json`
+/// Every output of `update` (index files such as tantivy's `meta.json`
 /// and `.managed.json`, dates, segments, `collection.json`, the ZipNum cluster, the
 /// compacted set) follows the umask, as `-o` files do: tantivy wrote `meta.json` with
 /// mode 0600, so `search` run as another user could open no set.
@@ -855,7 +855,7 @@ fn update_outputs_follow_the_umask() {
     assert_eq!(modes_other_than(&coll, 0o640, 0o750), Vec::<String>::new());
 }
 
-/// Issue 39 item 1: a text file named like an archive is refused: named with its first
+/// A text file named like an archive is refused: named with its first
 /// bytes, not recorded in `collection.json`, not imported, reported as unreadable in the
 /// summary, and the run exits 1; the good archive beside it is added. A run given only
 /// a missing file leaves no collection behind.
@@ -901,7 +901,7 @@ fn a_file_that_is_no_archive_is_refused_and_the_others_are_added() {
     }
 }
 
-/// Issue 56, item 1: a capture held in two archives of one batch (a WARC copied under
+/// A capture held in two archives of one batch (a WARC copied under
 /// another name, the same name in two directories, a WACZ and its WARCs under other
 /// names, an ARC beside its copy) is one version with its dates, never lost from both:
 /// the collection is the one the first archive alone makes, and the second copy's

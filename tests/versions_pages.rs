@@ -1,4 +1,4 @@
-//! Issue 43: serve's pages of a URL's versions, `/history/URL` and
+//! Serve's pages of a URL's versions, `/history/URL` and
 //! `/diff/DATE1/DATE2/URL`, over a collection built by `update`.
 
 use std::path::{Path, PathBuf};

@@ -6,8 +6,6 @@
 //! the same line can be written in any layout. A present but empty value is kept
 //! (pywb writes an empty mime field verbatim) so output stays byte-identical.
 
-use std::fmt;
-
 /// Legend of the 11-field layout (pywb `cdx-indexer`, webarchive-commons, CDX-Writer).
 pub const LEGEND_CDX11: &str = " CDX N b a m s k r M S V g";
 /// Legend of the 9-field layout (pywb `cdx-indexer -9`, Wayback 1.x).
@@ -41,19 +39,12 @@ impl CdxFormat {
 }
 
 /// Why a line could not be parsed.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{reason}")]
 pub struct LineError {
     /// What is wrong, for a message that also names the file and line.
     pub reason: String,
 }
-
-impl fmt::Display for LineError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.reason)
-    }
-}
-
-impl std::error::Error for LineError {}
 
 fn err(reason: impl Into<String>) -> LineError {
     LineError {

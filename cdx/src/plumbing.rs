@@ -98,26 +98,17 @@ pub fn sort_cdx(
 /// An input of [`merge_cdx`] that is not sorted: which input (0-based, in argument
 /// order) and where. Carried inside the `io::Error` (kind `InvalidData`) that
 /// `merge_cdx` returns, so a caller can name the file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "input {}: {error}; merge-cdx needs sorted inputs (sort-cdx sorts them)",
+    input + 1
+)]
 pub struct MergeOrderError {
     /// Index of the input in the list given to [`merge_cdx`].
     pub input: usize,
     /// The first line out of order in that input.
     pub error: OrderError,
 }
-
-impl std::fmt::Display for MergeOrderError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "input {}: {}; merge-cdx needs sorted inputs (sort-cdx sorts them)",
-            self.input + 1,
-            self.error
-        )
-    }
-}
-
-impl std::error::Error for MergeOrderError {}
 
 impl MergeOrderError {
     /// The `MergeOrderError` inside an error returned by [`merge_cdx`], if that is what

@@ -290,7 +290,7 @@ impl ExternalSorter {
         let cmp = |a: &Entry, b: &Entry| cmp_entries(arena, a, b);
         // On every core when the run is large: lines that compare equal are equal
         // bytes, so an unstable sort, parallel or not, writes the same run. (The sort
-        // of the links in `index` was a third of its single-threaded pass 2, issue 22.)
+        // of the links in `index` was a third of its single-threaded pass 2.)
         if self.index.len() >= PARALLEL_SORT_MIN {
             self.index.par_sort_unstable_by(cmp);
         } else {
@@ -537,7 +537,12 @@ pub fn merge_sorted_checked<R: BufRead>(
 
 /// Where an input is out of order: 1-based line number, the previous line,
 /// and the offending line.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "line {line} is out of order: {:?} after {:?}",
+    crate::message::echo_bytes(current),
+    crate::message::echo_bytes(previous)
+)]
 pub struct OrderError {
     /// 1-based number of the offending line.
     pub line: u64,
@@ -546,20 +551,6 @@ pub struct OrderError {
     /// The offending line (without `\n`).
     pub current: Vec<u8>,
 }
-
-impl fmt::Display for OrderError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "line {} is out of order: {:?} after {:?}",
-            self.line,
-            crate::message::echo_bytes(&self.current),
-            crate::message::echo_bytes(&self.previous)
-        )
-    }
-}
-
-impl std::error::Error for OrderError {}
 
 /// Checks that lines are in C byte order (with `unique`, strictly
 /// increasing); `Ok(number of lines)` or the first violation.

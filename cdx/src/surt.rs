@@ -32,8 +32,6 @@
 //! There is no `warcinfo` special case (docs/formats.md lists one for Java): Python
 //! surt treats `warcinfo:/x` like any host-less URL (path lowercased).
 
-use std::fmt;
-
 /// Which URL key style a CDX uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum KeyStyle {
@@ -47,7 +45,9 @@ pub enum KeyStyle {
 
 /// Error for URLs pywb refuses (it raises `UrlCanonicalizeException`
 /// "Invalid Url: ...", and `cdx-indexer` aborts the file).
-#[derive(Debug, Clone, PartialEq, Eq)]
+// Same text as pywb's exception, plus the reason.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("Invalid Url: {url} ({reason})")]
 pub struct CanonicalizeError {
     url: String,
     reason: &'static str,
@@ -64,15 +64,6 @@ impl CanonicalizeError {
         self.reason
     }
 }
-
-impl fmt::Display for CanonicalizeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // Same text as pywb's exception, plus the reason.
-        write!(f, "Invalid Url: {} ({})", self.url, self.reason)
-    }
-}
-
-impl std::error::Error for CanonicalizeError {}
 
 /// Why surt 0.3.1 would raise; becomes [`CanonicalizeError::reason`].
 type Invalid = &'static str;

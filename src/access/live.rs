@@ -103,7 +103,10 @@ impl LiveRules {
                         );
                     }
                     Ok(false) => {}
-                    Err(e) => eprintln!("warcdex: access rules not changed: {e}"),
+                    Err(e) => eprintln!(
+                        "warcdex: access rules not changed: {}",
+                        crate::path_error::Chain(&e)
+                    ),
                 }
             });
         if let Err(e) = spawned {

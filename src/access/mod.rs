@@ -1,4 +1,4 @@
-//! Access rules (issue 45): pywb 2.10's access-control lists and embargo, the one set
+//! Access rules: pywb 2.10's access-control lists and embargo, the one set
 //! of rules that pywb's replay and every answer of warcdex obey. docs/access.md.
 //!
 //! [`Rules`] is one immutable reading of the rules files; [`LiveRules`] holds the
@@ -10,7 +10,6 @@ mod live;
 mod rules;
 pub mod time;
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -19,16 +18,30 @@ pub use live::LiveRules;
 pub use rules::{read_list, Access, DateCondition, Embargo, Reason, Rule, RuleList, Verdict};
 
 /// A rules file that cannot be read or understood: its path, the line (0: the file as
-/// a whole) and what is wrong.
-#[derive(Debug)]
+/// a whole) and what is wrong, or the system's error as its source.
+#[derive(Debug, thiserror::Error)]
+#[error("{}{}", path.display(), at_line(*line, message))]
 pub struct AccessError {
     /// The file.
     pub path: PathBuf,
     /// The line, from 1 (0: not one line).
     pub line: usize,
-    /// What is wrong.
+    /// What is wrong (empty when the file could not be read: the source says why).
     pub message: String,
+    #[source]
     source: Option<std::io::Error>,
+}
+
+/// `:LINE: MESSAGE`, each part only when there is one.
+fn at_line(line: usize, message: &str) -> String {
+    let line = match line {
+        0 => String::new(),
+        n => format!(":{n}"),
+    };
+    match message {
+        "" => line,
+        m => format!("{line}: {m}"),
+    }
 }
 
 impl AccessError {
@@ -45,24 +58,9 @@ impl AccessError {
         AccessError {
             path: path.to_path_buf(),
             line: 0,
-            message: e.to_string(),
+            message: String::new(),
             source: Some(e),
         }
-    }
-}
-
-impl fmt::Display for AccessError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.line {
-            0 => write!(f, "{}: {}", self.path.display(), self.message),
-            n => write!(f, "{}:{n}: {}", self.path.display(), self.message),
-        }
-    }
-}
-
-impl std::error::Error for AccessError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.source.as_ref().map(|e| e as _)
     }
 }
 
@@ -208,7 +206,7 @@ impl Rules {
 
     /// Why this reading looks like one of files caught while being rewritten, compared
     /// with `before`, the reading in force: a file that held rules is empty now, or most
-    /// of the rules are gone. A server keeps `before` then (issue 56: a file rewritten
+    /// of the rules are gone. A server keeps `before` then (a file rewritten
     /// in place was read while empty, and what it excluded was served until the write
     /// ended); `None` when nothing looks so.
     pub(crate) fn looks_half_written(&self, before: &Rules) -> Option<AccessError> {

@@ -191,7 +191,7 @@ fn rules_reread_when_a_file_changes() {
     );
 }
 
-/// Issue 56, item 8: a rules file rewritten in place is read while it is empty or half
+/// A rules file rewritten in place is read while it is empty or half
 /// written; such a reading keeps the rules in force, and the finished file is read.
 #[test]
 fn a_rules_file_read_while_rewritten_keeps_the_rules_in_force() {

@@ -1,5 +1,5 @@
 //! One gzip WARC cut into pieces at record starts, so that several threads index a
-//! single file (`cdx -j N`, issue 22).
+//! single file (`cdx -j N`).
 //!
 //! A gzip member has no length field, so where a record starts is found by looking:
 //! from each cut's target offset, the next gzip member header whose data begin with
@@ -16,7 +16,7 @@ use std::path::Path;
 /// Pieces are at least this long by default. A piece costs a scan and one more reader
 /// (about a millisecond); half a MiB is about 4 ms of indexing, so the cost is repaid,
 /// and the last pieces are small, so the threads finish within a few milliseconds of
-/// each other. Measured (issue 22, the 218 MB bench file, `cdx -j 2`, 7 alternated runs,
+/// each other. Measured (the 218 MB bench file, `cdx -j 2`, 7 alternated runs,
 /// medians): 0.9998 s with 4 MiB (the last piece, up to twice the minimum, ran alone
 /// for tens of milliseconds), 0.9801 s with 512 KiB, 0.9770 s with 256 KiB; one thread
 /// 1.886 s.

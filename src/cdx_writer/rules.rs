@@ -180,7 +180,7 @@ fn pywb_line<R: Read>(
         return Ok(Outcome::unindexable("no-url", "no target URI: not indexed"));
     };
     // pywb percent-encodes these in ARC URLs; a NUL is percent-encoded in WARC URLs too,
-    // so that no CDX line carries a raw NUL (docs/cdx-differences.md; issue 15, item 17).
+    // so that no CDX line carries a raw NUL (docs/cdx-differences.md).
     let url = if is_arc {
         url.replace('\r', "%0D")
             .replace('\n', "%0A")
@@ -405,7 +405,7 @@ pub fn warc_timestamp(date: &str) -> String {
 /// The date every WARC writer puts in WARC-Date, `YYYY-MM-DDThh:mm:ssZ` (WARC 1.1 §5.4),
 /// perhaps with a fraction of a second (`.` and digits before the `Z`): its 14 digits,
 /// when they make a valid date, as [`strict_iso_timestamp`] would give them, without
-/// splitting and parsing (that was 1.5 % of `cdx`'s time, issue 22). Anything else is
+/// splitting and parsing (that was 1.5 % of `cdx`'s time). Anything else is
 /// left to it.
 fn plain_iso_timestamp(date: &str) -> Option<String> {
     let b = date.as_bytes();

@@ -34,11 +34,11 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// - `near-dups`: the sorts free their buffers between phases.
 ///
 /// `update` sets it when its index stage starts (src/cli/update.rs), not before its
-/// import: a run's peak must not grow with the collection (issue 17: 512 MiB), and with
+/// import: a run's peak must not grow with the collection (512 MiB), and with
 /// glibc's dynamic threshold the import's freed buffers had stayed in heaps through the
 /// index (534 MiB at a batch of 833,333 versions against 370 with the policy), but set
 /// from the start the policy made the import's system time 2 s of the bench's 14 s
-/// (issue 44: the import refaults every buffer it grows).
+/// (the import refaults every buffer it grows).
 pub fn frees_large_buffers(command: &super::Command) -> bool {
     use super::Command as C;
     matches!(

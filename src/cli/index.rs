@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use super::MemoryFlags;
 use clap::Args;
 
-use warcdex::index::graph::build_graph;
+use warcdex::index::link_shards::build_graph;
 use warcdex::index::links::LinkOptions;
 use warcdex::index::{build_index, IndexOptions};
 use warcdex::pindex::dump::{dump, DumpMode};

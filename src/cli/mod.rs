@@ -8,6 +8,7 @@ pub mod graph;
 pub mod heap;
 pub mod import;
 pub mod index;
+pub mod inflate;
 pub mod lists;
 pub mod near;
 pub mod pywb;
@@ -20,6 +21,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use warcdex::output::{self, OutputLock};
+use warcdex::path_error::ResultAtPath;
 
 use clap::{Args, Parser, Subcommand};
 
@@ -216,11 +218,13 @@ pub fn with_output<T>(
             let file = std::fs::OpenOptions::new()
                 .write(true)
                 .open(path)
-                .map_err(|e| output::with_path(e, "cannot open", path))?;
+                .doing("cannot open", path)
+                .map_err(io::Error::from)?;
             let mut out = BufWriter::with_capacity(1 << 16, file);
             let r = f(&mut out)?;
             out.flush()
-                .map_err(|e| output::with_path(e, "cannot write", path))?;
+                .doing("cannot write", path)
+                .map_err(io::Error::from)?;
             Ok(r)
         }
         Some(path) => {
@@ -235,9 +239,12 @@ pub fn with_output<T>(
             let tmp = output::temp_file_beside(path)?;
             let mut out = BufWriter::with_capacity(1 << 16, tmp);
             let r = f(&mut out)?;
-            let written = |e: io::Error| output::with_path(e, "cannot write", path);
-            out.flush().map_err(written)?;
-            let tmp = out.into_inner().map_err(|e| written(e.into_error()))?;
+            out.flush()
+                .doing("cannot write", path)
+                .map_err(io::Error::from)?;
+            let tmp = (out.into_inner().map_err(|e| e.into_error()))
+                .doing("cannot write", path)
+                .map_err(io::Error::from)?;
             output::persist_file(tmp, path)?;
             Ok(r)
         }

@@ -52,8 +52,11 @@ pub fn near_dups(a: NearDupsArgs) -> anyhow::Result<i32> {
         memory: a.memory.bytes(16),
         tmp_dir: a.memory.tmp_dir.clone(),
     };
+    let bar = warcdex::progress::count_bar(0, "near-dups", "versions");
     let report = with_output(a.output.as_deref(), |out| {
-        Ok(warcdex::search::near_dups::near_dups(&index, &opts, out)?)
+        Ok(warcdex::search::near_dups::near_dups(
+            &index, &opts, out, &bar,
+        )?)
     })?;
     eprintln!(
         "near-dups: {} versions, {} with fewer than {} words left out; {} distinct \

@@ -13,10 +13,15 @@ use crate::path_error::{AtPath, ResultAtPath};
 /// The file name of the manifest in a collection's directory.
 pub const MANIFEST_FILE: &str = "collection.json";
 
+/// The format version of `collection.json` (every one has its `version`): 1, the only
+/// one so far, holds the archives, batches and compactions below. Version 1 is read; a
+/// later one is refused, as made by a newer warcdex.
+pub const COLLECTION_VERSION: u32 = 1;
+
 /// A collection's record of itself.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CollectionManifest {
-    /// Format version (1).
+    /// Format version ([`COLLECTION_VERSION`]).
     pub version: u32,
     /// The URL canonicalizer of every CDX key and segment (`surt`).
     pub canonicalizer: String,
@@ -118,7 +123,7 @@ impl CollectionManifest {
     /// An empty collection's manifest.
     pub fn new() -> CollectionManifest {
         CollectionManifest {
-            version: 1,
+            version: COLLECTION_VERSION,
             canonicalizer: "surt".into(),
             ..CollectionManifest::default()
         }
@@ -139,7 +144,17 @@ impl CollectionManifest {
 pub fn read_manifest(dir: &Path) -> Result<Option<CollectionManifest>> {
     let p = dir.join(MANIFEST_FILE);
     match std::fs::read_to_string(&p) {
-        Ok(text) => Ok(Some(serde_json::from_str(&text).at(&p)?)),
+        Ok(text) => {
+            let m: CollectionManifest = serde_json::from_str(&text).at(&p)?;
+            if m.version > COLLECTION_VERSION {
+                return Err(crate::path_error::Error::NewerFormat {
+                    path: p,
+                    version: m.version,
+                    read: COLLECTION_VERSION,
+                });
+            }
+            Ok(Some(m))
+        }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(source) => Err(AtPath { path: p, source }.into()),
     }

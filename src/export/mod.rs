@@ -281,7 +281,7 @@ pub enum ExportError {
     #[error(transparent)]
     Search(#[from] SearchError),
     /// Writing failed.
-    #[error("writing the export: {0}")]
+    #[error("writing the export")]
     Io(#[from] io::Error),
     /// A WACZ export needed more temporary space than its limit
     /// ([`wacz::WaczScratch::limit`]).

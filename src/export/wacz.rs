@@ -11,7 +11,7 @@
 //! `output.rs`), so that the folder of a run that was killed is removed by the next run
 //! that packs there; every byte written into it is counted against [`WaczScratch::limit`]
 //! and checked against [`WaczScratch::cancelled`], so a server stops packing when its
-//! client goes away and never fills its disk for one request (issue 56, item 12).
+//! client goes away and never fills its disk for one request.
 
 use std::cell::Cell;
 use std::fs::File;

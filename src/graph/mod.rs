@@ -1,5 +1,5 @@
-//! The link graph of a collection (`warcdex graph`, issue 46): who links to whom among
-//! the versions a query selects, at the level of pages, hosts or registered domains, as
+//! The link graph export (`warcdex graph`): who links to whom among the versions a
+//! query selects, at the level of pages, hosts or registered domains, as
 //! CSV, GEXF 1.3 or GraphML (for Gephi and networkx).
 //!
 //! A source is a version (URL + digest) that the query matches and the access rules
@@ -153,7 +153,7 @@ pub enum GraphError {
     #[error(transparent)]
     Segment(#[from] crate::segment::Error),
     /// An external sort failed (a temporary file in `dir`).
-    #[error("sorting the graph (temporary files in {}): {source}", dir.display())]
+    #[error("sorting the graph (temporary files in {})", dir.display())]
     Sort {
         /// The sorts' temporary directory.
         dir: PathBuf,
@@ -161,7 +161,7 @@ pub enum GraphError {
         source: io::Error,
     },
     /// Writing the output failed.
-    #[error("writing the graph: {0}")]
+    #[error("writing the graph")]
     Write(#[source] io::Error),
 }
 

@@ -1,4 +1,4 @@
-//! A page's main content apart from its boilerplate (issue 19, item 7), in the same pass
+//! A page's main content apart from its boilerplate, in the same pass
 //! as the text, with two rules from the literature on boilerplate removal:
 //! - **Page chrome by markup**: text inside `<nav>`, `<aside>`, `<menu>`, a `<header>` or
 //!   `<footer>` that is not part of an `<article>` or `<main>`, an element whose ARIA

@@ -183,7 +183,7 @@ mod tests {
         assert!(bad[0].1.contains("not enough fields (2)"));
     }
 
-    /// Issue 56, item 1: the second copy of a capture is listed with its archive; the
+    /// The second copy of a capture is listed with its archive; the
     /// first copy, the same URL, digest and date in another archive, is not excluded.
     #[test]
     fn a_line_with_a_file_excludes_only_that_archives_copy() {

@@ -184,7 +184,7 @@ impl LinkCollector {
 
 /// Appends the `width` low hex digits of `v`, lower case and zero-padded, as
 /// `{v:0width$x}` writes them for a `v` that fits (without the formatter: it was a tenth
-/// of the link passes, issue 22).
+/// of the link passes).
 fn push_hex(out: &mut Vec<u8>, v: u64, width: usize) {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     out.extend(
@@ -199,7 +199,7 @@ fn push_hex(out: &mut Vec<u8>, v: u64, width: usize) {
 /// pages are added) and the link's place on the page, as 16 hex digits: it grows in the
 /// order the links are added, so the links to one target sort in that order. Made
 /// whole here, on the batch's threads, the line is pushed as it is (it was put
-/// together again on one thread, with the formatter: a tenth of pass 1, issue 22).
+/// together again on one thread, with the formatter: a tenth of pass 1).
 fn link_lines(
     page: u64,
     (src, from): (u32, u64),

@@ -140,7 +140,7 @@ fn record_of(f: &Fields, doc: &TantivyDocument) -> VersionRecord {
             lang: f
                 .lang
                 .and_then(|l| doc.get_first(l)?.as_str().map(String::from)),
-            // No `main` (issue 44 on), or before it the whole text again: "no separate
+            // No `main` (`pindex.json` version 2), or in some of version 1 the whole text again: "no separate
             // main content".
             main_text: (f.main)
                 .and_then(|m| doc.get_first(m)?.as_str().map(String::from))

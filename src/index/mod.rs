@@ -7,7 +7,7 @@
 //! add-dates joins on it.
 
 pub mod error;
-pub mod graph;
+pub mod link_shards;
 pub mod links;
 pub mod merge;
 pub mod versions;
@@ -38,7 +38,7 @@ pub struct IndexOptions {
     /// anchors and scores are still those of every segment given, so that shards built
     /// from the same segments score as one index of them would.
     pub shard: Option<warcdex_cdx::shard::Shard>,
-    /// With `shard`: the directory `link-graph` wrote ([`graph`]); the boosts and anchors
+    /// With `shard`: the directory `link-graph` wrote ([`link_shards`]); the boosts and anchors
     /// come from its file for the shard, and only the shard's versions are read, so the
     /// segments given may be the shard's alone.
     pub graph: Option<PathBuf>,
@@ -106,7 +106,7 @@ pub(crate) fn canonicalizer_of(segments: &[PathBuf]) -> Result<(String, warcdex_
 pub fn build_index(segments: &[PathBuf], out: &Path, opts: &IndexOptions) -> Result<MainInfo> {
     let (canonicalizer, style) = canonicalizer_of(segments)?;
     if let Some(graph) = &opts.graph {
-        return graph::index_with_graph(segments, out, opts, graph, canonicalizer);
+        return link_shards::index_with_graph(segments, out, opts, graph, canonicalizer);
     }
     let mut writer = MainWriter::create(out, opts.writer_memory)?;
 
@@ -114,7 +114,7 @@ pub fn build_index(segments: &[PathBuf], out: &Path, opts: &IndexOptions) -> Res
     // Import writes segments in (URL key, digest) order, so the
     // versions usually come from a merge of the segments, read without their text
     // (`Columns::WithoutText`), and pass 3 merges them again for the documents: no copy
-    // of the collection's text is written between the passes (issue 22: spooling it as
+    // of the collection's text is written between the passes (spooling it as
     // JSON was 0.7 s of the bench's 2.4 s pass 1). A segment out of order, more than
     // MAX_MERGED_SEGMENTS segments (the merge holds one decoded batch of 1,024 rows per
     // segment) send the versions through the external sort, bounded by `--memory`,

@@ -125,20 +125,9 @@ fn split_line(line: &[u8]) -> io::Result<(&[u8], u32, &[u8])> {
 }
 
 /// [`merge_sorted_segments`]'s error when a segment is not in (URL key, digest) order.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[error("{}: segment rows out of (URL key, digest) order", .0.display())]
 struct OutOfOrder(PathBuf);
-
-impl std::fmt::Display for OutOfOrder {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{}: segment rows out of (URL key, digest) order",
-            self.0.display()
-        )
-    }
-}
-
-impl std::error::Error for OutOfOrder {}
 
 /// Whether `e` is [`merge_sorted_segments`] finding a segment out of order (the caller
 /// then sorts instead).

@@ -11,7 +11,7 @@ use super::{Error, Result};
 use crate::path_error::ResultAtPath;
 use crate::pindex::directory::ReleasingDirectory;
 use crate::pindex::info::write_info;
-use crate::pindex::{MainInfo, PindexInfo};
+use crate::pindex::{MainInfo, PindexInfo, PINDEX_VERSION};
 use crate::schema::{analysis, schema, Fields};
 use crate::segment::SegmentRow;
 
@@ -83,7 +83,7 @@ impl MainWriter {
         analysis::register(&index);
         // One indexing thread, fed in order: its segments follow each other in `seq`, so
         // a batch that fits the budget is one segment and needs no merge, and more
-        // segments merge by stacking (issue 44: two threads interleaved every segment,
+        // segments merge by stacking (two threads interleaved every segment,
         // and their final merge, on one core, was a third of `index`'s time).
         let writer = index
             .writer_with_num_threads::<TantivyDocument>(1, memory)
@@ -157,6 +157,7 @@ impl MainWriter {
             .wait_merging_threads()
             .map_err(|e| failed(&dir, &out, e))?;
         let info = MainInfo {
+            version: PINDEX_VERSION,
             documents: self.docs,
             key_checksum: hex(&self.checksum.finalize()),
             canonicalizer,
@@ -323,7 +324,7 @@ mod tests {
         }
     }
 
-    /// Issue 39 item 6: a disk that fills while tantivy writes the index (on its own
+    /// A disk that fills while tantivy writes the index (on its own
     /// threads) is reported as the system's error naming the file, not as tantivy's
     /// "An index writer was killed … or panicked".
     #[test]

@@ -1,4 +1,4 @@
-//! Clusters of near-duplicate versions that no chain of small steps can join (issue 43):
+//! Clusters of near-duplicate versions that no chain of small steps can join:
 //! every member of a cluster is a near-duplicate ([`Signature::is_near`]) of the
 //! cluster's first version, its leader.
 //!

@@ -1,4 +1,4 @@
-//! The near-duplicate signature of a version (issue 43): a MinHash sketch of the set of
+//! The near-duplicate signature of a version: a MinHash sketch of the set of
 //! its text's word 3-shingles, with a hash of its title and of its text.
 //!
 //! Two versions are near-duplicates when their titles have the same words (digits

@@ -1,4 +1,4 @@
-//! Near-duplicate versions: the signature of a version's text ([`minhash`], issue 43),
+//! Near-duplicate versions: the signature of a version's text ([`minhash`]),
 //! stored by document in an index's `near.sig` ([`sig_file`]), and the clustering of
 //! versions around the first of each cluster ([`leaders`]).
 //!

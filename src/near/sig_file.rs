@@ -3,7 +3,7 @@
 //! 32-bit numbers), then one fixed-size record per document in index order, then an
 //! 8-byte footer: `CRC1` and the CRC-32 of everything before it (little-endian). The
 //! footer is checked when the file is opened, as tantivy's files' are, so a damaged file
-//! is refused naming it instead of giving wrong clusters (issue 56, item 14). Files of
+//! is refused naming it instead of giving wrong clusters. Files of
 //! the first layout (`WDXNEAR1`, no footer) still read, unchecked.
 //!
 //! Beside tantivy rather than in it: a bytes fast field is dictionary-encoded, so each
@@ -42,8 +42,13 @@ fn header_with(magic: &[u8; 8]) -> [u8; HEADER] {
     h
 }
 
+/// `near-duplicate signatures PATH`, the error its source.
 fn at_path(e: io::Error, path: &Path) -> io::Error {
-    crate::output::with_path(e, "near-duplicate signatures", path)
+    io::Error::from(crate::path_error::DoingAt {
+        what: "near-duplicate signatures",
+        path: path.to_path_buf(),
+        source: e,
+    })
 }
 
 /// Writes the signatures of an index's documents, in order.
@@ -101,7 +106,9 @@ pub struct SigFile {
 }
 
 impl SigFile {
-    /// Opens `dir/near.sig`; `None` when the index has none (built before issue 43).
+    /// Opens `dir/near.sig`; `None` when the index has none (of `pindex.json` version 1,
+    /// built before signatures were stored). Both layouts are read: `WDXNEAR2` (written
+    /// now, with a CRC-32 footer) and `WDXNEAR1` (the first, without).
     pub fn open(dir: &Path) -> io::Result<Option<SigFile>> {
         let path = dir.join(SIG_FILE);
         let mut file = match File::open(&path) {
@@ -253,7 +260,7 @@ mod tests {
         assert!(e.to_string().contains(SIG_FILE), "{e}");
     }
 
-    /// Issue 56, item 14: a bit flipped anywhere in the file is refused when it is
+    /// A bit flipped anywhere in the file is refused when it is
     /// opened, naming the file; a file of the first layout (no footer) still reads.
     #[test]
     fn damage_anywhere_is_refused_and_the_first_layout_reads() {

@@ -1,4 +1,4 @@
-//! What changed between two versions' texts, word by word (issue 43): the runs of words
+//! What changed between two versions' texts, word by word: the runs of words
 //! kept, removed and added, and the share of words changed.
 //!
 //! Words are runs of non-whitespace, as a reader sees them (punctuation stays on its

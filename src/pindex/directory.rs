@@ -346,7 +346,7 @@ impl Directory for ReleasingDirectory {
     fn atomic_write(&self, path: &Path, data: &[u8]) -> io::Result<()> {
         // Not `MmapDirectory`'s: it writes through a tempfile of mode 0600, whatever the
         // umask, so `meta.json` and `.managed.json` could be read by their owner only
-        // and `search` run as another user opened no set (issue 39).
+        // and `search` run as another user opened no set.
         let full_path = self.root.join(path);
         atomic_write(&full_path, data).inspect_err(|e| self.record(&full_path, e))
     }
@@ -369,8 +369,7 @@ impl Directory for ReleasingDirectory {
 ///
 /// Why: tantivy's reader takes the meta lock (`.tantivy-meta.lock`, created and opened
 /// for writing) while it opens the segments, so a collection on a read-only mount, or
-/// owned by another account with files 0644, opened no set at all (EROFS, EACCES; issue
-/// 56, item 15). The lock only keeps a writer's garbage collection from deleting files
+/// owned by another account with files 0644, opened no set at all (EROFS, EACCES). The lock only keeps a writer's garbage collection from deleting files
 /// while they are opened; the indexes warcdex reads are never changed in place (a new
 /// set is written beside and renamed), so a reader has nothing to lock out.
 #[derive(Clone)]

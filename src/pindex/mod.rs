@@ -22,4 +22,6 @@ pub mod keys;
 pub mod open;
 
 pub use error::{Error, Result};
-pub use info::{DatesCounts, DatesInfo, LinkOptions, MainInfo, PindexInfo, PINDEX_FILE};
+pub use info::{
+    DatesCounts, DatesInfo, LinkOptions, MainInfo, PindexInfo, PINDEX_FILE, PINDEX_VERSION,
+};

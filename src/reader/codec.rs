@@ -22,7 +22,7 @@ pub enum Codec {
 impl Codec {
     /// The compression of a file starting with `head`, if it is compressed. Two of the
     /// three first bytes of a gzip member are enough: a damaged first member must not
-    /// turn the whole file into "no record found" (issue 15, item 1).
+    /// turn the whole file into "no record found".
     pub fn sniff(head: &[u8]) -> Option<Codec> {
         let matching = [0x1f, 0x8b, 8]
             .iter()

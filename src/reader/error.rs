@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 #[non_exhaustive]
 pub enum ErrorKind {
     /// The operating system refused a read or a write.
-    #[error("{0}")]
+    #[error(transparent)]
     Io(#[from] std::io::Error),
     /// A gzip member could not be decompressed (corrupt or cut short).
     #[error("gzip member starting at offset {member_offset} is corrupt or truncated: {message}")]
@@ -70,7 +70,7 @@ pub enum ErrorKind {
         tool: &'static str,
     },
     /// A WACZ that cannot be read (its message names it).
-    #[error("{0}")]
+    #[error(transparent)]
     Wacz(#[from] crate::reader::wacz::WaczError),
     /// The record's bytes were in a damaged gzip member, found only after the record was
     /// handed out: it must not be used. Reading goes on (see [`Error::is_record_lost`]).
@@ -171,13 +171,11 @@ impl fmt::Display for Error {
     }
 }
 
+/// The location, then the kind's own text: the kind's sources are this error's (a system
+/// or WACZ error is shown as its kind, not handed on again).
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match &*self.kind {
-            ErrorKind::Io(e) => Some(e),
-            ErrorKind::Wacz(e) => Some(e),
-            _ => None,
-        }
+        self.kind.source()
     }
 }
 

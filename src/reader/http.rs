@@ -73,11 +73,6 @@ impl HttpHead {
         self.status_rest.is_empty() && self.fields.is_empty()
     }
 
-    /// True when the head had no terminating blank line within the block or limit.
-    pub fn is_unterminated(&self) -> bool {
-        self.unterminated
-    }
-
     /// Parses `raw` (already filled with whole lines) into status and fields.
     pub(crate) fn parse_raw(&mut self) {
         self.fields.clear();

@@ -276,11 +276,6 @@ impl<R: Read> ArchiveReader<R> {
         self.path = Some(path.into());
     }
 
-    /// True when the input is gzip-compressed.
-    pub fn is_gzip(&self) -> bool {
-        self.s.codec() == Some(Codec::Gzip)
-    }
-
     /// The input's compression (gzip members or zstd frames), if it is compressed.
     pub fn codec(&self) -> Option<Codec> {
         self.s.codec()

@@ -90,7 +90,7 @@ impl<R: Read> ArchiveReader<R> {
             };
             if !self.start_checked {
                 // The first line that is not blank: a record header, or no archive. A
-                // text file read as one became an ARC record dated 2999 (issue 39).
+                // text file read as one became an ARC record dated 2999.
                 let first = match line {
                     Ok(len) => {
                         let l = &self.s.buffer()[..len];

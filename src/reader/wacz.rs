@@ -56,14 +56,15 @@ pub const MAX_DATAPACKAGE_BYTES: u64 = 8 << 20;
 /// What went wrong with a WACZ, with its path.
 #[derive(Debug, thiserror::Error)]
 pub enum WaczError {
-    /// The file could not be read.
-    #[error("{path}: {source}")]
+    /// The file could not be read. The system's error is part of the text, as the
+    /// reader's errors show their cause (every reader error is printed as it is, by
+    /// `records`, `cdx` and the server alike), so it is not handed on as a source too.
+    #[error("{path}: {error}")]
     Io {
         /// The WACZ.
         path: PathBuf,
         /// The cause.
-        #[source]
-        source: io::Error,
+        error: io::Error,
     },
     /// The file is not a ZIP archive warcdex can read.
     #[error("{path}: not a readable ZIP archive: {message}")]
@@ -106,15 +107,15 @@ pub enum WaczError {
         reason: &'static str,
     },
     /// An entry could not be read.
-    #[error("{path}#{entry}: {source}")]
+    /// The cause is part of the text, as for [`WaczError::Io`].
+    #[error("{path}#{entry}: {error}")]
     Entry {
         /// The WACZ.
         path: PathBuf,
         /// The entry.
         entry: String,
         /// The cause.
-        #[source]
-        source: io::Error,
+        error: io::Error,
     },
 }
 
@@ -207,9 +208,9 @@ pub fn is_wacz(path: &Path) -> bool {
 impl Wacz {
     /// Reads the entry list of the WACZ at `path`.
     pub fn open(path: &Path) -> std::result::Result<Wacz, WaczError> {
-        let io_err = |source| WaczError::Io {
+        let io_err = |error| WaczError::Io {
             path: path.to_path_buf(),
-            source,
+            error,
         };
         let zip_err = |e: zip::result::ZipError| WaczError::Zip {
             path: path.to_path_buf(),
@@ -342,10 +343,10 @@ impl Wacz {
     /// `WaczError::Entry` for an error reading `entry`.
     fn entry_err(&self, entry: &str) -> impl FnOnce(io::Error) -> WaczError + '_ {
         let entry = entry.to_string();
-        move |source| WaczError::Entry {
+        move |error| WaczError::Entry {
             path: self.path.clone(),
             entry,
-            source,
+            error,
         }
     }
 

@@ -1,7 +1,7 @@
 //! A whole gzip member decoded in one call by libdeflate, when the member is entirely
 //! in the input buffer and its data fits the output space: most web-archive records.
 //!
-//! Why: inflate is most of `cdx`'s time (issue 22's profile: zlib-rs's
+//! Why: inflate is most of `cdx`'s time (profiled: zlib-rs's
 //! `inflate_fast_help` alone was 64 %), and libdeflate, which decodes a whole buffer
 //! instead of a stream, inflated the bench's members 1.5× faster than zlib-rs
 //! (docs/performance.md, "Reading and decompression"). Anything else — a member

@@ -39,14 +39,9 @@ pub struct ArchivalUrl {
 }
 
 /// Why an archival URL was refused (answered with a 400).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
 pub struct BadArchivalUrl(pub String);
-
-impl std::fmt::Display for BadArchivalUrl {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
 
 /// The longest archived URL accepted (pywb and browsers accept about this much).
 pub const MAX_URL: usize = 8192;

@@ -4,7 +4,7 @@
 
 use std::io::{self, Read};
 
-use super::archival_url::{format, Mode};
+use super::archival_url::Mode;
 use super::record::RecordHead;
 use super::rewrite::{css::rewrite_css, html::rewrite_html, url::UrlRewriter};
 use crate::reader::content_type::ContentType;
@@ -222,11 +222,6 @@ fn copy(input: &mut dyn Read, sink: &mut dyn FnMut(&[u8]) -> io::Result<()>) -> 
         };
         sink(&buf[..n])?;
     }
-}
-
-/// `/web/DATEid_/URL` for a `Link` header or a banner: the original payload's address.
-pub fn identity_url(prefix: &str, date: &str, url: &str) -> String {
-    format(prefix, date, Mode::Identity, url)
 }
 
 #[cfg(test)]

@@ -44,7 +44,7 @@ impl RecordHead {
 #[derive(Debug, thiserror::Error)]
 pub enum RecordError {
     /// The archive could not be read at that offset.
-    #[error("{path}: offset {offset}: {source}")]
+    #[error("{path}: offset {offset}")]
     Read {
         /// The archive.
         path: String,

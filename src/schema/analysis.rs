@@ -1,4 +1,4 @@
-//! How the text fields of a main index are cut into words (issue 19, items 1–2).
+//! How the text fields of a main index are cut into words.
 //!
 //! tantivy's default analyzer keeps a run of letters as one token, so a Chinese,
 //! Japanese or Korean word inside a sentence (which has no spaces) could never be found,
@@ -17,7 +17,7 @@
 //!
 //! Thai, Lao, Khmer and Myanmar, also written without spaces, are kept as runs between
 //! spaces and punctuation: a word inside a run is not found unless it is the whole run
-//! (a dictionary segmenter would be needed; see the closing note of issue 19).
+//! (a dictionary segmenter would be needed).
 //!
 //! Stemming: for each of the 18 languages tantivy has a Snowball stemmer for, an
 //! analyzer `warcdex_stem_<code>` (the same chain with the language's stemmer between
@@ -79,13 +79,6 @@ pub const STEMMED_LANGUAGES: &[(&str, Language)] = &[
     ("ta", Language::Tamil),
     ("tr", Language::Turkish),
 ];
-
-/// The position of language `code` in [`STEMMED_LANGUAGES`] (`no`, Norwegian's
-/// macrolanguage code, is Bokmål's `nb`).
-pub fn stem_index(code: &str) -> Option<usize> {
-    let code = if code == "no" { "nb" } else { code };
-    STEMMED_LANGUAGES.iter().position(|(c, _)| *c == code)
-}
 
 /// The main index's stemmed field of language `code` (`stem_en`).
 pub fn stem_field_name(code: &str) -> String {
@@ -185,7 +178,7 @@ impl WordStream<'_> {
 
     /// The character at `pos` and where it starts, without taking it. An ASCII byte is
     /// its own character: most of the indexed text is ASCII, and decoding UTF-8 for it
-    /// was a tenth of `index` (issue 22's profile).
+    /// was a tenth of `index`.
     fn peek(&self) -> Option<(usize, char)> {
         let b = *self.text.as_bytes().get(self.pos)?;
         if b.is_ascii() {

@@ -54,17 +54,19 @@ pub struct Fields {
     /// open.
     pub lang: Option<Field>,
     /// The main content: the text without boilerplate, where it differs from the whole
-    /// text (stored; snippets come from it). Indexes built before issue 44 also indexed
-    /// it, and held it for every document.
+    /// text (stored; snippets come from it). Some indexes of `pindex.json` version 1
+    /// ([`crate::pindex::PINDEX_VERSION`]) also indexed it, and held it for every
+    /// document.
     pub main: Option<Field>,
     /// For each anchor, a hash of the URL key of the page it comes from
     /// ([`anchor_source`]; stored, indexed): so that the anchors of pages an asker may
-    /// not see are not searched for them (issue 56, item 7). `None` in indexes built
-    /// before.
+    /// not see are not searched for them. `None` in indexes of version 1 built before
+    /// it existed.
     pub anchor_from: Option<Field>,
     /// The stemmed text, one field per language of [`analysis::STEMMED_LANGUAGES`] (in
-    /// its order), of indexes built before issue 44 (`None` in later ones: the ranking
-    /// gave them weight 0, and analysing each text a second time was a fifth of `index`).
+    /// its order), of some indexes of version 1 (`None` from version 2 on: the ranking
+    /// gave them weight 0, and analysing each text a second time made `index` slower,
+    /// docs/performance.md).
     pub stems: [Option<Field>; STEMS],
 }
 

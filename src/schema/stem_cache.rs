@@ -1,6 +1,6 @@
 //! A stemming token filter that remembers the stems of the words it has seen.
 //!
-//! Snowball stemming was an eighth of `index`'s time on the bench (issue 22's profile:
+//! Snowball stemming was an eighth of `index`'s time on the bench (profiled:
 //! frostem's `english_stemmer::stem`, `find_among_b`, `in_grouping`), and web text repeats
 //! a small vocabulary: most words are stemmed again and again. [`CachedStemmer`] gives
 //! exactly the stems of tantivy's `Stemmer` filter (the same frostem algorithm per

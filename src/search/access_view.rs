@@ -1,4 +1,4 @@
-//! What one viewer may see of each set under the access rules (issue 45): the documents
+//! What one viewer may see of each set under the access rules: the documents
 //! with at least one capture shown, and the dates of the captures shown. Every answer
 //! of a search (hits, totals, facets, the timeline, dates, near-duplicate groups,
 //! versions) reads these instead of the set's own tables, so it is what a collection
@@ -27,7 +27,7 @@ pub(crate) struct SetView {
     pub dates: Arc<DateTable>,
     /// A bit per DocId: the documents with an anchor from a page with a version hidden
     /// (`None`: none). Their anchors are not searched for this viewer, so that a word
-    /// only a hidden page's link text holds finds nothing (issue 56, item 7).
+    /// only a hidden page's link text holds finds nothing.
     pub anchors_hidden: Option<Arc<Vec<u64>>>,
 }
 
@@ -105,7 +105,7 @@ impl SetView {
 
 /// The views as they stood at the end of `at` (14 digits, a query's `as-of:`): only the
 /// captures made at or before it, so that hits, dates, timelines, facets and counts show
-/// what was known then and nothing of the future (issue 56, item 3). Without `at`, the
+/// what was known then and nothing of the future. Without `at`, the
 /// views as they are.
 pub(crate) fn as_of(views: Arc<Vec<SetView>>, at: Option<u64>) -> Arc<Vec<SetView>> {
     let Some(at) = at else {

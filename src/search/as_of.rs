@@ -1,4 +1,4 @@
-//! `as-of:DATE` (issue 46): the collection as it stood at the end of a date. For each
+//! `as-of:DATE`: the collection as it stood at the end of a date. For each
 //! URL, the version whose latest capture at or before that moment is the latest of all
 //! the URL's versions in every set is the one live then; the others are not searched.
 //! Only the captures the asker may see count (the access view's dates), so a hidden

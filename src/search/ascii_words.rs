@@ -2,7 +2,7 @@
 //!
 //! Why: the snippet's fragment scan (`src/search/snippet.rs`) cut its tokens a byte at a
 //! time, a load, a table look-up and a branch per byte, and that loop was 7 % of a loaded
-//! server's cycles under `scripts/bench-serve.sh` (issue 22). Here each 64 bytes become
+//! server's cycles under `scripts/bench-serve.sh`. Here each 64 bytes become
 //! one bit mask of "letter or digit" with word arithmetic (no branch per byte), and a
 //! token's ends are the mask's next set and next clear bits.
 

@@ -8,7 +8,7 @@
 //! documents each site matched (a site with more is listed as limited).
 //!
 //! On a large collection that was a hash-map probe per matching document: 36 % of the
-//! server's cycles on the 1,000,000-document scale collection under load (issue 22).
+//! server's cycles on the 1,000,000-document scale collection under load.
 //! When asked to ([`CappedTop::new`]'s `prune`), a candidate below the `limit`-th best
 //! of what is kept is not kept: it can never be among the best `limit`. Why that is
 //! exact: if `limit` kept candidates, at most `per_site` of each site, are better than

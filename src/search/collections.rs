@@ -1,4 +1,4 @@
-//! Each document's collections (issue 56, item 2): a version belongs to every collection
+//! Each document's collections: a version belongs to every collection
 //! it was captured in, not only to its first capture's. Main's `collection` holds the
 //! first capture's; the dates index's `collection` (written by `update`, which names every
 //! capture's collection in its dates lists) holds the others, and is rebuilt when a later

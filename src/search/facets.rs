@@ -1,4 +1,4 @@
-//! Facets and the capture timeline of a query (issue 19, items 9–10): over every
+//! Facets and the capture timeline of a query: over every
 //! document that matches (not only the page shown), counts by site, year of capture,
 //! MIME type, language and collection, and the captures per month.
 //!
@@ -78,7 +78,7 @@ pub(crate) struct FacetSources {
 /// Counts by ordinal, in a vector indexed by it (grown to the largest ordinal seen).
 /// `count` runs for every matching document of every query: on the 1,000,000-document
 /// scale collection, hashing ordinals into maps (FxHash) and finding months in B-trees
-/// were 30 % of the server's cycles under load (issue 22); an index into a vector is
+/// were 30 % of the server's cycles under load; an index into a vector is
 /// neither. At most one entry per site, type or language of the set.
 #[derive(Debug, Default, Clone)]
 struct OrdinalCounts(Vec<u64>);
@@ -284,11 +284,6 @@ impl Tally {
             self.sites = kept;
         }
         self
-    }
-
-    /// Distinct sites among the matches.
-    pub fn site_count(&self) -> usize {
-        self.sites.len()
     }
 
     /// The facets to show.

@@ -1,5 +1,5 @@
 //! `warcdex history URL`: every version of a URL, earliest first, with its dates and how
-//! much of its text changed from the version before (issues 20 and 43): the share of
+//! much of its text changed from the version before: the share of
 //! words, from a word-level diff of the two indexed texts (`crate::near::word_diff`), so
 //! a reader sees when the page really changed rather than when its bytes did. "Same
 //! text" only where the two texts are equal.

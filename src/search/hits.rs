@@ -86,7 +86,7 @@ pub struct Hit {
     pub snippet: Snippet,
     /// Hits from the same site were left out by the per-site limit.
     pub more_from_site: bool,
-    /// Versions of this URL shown as this hit: near-identical to it (issue 20), their
+    /// Versions of this URL shown as this hit: near-identical to it, their
     /// dates all in `dates`; 1 when it stands alone. The hit shows the newest of them.
     #[serde(default)]
     pub near_versions: usize,
@@ -171,7 +171,7 @@ pub(crate) fn replay_links(prefix: Option<&str>, dates: &[String], url: &str) ->
 ///
 /// `known` is one version whose digest the caller has read from the store already: the
 /// others' are looked up in their set's digest column, a block of its dictionary
-/// decompressed for each (5 % of a loaded server's cycles, issue 22).
+/// decompressed for each (5 % of a loaded server's cycles).
 fn url_history(
     sets: &[OpenSet],
     views: &[SetView],

@@ -1,4 +1,4 @@
-//! Every version a query matches, not its best few (issue 46's exports): the query run
+//! Every version a query matches, not its best few: the query run
 //! with a collector that only marks documents, filtered as a search filters them
 //! (`date:`, `as-of:`, the access rules), then read set by set in URL key order. Memory
 //! is a bit per document of a set and one version at a time, whatever the matches.

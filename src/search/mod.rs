@@ -78,35 +78,19 @@ pub use types::{
 use windows::Snippets;
 
 /// Why a search failed.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum SearchError {
-    /// The query is malformed or over a limit: the user's to fix (HTTP 400).
+    /// The query is malformed or over a limit: the user's to fix (HTTP 400). The text
+    /// is the query error's (it has no source).
+    #[error("bad query: {0}")]
     Query(QueryError),
     /// Reading an index failed (HTTP 500): tantivy's error, or what was found damaged.
-    Index(Box<dyn std::error::Error + Send + Sync>),
+    #[error("index error")]
+    Index(#[source] Box<dyn std::error::Error + Send + Sync>),
     /// A shard server was sent term statistics no collection can have (HTTP 400: the
     /// asker's error, as a malformed query is).
-    Statistics(ImpossibleStats),
-}
-
-impl fmt::Display for SearchError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SearchError::Query(e) => write!(f, "bad query: {e}"),
-            SearchError::Index(e) => write!(f, "index error: {e}"),
-            SearchError::Statistics(e) => write!(f, "cannot rank with the statistics sent: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for SearchError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            SearchError::Statistics(e) => Some(e),
-            SearchError::Index(e) => Some(&**e),
-            SearchError::Query(_) => None,
-        }
-    }
+    #[error("cannot rank with the statistics sent")]
+    Statistics(#[source] ImpossibleStats),
 }
 
 impl From<QueryError> for SearchError {

@@ -1,4 +1,4 @@
-//! Near-duplicate versions shown as one hit (issue 20): a presentation of the results,
+//! Near-duplicate versions shown as one hit: a presentation of the results,
 //! never a loss of a version (the dates index and identity are untouched).
 //!
 //! Within a set, the versions of one URL are consecutive DocIds (the index is in (URL key,
@@ -33,7 +33,7 @@ pub(crate) struct NearTable {
     /// other members). The collector asks [`NearTable::last_of`] for every match: on the
     /// 1,000,000-document scale collection, most of whose documents are in groups, a
     /// hash map's lookup (a cache miss each, as the keys are scattered) was 11 % of the
-    /// server's cycles under load (issue 22). Indexed by DocId, the lookups follow the
+    /// server's cycles under load. Indexed by DocId, the lookups follow the
     /// collector's ascending DocIds through memory, for 4 bytes a document.
     last_of: Vec<u32>,
     /// The signatures, read by position.

@@ -1,4 +1,4 @@
-//! `warcdex near-dups` (issues 20 and 43): clusters of near-duplicate versions, each
+//! `warcdex near-dups`: clusters of near-duplicate versions, each
 //! version near the first of its cluster (`crate::near::leaders`). `warcdex history`
 //! (`history.rs`) shows how each version of a URL differs from the one before.
 //!
@@ -19,6 +19,8 @@ use super::{OpenSet, SearchIndex};
 use crate::near::clusters::{ClusterCounts, UnionFind};
 use crate::near::sig_file::SigFile;
 use crate::near::{LeaderClusters, DEFAULT_MIN_WORDS, DEFAULT_THRESHOLD};
+use crate::path_error::ResultAtPath;
+use crate::progress::Progress;
 
 /// What went wrong finding near-duplicates.
 #[derive(Debug, thiserror::Error)]
@@ -27,7 +29,7 @@ pub enum NearError {
     #[error(transparent)]
     Io(#[from] io::Error),
     /// An index's columns could not be read.
-    #[error("{}: {source}", dir.display())]
+    #[error("{}", dir.display())]
     Index {
         /// The main index.
         dir: PathBuf,
@@ -43,7 +45,7 @@ pub enum NearError {
     )]
     NoFingerprints(PathBuf),
     /// A version's indexed text could not be read (`history`).
-    #[error("{}: {source}", dir.display())]
+    #[error("{}", dir.display())]
     Text {
         /// The main index.
         dir: PathBuf,
@@ -176,10 +178,12 @@ fn clean(field: &str) -> std::borrow::Cow<'_, str> {
 /// Lists every cluster of two or more near-duplicate versions of the search directory's
 /// sets as `CLUSTER<TAB>URL<TAB>sha1:DIGEST<TAB>FIRST_DATE14` lines, sorted by cluster, then
 /// URL, then digest; clusters are numbered from 1 in the order of their first version.
+/// `progress` counts the versions read (the caller draws it, if anything).
 pub fn near_dups(
     index: &SearchIndex,
     opts: &NearOptions,
     out: &mut dyn Write,
+    progress: &dyn Progress,
 ) -> Result<NearReport, NearError> {
     let sets: Vec<&OpenSet> = index.live_sets().collect();
     let mut columns = Vec::with_capacity(sets.len());
@@ -202,7 +206,7 @@ pub fn near_dups(
     };
     let mut uf = UnionFind::new(total);
     let mut leaders = LeaderClusters::new(&sort, opts.threshold)?;
-    let bar = crate::progress::count_bar(u64::from(total), "near-dups", "versions");
+    progress.start(u64::from(total));
     for ((set, cols), base) in sets.iter().zip(&columns).zip(&bases) {
         let Some(cols) = cols else { continue };
         let sigs = SigFile::open(&set.main_dir)?
@@ -211,7 +215,7 @@ pub fn near_dups(
         // digest.
         let mut order = Vec::new();
         keys_in_order(set, &cols.key, 0..set.docs, |doc, bytes| {
-            bar.inc(1);
+            progress.advance(1);
             let sig = sigs
                 .get(doc)?
                 .ok_or_else(|| damaged(&set.main_dir, "near.sig"))?;
@@ -231,7 +235,7 @@ pub fn near_dups(
         })?;
     }
     report.counts = leaders.cluster(&mut uf)?;
-    bar.finish_and_clear();
+    progress.finish();
     // The listing's two sorts overlap while the first is read back: half the budget each.
     let sort = SortOptions {
         memory: (sort.memory / 2).max(1 << 20),
@@ -338,7 +342,8 @@ fn keys_in_order(
                 }
             }
         })
-        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", set.main_dir.display())))?;
+        .at(&set.main_dir)
+        .map_err(io::Error::from)?;
     if let Some(e) = failed {
         return Err(e.into());
     }

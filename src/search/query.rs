@@ -6,8 +6,6 @@
 //! because `date:` is not a field of the main index (it is evaluated on the dates index,
 //! any capture date matching) and because NutchWAX's `site:` ignores a leading `www.`.
 
-use std::fmt;
-
 /// The longest query accepted, in bytes: longer ones are refused, not cut, so a user
 /// never silently gets results for a different query.
 pub const MAX_QUERY_BYTES: usize = 1024;
@@ -20,16 +18,9 @@ pub const MAX_CLAUSES: usize = 32;
 pub const TEXT_FIELDS: [&str; 4] = ["title", "content", "anchor", "url"];
 
 /// A query the user has to fix; the message says what is wrong.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
 pub struct QueryError(pub String);
-
-impl fmt::Display for QueryError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for QueryError {}
 
 fn bad(msg: impl Into<String>) -> QueryError {
     QueryError(msg.into())

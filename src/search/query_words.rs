@@ -1,8 +1,8 @@
 //! The query's words as the snippet finder looks for them in a page's text, prepared
 //! once per search instead of once per hit.
 //!
-//! Why: under `scripts/bench-serve.sh` the snippets were a third of the server's cycles
-//! (issue 22): three byte searches of the whole page per word to place the window, and
+//! Why: under `scripts/bench-serve.sh` the snippets were a third of the server's cycles:
+//! three byte searches of the whole page per word to place the window, and
 //! tantivy's snippet generator tokenizing 4 KiB heads that held none of the words. A
 //! substring finder per form of a word, a stretch of the page at a time (a form found
 //! bounds where the next forms are looked for), places the window at the same byte; and
@@ -32,7 +32,7 @@ impl QueryWords {
     /// The finder of `words` (non-empty, distinct).
     ///
     /// A substring finder per form, not one Aho-Corasick automaton for all: building the
-    /// automaton for every search was 3-5 % of a loaded server's cycles (issue 22), more
+    /// automaton for every search was 3-5 % of a loaded server's cycles, more
     /// than the few KiB it searched.
     pub(crate) fn new(words: Vec<String>) -> Self {
         let mut forms: Vec<String> = Vec::with_capacity(3 * words.len());

@@ -145,7 +145,7 @@ impl SearchIndex {
             Some(s) => s.clone(),
             // One set scores with its own statistics, which is what `Statistics` falls
             // back to for what the sums do not name: summing them first only looked
-            // every term up twice (2 % of a loaded server's cycles, issue 22).
+            // every term up twice (2 % of a loaded server's cycles).
             None if self.live_count() == 1 && views.iter().all(|v| v.visible.is_none()) => {
                 TermStats::default()
             }

@@ -46,7 +46,7 @@ pub(crate) enum Short {
     Site,
 }
 
-/// Candidates folded into a kept one (issue 20): versions of its URL from other sets,
+/// Candidates folded into a kept one: versions of its URL from other sets,
 /// and near-identical pages of other URLs (`collapse=near`).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Folded {

@@ -31,7 +31,7 @@ fn has_terms(searcher: &Searcher, field: Field) -> bool {
     })
 }
 
-/// Whether `field` is indexed in `index`'s schema (`main` is only stored since issue 44).
+/// Whether `field` is indexed in `index`'s schema (`main` is only stored from `pindex.json` version 2 on).
 fn is_indexed(index: &tantivy::Index, field: Field) -> bool {
     index.schema().get_field_entry(field).is_indexed()
 }
@@ -208,7 +208,7 @@ pub(crate) struct OpenSet {
     /// Each document's factor, its text score multiplied by it (`weights.rs`: the
     /// link-analysis prior and the link-list demotion; `None`: every factor is 1). Read
     /// once here: the boost read through its column, with its optional-value index, was
-    /// 17 % of the server's cycles on the 1,000,000-document scale collection (issue 22).
+    /// 17 % of the server's cycles on the 1,000,000-document scale collection.
     pub factor: Option<Arc<Vec<Score>>>,
     /// The `urlkey` and `digest` columns, which order documents of equal score.
     order: Option<(StrColumn, StrColumn)>,
@@ -529,7 +529,7 @@ pub(crate) fn open(dir: &Path, released: bool) -> io::Result<OpenSet> {
     // Checksums first: opening and the alignment check already read the files.
     for d in std::iter::once(&main_dir).chain(&dates_dir) {
         // For reading only: no lock file is created, so a collection on a read-only
-        // mount or owned by another account opens (issue 56, item 15).
+        // mount or owned by another account opens.
         let index = if released {
             pindex::directory::open_released_read_only(d)?
         } else {
@@ -596,8 +596,8 @@ pub(crate) fn open(dir: &Path, released: bool) -> io::Result<OpenSet> {
                 .map(Arc::new);
             let col = |n| ff.str(n).at(&main_dir).map_err(pindex::Error::from);
             let order = col("urlkey")?.zip(col("digest")?);
-            // An index built before issue 43 has no signatures: its versions are
-            // shown one by one.
+            // An index without `near.sig` (of version 1, built before signatures were
+            // stored) has no signatures: its versions are shown one by one.
             let sigs =
                 crate::near::sig_file::SigFile::open(&main_dir).map_err(pindex::Error::from)?;
             let near = match (&order, sigs) {
@@ -616,7 +616,7 @@ pub(crate) fn open(dir: &Path, released: bool) -> io::Result<OpenSet> {
         .map(|n| field(&set.main, n, &main_dir))
         .collect::<pindex::Result<_>>()?;
     // A field of weight 0 is not searched at all: each costs a lookup per word.
-    // `main` is searched only in indexes built before issue 44, which indexed it.
+    // `main` is searched only in the indexes of version 1 that indexed it.
     let main = (fields.main).filter(|&m| weights.main != 0.0 && is_indexed(&set.main, m));
     defaults.extend(main);
     // Only the stemmed fields of languages the set has.

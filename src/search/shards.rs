@@ -48,11 +48,12 @@ pub struct ShardResults {
 }
 
 /// Why a shard server's answer is refused as a whole ([`ShardResults::check`]).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum BadAnswer {
     /// A hit's score is not a finite number ≥ 0, which no shard computes (BM25 times a
     /// link boost, both ≥ 0): an infinite one (1e308 is infinite as an `f32`) was shown
     /// as `null`, and sorted above every true hit.
+    #[error("the answer is refused: the hit {url} has the score {score}, not a finite number ≥ 0")]
     Score {
         /// The hit's URL.
         url: String,
@@ -60,19 +61,6 @@ pub enum BadAnswer {
         score: f32,
     },
 }
-
-impl std::fmt::Display for BadAnswer {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            BadAnswer::Score { url, score } => write!(
-                f,
-                "the answer is refused: the hit {url} has the score {score}, not a finite number ≥ 0"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for BadAnswer {}
 
 impl ShardResults {
     /// Whether this answer can be a shard server's. One impossible score refuses the

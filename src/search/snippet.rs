@@ -1,8 +1,8 @@
 //! The snippet's fragment and highlights, cut as tantivy's `SnippetGenerator` cuts them,
 //! without its token stream for text whose words are all ASCII.
 //!
-//! Why: under `scripts/bench-serve.sh` the generator was 31 % of the server's cycles
-//! (issue 22), most of it the analyzer's token stream (a `String` per token through the
+//! Why: under `scripts/bench-serve.sh` the generator was 31 % of the server's cycles,
+//! most of it the analyzer's token stream (a `String` per token through the
 //! word cutter, lower-caser and folder) and, per token, a lower-cased copy looked up in a
 //! `BTreeMap`. For a part of a page in which every letter and digit is ASCII, the
 //! `warcdex` analyzer (`src/schema/analysis.rs`) and tantivy's `default` one both give

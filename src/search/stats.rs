@@ -13,7 +13,6 @@
 //! `dfs_query_then_fetch` does.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt;
 
 use serde::{Deserialize, Serialize};
 use tantivy::query::{Bm25StatisticsProvider, Query};
@@ -35,10 +34,11 @@ pub struct TermStats {
 }
 
 /// Why term statistics cannot be those of any collection ([`TermStats::check`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ImpossibleStats {
     /// A term is in more documents than the collection holds: tantivy's BM25 asserts
     /// that it is not (`bm25::idf`), and the assertion panicked inside the search.
+    #[error("impossible term statistics: {field}:{term:?} is in {with_term} documents of {docs}")]
     MoreDocumentsThanAll {
         /// The term's field.
         field: String,
@@ -52,6 +52,10 @@ pub enum ImpossibleStats {
     /// A field has fewer tokens than documents holding one of its terms (each has at
     /// least one token of it): the average length of the field would be too short,
     /// down to 0, which scores every match in it NaN.
+    #[error(
+        "impossible term statistics: {field} has {tokens} tokens, but {field}:{term:?} is in \
+         {with_term} documents"
+    )]
     FewerTokensThanDocuments {
         /// The field.
         field: String,
@@ -63,33 +67,6 @@ pub enum ImpossibleStats {
         tokens: u64,
     },
 }
-
-impl fmt::Display for ImpossibleStats {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ImpossibleStats::MoreDocumentsThanAll {
-                field,
-                term,
-                with_term,
-                docs,
-            } => write!(
-                f,
-                "impossible term statistics: {field}:{term:?} is in {with_term} documents of {docs}"
-            ),
-            ImpossibleStats::FewerTokensThanDocuments {
-                field,
-                term,
-                with_term,
-                tokens,
-            } => write!(
-                f,
-                "impossible term statistics: {field} has {tokens} tokens, but {field}:{term:?} is in {with_term} documents"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for ImpossibleStats {}
 
 impl TermStats {
     /// Adds the statistics of another part of the collection. The sums saturate: a

@@ -3,8 +3,8 @@
 //! Why not `Searcher::doc`: it copies every stored value of the document twice (into a
 //! `String` each, through a `Take` reader, then into a `TantivyDocument`) and checks the
 //! UTF-8 of all of them, the inverted anchor texts and the keys included, which a hit
-//! never shows. Under `scripts/bench-serve.sh` that was 28 % of the server's cycles
-//! (issue 22). Here the block the store decompressed (and caches) is parsed in place:
+//! never shows. Under `scripts/bench-serve.sh` that was 28 % of the server's cycles.
+//! Here the block the store decompressed (and caches) is parsed in place:
 //! the values a hit shows are borrowed from it, each checked once, and the others are
 //! stepped over. A document this parser does not understand — a value type our schema
 //! (`src/index/writer.rs`, `schema`) never writes, or bytes cut short — is read through
@@ -45,7 +45,7 @@ pub(crate) struct ShownFields<'a> {
     /// The main content (empty in an index built before it existed), its UTF-8 not
     /// checked here: the snippet reads a few KiB of it and checks those
     /// ([`stored_str`]), where checking the whole of it was 6 % of a loaded server's
-    /// cycles (issue 22).
+    /// cycles.
     pub main: Cow<'a, [u8]>,
     /// Every `content` value, in order, its UTF-8 not yet checked: most hits take
     /// their snippet from `main` and never read it (see [`ShownFields::text`]).
@@ -213,7 +213,7 @@ impl<'a> ShownFields<'a> {
     /// The page's whole text: its `content` values joined by spaces (a page has one),
     /// its UTF-8 not checked here, as the main content's is not: the snippet checks the
     /// parts it reads ([`stored_str`]). Checking all of it was 2.8 % of a loaded
-    /// server's cycles (issue 22).
+    /// server's cycles.
     pub(crate) fn text(&self) -> Cow<'_, [u8]> {
         match self.content.as_slice() {
             [one] => Cow::Borrowed(one.as_ref()),

@@ -38,7 +38,7 @@ pub struct SearchRequest {
     pub near: NearDisplay,
     /// Whether each hit carries the versions of its URL ([`Hit::history`]); the
     /// OpenSearch feed shows none, and reading every version's digest for it was 5 % of
-    /// a loaded server's cycles (issue 22). A front server's shards read them anyway.
+    /// a loaded server's cycles. A front server's shards read them anyway.
     pub history: bool,
     /// Who asks, under which access rules (`None`: everything is shown).
     pub viewer: Option<crate::access::Viewer>,

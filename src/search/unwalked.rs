@@ -1,4 +1,4 @@
-//! The versions of a page's URLs that the walk did not reach (issue 41).
+//! The versions of a page's URLs that the walk did not reach.
 //!
 //! The walk across sets (`select.rs`) stops once it has kept `need` hits, and each set
 //! kept only its best candidates; but a version of a kept hit's URL in another set may

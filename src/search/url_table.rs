@@ -6,7 +6,7 @@
 //! the versions of a hit's URL in every set. All of them compared URL keys, and a key
 //! read from the column's dictionary decompresses one of its zstd blocks, with a fresh
 //! decompression context each time: 33 % of a loaded server's cycles on a collection of
-//! two batches (issue 41). Ranks compare as the keys do, and are equal only for equal
+//! two batches. Ranks compare as the keys do, and are equal only for equal
 //! keys, without reading one.
 
 use std::cmp::Reverse;

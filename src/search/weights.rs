@@ -1,4 +1,4 @@
-//! How a document's score is made (issue 41): the weight of a word in each field, and the
+//! How a document's score is made: the weight of a word in each field, and the
 //! per-document factor that the text score is multiplied by — the link-analysis prior and
 //! the demotion of pages that are mostly link lists.
 //!
@@ -53,7 +53,7 @@ pub(crate) struct RankWeights {
     pub tie: Score,
 }
 
-/// What ranking used before issue 41: Nutch's field weights, score × boost.
+/// What ranking used before field weights were tuned: Nutch's field weights, score × boost.
 pub(crate) const NUTCH_WEIGHTS: RankWeights = RankWeights {
     title: 1.5,
     anchor: 2.0,
@@ -97,7 +97,7 @@ pub(crate) const DEFAULT_WEIGHTS: RankWeights = RankWeights {
 
 impl RankWeights {
     /// The default weights with `WARCDEX_RANK`'s `name=value` pairs applied in order
-    /// (`nutch` stands for every weight as before issue 41); a pair that does not parse
+    /// (`nutch` stands for every weight of [`NUTCH_WEIGHTS`]); a pair that does not parse
     /// is reported and ignored.
     pub(crate) fn from_env() -> RankWeights {
         let mut w = DEFAULT_WEIGHTS;

@@ -19,9 +19,10 @@ pub const ROWS_FILE: &str = "documents.parquet";
 /// The manifest file inside a segment.
 pub const MANIFEST_FILE: &str = "segment.json";
 
-/// The format version of the segments written now: 3 records the rows file's CRC-32
+/// The format version of the segments written now, in `segment.json`'s `version`
+/// (every `segment.json` has one): 3 records the rows file's CRC-32
 /// ([`SegmentManifest::rows_crc32`]); 2 has signed integers and capture times; 1 is the
-/// first. Every version reads.
+/// first. Versions 1 to 3 are read ([`read_manifest`]); a later one is refused.
 pub const SEGMENT_VERSION: u32 = 3;
 
 /// `segment.json`.
@@ -197,7 +198,7 @@ pub fn write_segment_with(
 
 /// [`write_segment_with`] holding a row group of at most `row_group_bytes` before it is
 /// encoded and flushed: an import gives a share of its memory budget, so that the rows
-/// it writes, outlinks included, do not take the writer past it (issue 56, item 13: a
+/// it writes, outlinks included, do not take the writer past it (a
 /// fixed 64 MiB row group made an import's peak follow its links up to that size).
 pub fn write_segment_within(
     dest: &Path,
@@ -280,9 +281,18 @@ pub fn shard_segment_name(k: u32) -> String {
     format!("shard-{k}")
 }
 
-/// Reads `segment.json`.
+/// Reads `segment.json`, of any version up to [`SEGMENT_VERSION`]; a later one is
+/// refused, as made by a newer warcdex.
 pub fn read_manifest(segment: &Path) -> Result<SegmentManifest> {
     let p = segment.join(MANIFEST_FILE);
     let text = std::fs::read_to_string(&p).at(&p)?;
-    Ok(serde_json::from_str(&text).at(&p)?)
+    let m: SegmentManifest = serde_json::from_str(&text).at(&p)?;
+    if m.version > SEGMENT_VERSION {
+        return Err(Error::NewerFormat {
+            path: p,
+            version: m.version,
+            read: SEGMENT_VERSION,
+        });
+    }
+    Ok(m)
 }

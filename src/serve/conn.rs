@@ -1,4 +1,4 @@
-//! The accept loop and the connections of `warcdex serve` (issue 15, item 6).
+//! The accept loop and the connections of `warcdex serve`.
 //!
 //! `axum::serve` stops at the first accept() error it cannot sleep through (the runtime
 //! had no timer, so its retry sleep panicked: EMFILE killed the server) and has no

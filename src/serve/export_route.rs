@@ -145,7 +145,7 @@ pub(super) async fn export(
             // Nobody to answer.
             e @ ExportError::Cancelled => (StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
             e => {
-                eprintln!("warcdex serve: /export: {e}");
+                eprintln!("warcdex serve: /export: {}", crate::path_error::Chain(&e));
                 (
                     StatusCode::INTERNAL_SERVER_ERROR,
                     "the export failed".into(),

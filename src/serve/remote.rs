@@ -22,7 +22,7 @@
 //! What the front holds of the answers is bounded twice: each answer by what it can
 //! legitimately hold (from what it was asked for), and all answers being read at once,
 //! across requests, by one budget of bytes ([`ANSWER_BUDGET_BYTES`]). A shard streaming
-//! an endless body took the front to 3.29 GB at 64 searches at once (issue 39).
+//! an endless body took the front to 3.29 GB at 64 searches at once.
 
 use std::time::{Duration, Instant};
 
@@ -137,7 +137,7 @@ struct Answer<'a> {
 }
 
 /// A shard server's `/healthz`, as the front relays it: set names and document counts,
-/// nothing else a shard's answer holds (issue 39: it relayed paths).
+/// nothing else a shard's answer holds (it relayed paths).
 #[derive(Debug, Serialize, Deserialize)]
 struct ShardHealth {
     status: HealthStatus,

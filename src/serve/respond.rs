@@ -11,10 +11,14 @@ use crate::search::SearchError;
 pub(super) fn status_of(e: SearchError) -> (StatusCode, String) {
     match e {
         SearchError::Query(e) => (StatusCode::BAD_REQUEST, e.to_string()),
-        e @ SearchError::Statistics(_) => (StatusCode::BAD_REQUEST, e.to_string()),
+        e @ SearchError::Statistics(_) => (
+            StatusCode::BAD_REQUEST,
+            crate::path_error::Chain(&e).to_string(),
+        ),
         e => {
-            eprintln!("warcdex serve: {e}");
-            (StatusCode::INTERNAL_SERVER_ERROR, e.to_string())
+            let text = crate::path_error::Chain(&e).to_string();
+            eprintln!("warcdex serve: {text}");
+            (StatusCode::INTERNAL_SERVER_ERROR, text)
         }
     }
 }

@@ -135,7 +135,10 @@ pub(super) async fn current(state: &LocalState, opts: &ServeOptions) -> Arc<Load
             cur
         }
         Ok(Some(Err(e))) => {
-            eprintln!("warcdex serve: cannot reopen: {e}; still serving the sets opened before");
+            eprintln!(
+                "warcdex serve: cannot reopen: {}; still serving the sets opened before",
+                crate::path_error::Chain(&e)
+            );
             cur
         }
         Err(e) => {

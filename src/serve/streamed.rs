@@ -8,7 +8,7 @@
 //! `--search-threads`, shared with the searches). It gives its permit back whenever it
 //! hands a piece to the connection, and waits for a full channel without one: a client
 //! that reads slowly, or not at all, holds its connection's buffers and a parked thread,
-//! never a search thread (issue 56, item 11: two idle `/cdx` readers had stopped every
+//! never a search thread (two idle `/cdx` readers had stopped every
 //! search for a minute each).
 //!
 //! The writer states its status and headers first ([`Streamer::start`]), but they leave

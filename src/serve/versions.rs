@@ -1,4 +1,4 @@
-//! `/history/URL` and `/diff/DATE1/DATE2/URL` (issue 43): a URL's versions with the share
+//! `/history/URL` and `/diff/DATE1/DATE2/URL`: a URL's versions with the share
 //! of words each changed, and what changed between two of them, word by word. The pages
 //! are `replay::versions_page`'s; the versions come from the search index
 //! (`search::history`), so they are the versions a search shows.
@@ -12,6 +12,7 @@ use super::web::{
     blocked_refusal, index_route, not_archived, page_headers, refusal, server_error, St, PREFIX,
 };
 use crate::access::{Access, Viewer};
+use crate::path_error::Chain;
 use crate::replay::versions_page::{diff_page, history_page};
 use crate::search::history::{diff_versions, history, history_for, pad_date, Version};
 
@@ -21,7 +22,7 @@ fn versions_of(
     viewer: Option<&Viewer>,
 ) -> Result<Vec<Version>, Refusal> {
     let versions =
-        history_for(&index.index, url, viewer).map_err(|e| server_error(&e.to_string()))?;
+        history_for(&index.index, url, viewer).map_err(|e| server_error(&Chain(&e).to_string()))?;
     if versions.is_empty() {
         return Err(absent(index, url, viewer));
     }
@@ -82,7 +83,7 @@ fn diff_of(
         ));
     }
     let v = diff_versions(&index.index, url, d1, d2, viewer)
-        .map_err(|e| server_error(&e.to_string()))?
+        .map_err(|e| server_error(&Chain(&e).to_string()))?
         .ok_or_else(|| absent(index, url, viewer))?;
     let page = diff_page(
         PREFIX,

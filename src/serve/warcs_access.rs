@@ -1,6 +1,6 @@
 //! `/warcs/NAME` under access rules: a byte range is sent only when every byte of it lies
 //! inside records the asker may see, by the offsets and lengths the collection's CDX
-//! gives, never by reading the archive (issue 56, item 5). Reading judged only the
+//! gives, never by reading the archive. Reading judged only the
 //! records whose heads were read whole: a range ending inside a hidden record's gzip
 //! trailer, or starting before a shown record, carried hidden bytes that no head
 //! vouched for. Bytes of no capture (a warcinfo record, a request, the gap a damaged

@@ -41,9 +41,10 @@ media-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'self'";
 const FRAME_CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; frame-src 'self'; \
 form-action 'self'; frame-ancestors 'self'";
 
-/// What a capture route needs of the server.
+/// What a capture route needs of the server: the collection, how to link, who asks.
+/// (Not [`crate::access::Access`], what the rules give a capture.)
 #[derive(Clone)]
-pub(crate) struct Access {
+pub(crate) struct CaptureContext {
     /// The collection served: its CDX and its archives by name.
     pub collection: Arc<Collection>,
     /// Where the banner sends a reader for scripts.
@@ -187,7 +188,7 @@ fn capture_list_url(rest: &str) -> Option<&str> {
 }
 
 /// `/web/…`: the capture view.
-pub(crate) fn web(access: Access, rest: String, out: &mut Streamer) -> Result<(), Refusal> {
+pub(crate) fn web(ctx: CaptureContext, rest: String, out: &mut Streamer) -> Result<(), Refusal> {
     if let Some(url) = capture_list_url(&rest) {
         // pywb lists a URL's captures at `/web/*/URL` (and `/web/2007*/URL`); the history
         // page is that list here: every version, every capture linked to its view.
@@ -195,26 +196,26 @@ pub(crate) fn web(access: Access, rest: String, out: &mut Streamer) -> Result<()
         return redirect(out, &to, HeaderMap::new());
     }
     let a = archival_url::parse(&rest).map_err(|e| refusal(StatusCode::BAD_REQUEST, e.0))?;
-    let viewer = access.viewer.as_ref();
+    let viewer = ctx.viewer.as_ref();
     // The banner says how many captures the URL has; the page and the payload do not.
     let count = match a.mode {
         Mode::Frame => COUNT_AT_MOST,
         _ => 0,
     };
-    let (mut key, mut n) = lookup(&access.collection, &a.url, &a.date, viewer, count)?;
+    let (mut key, mut n) = lookup(&ctx.collection, &a.url, &a.date, viewer, count)?;
     if n.capture.is_none() {
         // A page asks for `site.css?v=2` and the crawl kept `site.css` (or the other way
         // round with a cache-busting query): the URL without its query, as pywb's
         // fuzzy match does, rather than a page without its stylesheet.
         if let Some((bare, _)) = a.url.split_once('?') {
-            (key, n) = lookup(&access.collection, bare, &a.date, viewer, count)?;
+            (key, n) = lookup(&ctx.collection, bare, &a.date, viewer, count)?;
         }
     }
     let Some(c) = n.capture.clone() else {
         return Err(not_archived(&a.url));
     };
     let urls = MementoUrls {
-        base: access.base.clone(),
+        base: ctx.base.clone(),
         original: a.url.clone(),
     };
     let mut headers = memento_headers(&urls, &c, &n);
@@ -228,7 +229,7 @@ pub(crate) fn web(access: Access, rest: String, out: &mut Streamer) -> Result<()
         if c.status.starts_with('3') {
             // A redirect: the top page goes where it led, so the banner names the page
             // shown (a frame holding a second banner would not).
-            if let Some(to) = redirect_target(&access, &c, &a.url)? {
+            if let Some(to) = redirect_target(&ctx, &c, &a.url)? {
                 let to = archival_url::format(PREFIX, &c.timestamp, Mode::Frame, &to);
                 return redirect(out, &to, headers);
             }
@@ -242,24 +243,24 @@ pub(crate) fn web(access: Access, rest: String, out: &mut Streamer) -> Result<()
             HeaderValue::from_static(FRAME_CSP),
         );
         out.start(StatusCode::OK, headers);
-        let page = frame_page(PREFIX, &a.url, &n, &access.hifi);
+        let page = frame_page(PREFIX, &a.url, &n, &ctx.hifi);
         return out
             .write_all(page.as_bytes())
             .map_err(|e| refusal(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()));
     }
     let source = match c.is_revisit() {
-        true => original(&access.collection, &key, &c)?,
+        true => original(&ctx.collection, &key, &c)?,
         false => c.clone(),
     };
-    replay_record(&access, &a, &c, &source, headers, out)
+    replay_record(&ctx, &a, &c, &source, headers, out)
 }
 
 /// Where a redirect capture of `url` led: its `Location` resolved against `url`, when it
 /// is an http(s) URL.
-fn redirect_target(access: &Access, c: &Capture, url: &str) -> Result<Option<String>, Refusal> {
-    let path = archive_at(&access.collection, &c.filename)?;
+fn redirect_target(ctx: &CaptureContext, c: &Capture, url: &str) -> Result<Option<String>, Refusal> {
+    let path = archive_at(&ctx.collection, &c.filename)?;
     let location = with_record(&path, c.offset, c.length, |h, _| h.header_str("Location"))
-        .map_err(|e| server_error(&e.to_string()))?;
+        .map_err(|e| server_error(&crate::path_error::Chain(&e).to_string()))?;
     let Some(location) = location else {
         return Ok(None);
     };
@@ -283,7 +284,7 @@ fn original(collection: &Collection, key: &str, revisit: &Capture) -> Result<Cap
     let refers = with_record(&path, revisit.offset, revisit.length, |h, _| {
         (h.refers_to_uri.clone(), h.refers_to_date.clone())
     })
-    .map_err(|e| server_error(&e.to_string()))?;
+    .map_err(|e| server_error(&crate::path_error::Chain(&e).to_string()))?;
     if let (Some(uri), date) = refers {
         if let Ok(k) = surt_key(&uri) {
             let date = date.unwrap_or_else(|| revisit.timestamp.clone());
@@ -313,14 +314,14 @@ fn archive_at(collection: &Collection, name: &str) -> Result<ArchiveLocation, Re
 
 /// Streams `source`'s record as the answer for capture `shown`.
 fn replay_record(
-    access: &Access,
+    ctx: &CaptureContext,
     a: &ArchivalUrl,
     shown: &Capture,
     source: &Capture,
     mut headers: HeaderMap,
     out: &mut Streamer,
 ) -> Result<(), Refusal> {
-    let path = archive_at(&access.collection, &source.filename)?;
+    let path = archive_at(&ctx.collection, &source.filename)?;
     let base =
         url::Url::parse(&a.url).map_err(|e| refusal(StatusCode::BAD_REQUEST, e.to_string()))?;
     let rw = UrlRewriter {
@@ -366,8 +367,8 @@ fn replay_record(
         Ok((Ok(()), _)) => Ok(()),
         // The client went away, or the payload ended early: the answer stops there.
         Ok((Err(e), true)) => Err(refusal(StatusCode::OK, e.to_string())),
-        Ok((Err(e), false)) => Err(server_error(&e.to_string())),
-        Err(e) => Err(server_error(&e.to_string())),
+        Ok((Err(e), false)) => Err(server_error(&crate::path_error::Chain(&e).to_string())),
+        Err(e) => Err(server_error(&crate::path_error::Chain(&e).to_string())),
     }
 }
 
@@ -415,7 +416,7 @@ fn memento_target(rest: &str) -> Result<String, Refusal> {
 /// `/timegate/URL`: a redirect to the memento nearest `Accept-Datetime` (the latest
 /// without it), RFC 7089 §4.1.1 (pattern 2.2: the TimeGate is not the original).
 pub(crate) fn timegate(
-    access: Access,
+    ctx: CaptureContext,
     rest: String,
     accept: Option<String>,
     out: &mut Streamer,
@@ -427,12 +428,12 @@ pub(crate) fn timegate(
             refusal(StatusCode::BAD_REQUEST, "Accept-Datetime must be an HTTP date (RFC 7089 §2.1.1), like Thu, 01 Jan 2004 12:00:00 GMT")
         })?,
     };
-    let (_, n) = lookup(&access.collection, &url, &date, access.viewer.as_ref(), 0)?;
+    let (_, n) = lookup(&ctx.collection, &url, &date, ctx.viewer.as_ref(), 0)?;
     let Some(c) = n.capture.as_ref() else {
         return Err(not_archived(&url));
     };
     let urls = MementoUrls {
-        base: access.base.clone(),
+        base: ctx.base.clone(),
         original: url,
     };
     let mut h = HeaderMap::new();
@@ -443,7 +444,7 @@ pub(crate) fn timegate(
 
 /// `/timemap/link/URL` and `/timemap/json/URL`: every memento of the URL, streamed.
 pub(crate) fn timemap(
-    access: Access,
+    ctx: CaptureContext,
     rest: String,
     json: bool,
     out: &mut Streamer,
@@ -456,10 +457,10 @@ pub(crate) fn timemap(
         )
     })?;
     let urls = MementoUrls {
-        base: access.base.clone(),
+        base: ctx.base.clone(),
         original: url.clone(),
     };
-    with_captures(&access.collection, &key, access.viewer.as_ref(), |caps| {
+    with_captures(&ctx.collection, &key, ctx.viewer.as_ref(), |caps| {
         let mut caps = caps.peekable();
         if caps.peek().is_none() {
             return Ok(false);
@@ -485,11 +486,11 @@ pub(crate) fn timemap(
 }
 
 /// What the capture routes need, from a server of sets; `None` on a front server.
-async fn access_of(state: &super::AppState, headers: &HeaderMap) -> Option<Access> {
+async fn context_of(state: &super::AppState, headers: &HeaderMap) -> Option<CaptureContext> {
     let super::Backend::Local(l) = &state.backend else {
         return None;
     };
-    Some(Access {
+    Some(CaptureContext {
         collection: l.collection.clone(),
         hifi: match &state.opts.pywb {
             Some(p) => HighFidelity::Pywb(p.clone()),
@@ -536,10 +537,10 @@ pub(crate) type St = axum::extract::State<Arc<super::AppState>>;
 pub(crate) async fn capture_route(
     state: &super::AppState,
     headers: &HeaderMap,
-    f: impl FnOnce(Access, &mut Streamer) -> Result<(), Refusal> + Send + 'static,
+    f: impl FnOnce(CaptureContext, &mut Streamer) -> Result<(), Refusal> + Send + 'static,
 ) -> axum::response::Response {
-    match access_of(state, headers).await {
-        Some(access) => super::streamed::streamed(&state.permits, move |out| f(access, out)).await,
+    match context_of(state, headers).await {
+        Some(ctx) => super::streamed::streamed(&state.permits, move |out| f(ctx, out)).await,
         None => front_refusal(),
     }
 }
@@ -584,17 +585,17 @@ pub(crate) async fn timemap_route(
 
 /// `/text/DATE/URL`: the text the capture's version was indexed with.
 fn text(
-    access: Access,
+    ctx: CaptureContext,
     index: Arc<super::Loaded>,
     rest: String,
     out: &mut Streamer,
 ) -> Result<(), Refusal> {
     let a = archival_url::parse(&rest).map_err(|e| refusal(StatusCode::BAD_REQUEST, e.0))?;
     let (key, n) = lookup(
-        &access.collection,
+        &ctx.collection,
         &a.url,
         &a.date,
-        access.viewer.as_ref(),
+        ctx.viewer.as_ref(),
         0,
     )?;
     let Some(c) = n.capture else {
@@ -610,7 +611,7 @@ fn text(
     let found = index
         .index
         .indexed_text(&key, &c.digest)
-        .map_err(|e| server_error(&e.to_string()))?;
+        .map_err(|e| server_error(&crate::path_error::Chain(&e).to_string()))?;
     let Some(t) = found else {
         return Err(refusal(
             StatusCode::NOT_FOUND,
@@ -645,14 +646,14 @@ pub(crate) fn page_headers() -> HeaderMap {
     h
 }
 
-/// A route that reads the loaded index: `f` gets the access, the index and the request
+/// A route that reads the loaded index: `f` gets the capture context, the index and the request
 /// path after `route`; refused on a front server, which holds no sets.
 pub(crate) async fn index_route(
     state: &super::AppState,
     uri: &axum::http::Uri,
     headers: &HeaderMap,
     route: &str,
-    f: impl FnOnce(Access, Arc<super::Loaded>, String, &mut Streamer) -> Result<(), Refusal>
+    f: impl FnOnce(CaptureContext, Arc<super::Loaded>, String, &mut Streamer) -> Result<(), Refusal>
         + Send
         + 'static,
 ) -> axum::response::Response {

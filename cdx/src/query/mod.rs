@@ -35,7 +35,6 @@ mod record;
 mod run;
 mod time;
 
-use std::fmt;
 use std::io::{self, Write};
 
 pub use filter::{MAX_FILTERS, MAX_PATTERN};
@@ -61,7 +60,8 @@ pub const DEFAULT_LIMIT: i64 = 100_000;
 const FUZZY_LIMIT: i64 = 100;
 
 /// A request pywb would refuse, or this server refuses: the HTTP status and a message.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
 pub struct QueryError {
     /// 400 for a malformed or refused query.
     pub status: u16,
@@ -78,52 +78,16 @@ impl QueryError {
     }
 }
 
-impl fmt::Display for QueryError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for QueryError {}
-
 /// Why an answer stopped: the query (found while reading, e.g. a line of an unknown
 /// layout or too many captures for `closest`), or reading and writing.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum AnswerError {
     /// The query cannot be answered.
-    Query(QueryError),
+    #[error(transparent)]
+    Query(#[from] QueryError),
     /// Reading the index or writing the answer failed.
-    Io(io::Error),
-}
-
-impl From<QueryError> for AnswerError {
-    fn from(e: QueryError) -> Self {
-        AnswerError::Query(e)
-    }
-}
-
-impl From<io::Error> for AnswerError {
-    fn from(e: io::Error) -> Self {
-        AnswerError::Io(e)
-    }
-}
-
-impl fmt::Display for AnswerError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            AnswerError::Query(e) => e.fmt(f),
-            AnswerError::Io(e) => e.fmt(f),
-        }
-    }
-}
-
-impl std::error::Error for AnswerError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            AnswerError::Query(e) => Some(e),
-            AnswerError::Io(e) => Some(e),
-        }
-    }
+    #[error(transparent)]
+    Io(#[from] io::Error),
 }
 
 /// The answer's layout.

@@ -26,7 +26,7 @@ use crate::pindex::align::{check_dates_alignment, misaligned};
 use crate::pindex::info::{read_info, read_main_info, write_info};
 use crate::pindex::keys::MainKeys;
 use crate::pindex::open::{doc_count, open_parallel_index_released};
-use crate::pindex::{DatesInfo, PindexInfo};
+use crate::pindex::{DatesInfo, PindexInfo, PINDEX_VERSION};
 use crate::progress::Progress;
 use build::{Ctx, JoinError};
 use input::{external, stream};
@@ -165,6 +165,7 @@ pub fn add_dates_with_progress(
     drop(_main);
     let (tmp, joined) = built.finish()?;
     let info = DatesInfo {
+        version: PINDEX_VERSION,
         documents: u64::from(n),
         key_checksum: main_info.key_checksum.clone(),
         main: key_index.display().to_string(),

@@ -187,8 +187,8 @@ fn first_title_only() {
     assert_eq!(p.text, "body");
 }
 
-/// HTML5 applies the first `<base href>` to the whole document, links before it too
-/// (issue 19, item 4); a later `<base>` is ignored.
+/// HTML5 applies the first `<base href>` to the whole document, links before it too;
+/// a later `<base>` is ignored.
 #[test]
 fn base_href_applies_to_every_link() {
     let p = parse(
@@ -207,7 +207,7 @@ fn base_href_applies_to_every_link() {
     );
 }
 
-/// Issue 19, item 4: a crawler without scripts sees a `<noscript>`'s links (NutchWAX
+/// A crawler without scripts sees a `<noscript>`'s links (NutchWAX
 /// did); its text stays out of the page's text.
 #[test]
 fn links_inside_noscript_are_kept() {
@@ -499,8 +499,8 @@ fn lexer_states_and_quirks_as_lol_html() {
     // CDATA only in foreign content.
     assert_eq!(text("<svg><![CDATA[a&amp;b]]></svg>c"), "a&amp;b c");
     // At an integration point (`<ms>`, `<desc>`) the current node is still foreign, so
-    // CDATA is text; once an HTML element opens inside it, it is a bogus comment (issue
-    // 19, item 4; html5ever's tree agrees, src/html/tests/html5ever_tests.rs).
+    // CDATA is text; once an HTML element opens inside it, it is a bogus comment
+    // (html5ever's tree agrees, src/html/tests/html5ever_tests.rs).
     // (Not compared with lol_html, which reads a bogus comment at the integration point.)
     let text_only = |html: &str| parse(html).text;
     assert_eq!(text_only("<math><ms><![CDATA[x<y]]></ms></math>z"), "x<yz");

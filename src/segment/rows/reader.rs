@@ -1,7 +1,7 @@
 //! Reading segment rows: Parquet back to [`SegmentRow`]s one batch at a time, columns
 //! found by name so that files of older format versions still read.
 //!
-//! A damaged file is an error naming it, never a panic (issue 56, item 14: one bit
+//! A damaged file is an error naming it, never a panic (one bit
 //! flipped panicked five commands inside the parquet crate). Two guards: the file is
 //! checked first against the CRC-32 its `segment.json` records ([`verify_rows`];
 //! segments written before format version 3 have none and are read unchecked), and
@@ -150,7 +150,7 @@ pub enum Columns {
     /// Every column.
     All,
     /// All but `title`, `text` and `main_text`, the bulk of a segment: the rows have no
-    /// title and an empty text. For the link graph (src/index/graph.rs), which reads the
+    /// title and an empty text. For the link graph (src/index/link_shards.rs), which reads the
     /// whole collection in one task and needs only keys, URLs and outlinks.
     WithoutText,
     /// All but `outlinks`: the rows have none. For the pass of `index` that writes the

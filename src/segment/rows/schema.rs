@@ -48,8 +48,8 @@ pub(super) const LIST_ELEMENT: &str = "element";
 /// standard three-level layout (`dates.list.element`, `outlinks.list.element.url`).
 ///
 /// Files of format version 1 (unsigned `offset`, `length` and `status`; no times,
-/// `archive`, `lang` or `main_text`) are still read, and so are the files written between
-/// issues 20 and 44, which also held a 64-bit SimHash (`simhash`, `simhash_words`; the
+/// `archive`, `lang` or `main_text`) are still read, and so are the files of earlier imports
+/// that also held a 64-bit SimHash (`simhash`, `simhash_words`; the
 /// signatures of `near.sig` replaced it, and computing it was an eighth of `import`):
 /// see [`read_rows`](super::read_rows).
 pub fn schema() -> SchemaRef {

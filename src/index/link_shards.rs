@@ -1,5 +1,6 @@
-//! The link graph of a sharded collection, computed once and split by target
-//! (`warcdex link-graph`, then `warcdex index --shard K/N --graph DIR`).
+//! Each shard's boosts and anchors, from the links of the whole collection computed
+//! once and split by target (`warcdex link-graph`, then `warcdex index --shard K/N
+//! --graph DIR`): an input of the index build, not the `graph` export (`crate::graph`).
 //!
 //! Anchors and link scores are collection-wide: a page's anchors come from pages of
 //! every shard, and its score from the whole graph. Nutch's MapReduce design inverts
