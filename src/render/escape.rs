@@ -15,7 +15,7 @@ pub fn is_xml_char(c: char) -> bool {
 /// quotes escaped), with characters illegal in XML dropped.
 ///
 /// Runs of bytes that need nothing are copied whole: character by character this was 3 %
-/// of a loaded server's cycles (issue 22). A byte stops a run when it is markup, a control
+/// of a loaded server's cycles. A byte stops a run when it is markup, a control
 /// character, or 0xEF, the first byte of U+FFFE and U+FFFF (every other character of two
 /// or more bytes is legal: `str` holds no surrogates). Runs are stepped over eight bytes
 /// at a time ([`stops_a_run`]): a byte at a time, that was still 2.3 % of the cycles, all

@@ -22,7 +22,7 @@ pub struct PageRequest {
     /// Every version its own hit (`nearDups=show`): kept in the links, so that the next
     /// page continues the same list.
     pub show_versions: bool,
-    /// `asOf=`: the collection as it stood at the end of that date (issue 46).
+    /// `asOf=`: the collection as it stood at the end of that date.
     pub as_of: Option<String>,
     /// `sort=`: `relevance`, `date` or `-date`.
     pub order: crate::search::HitOrder,
@@ -102,9 +102,9 @@ fn link(query: &str, start: usize, req: &PageRequest, per_site: usize) -> String
 }
 
 fn hit_html(out: &mut String, h: &Hit, req: &PageRequest, query: &str) {
-    // The newest capture's replay link, never the live web (issue 42), and only for an
+    // The newest capture's replay link, never the live web, and only for an
     // http(s) URL: a `javascript:` or `data:` capture is shown as text, never as a link
-    // (issue 15, item 10).
+    // (a link would run it).
     let target = h.replay.last().filter(|_| is_web_url(&h.url));
     match target {
         Some(t) => {
@@ -264,7 +264,7 @@ fn timeline_html(out: &mut String, h: &Hit) {
 const VERSIONS_LISTED: usize = 10;
 
 /// The versions of the hit's URL, earliest first, each a link to its first capture with
-/// the kind of change from the one before (issue 43; it links to the diff page, which
+/// the kind of change from the one before (it links to the diff page, which
 /// has the share of words changed and the words);
 /// those this hit stands for in bold. At most the latest [`VERSIONS_LISTED`], with a
 /// link to the page of all of them.
@@ -568,8 +568,8 @@ pub fn render(
         } else {
             // The versions matched first (what the query found), then the hits one can
             // page through, which folding and the per-site limit make fewer, and the
-            // per-site limit as what it is, with the link that lifts it (issue 56, item
-            // 4: "Hits 1–8 of 8 … 232 matching versions" read as if 8 were all).
+            // per-site limit as what it is, with the link that lifts it ("Hits 1–8 of 8" alone
+            // read as if 8 were all the versions matched).
             let versions = r.versions_matched();
             let _ = write!(
                 out,

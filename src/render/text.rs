@@ -6,8 +6,7 @@ use std::io::{self, Write};
 use crate::search::SearchResults;
 
 /// The first line: the versions matched, then the hits (NutchWaxBean's one `Total hits`
-/// counted either, so "Total hits: 8" was printed for 621 versions matched; issue 56,
-/// item 4), and the per-site limit as what it is, with the flag that lifts it.
+/// counted either, so "Total hits: 8" was printed for 621 versions matched), and the per-site limit as what it is, with the flag that lifts it.
 pub fn counts_line(r: &SearchResults) -> String {
     let plural = |n: u64, one: &str, many: &str| match n {
         1 => format!("{n} {one}"),
@@ -51,7 +50,7 @@ pub fn write_text(r: &SearchResults, out: &mut dyn Write) -> io::Result<()> {
             h.dates.join(", "),
             h.title
         )?;
-        // Only for a hit that stands for several versions or pages (issue 20), so the
+        // Only for a hit that stands for several versions or pages, so the
         // NutchWaxBean lines are unchanged otherwise.
         if h.near_versions > 1 || !h.also_at.is_empty() {
             let mut notes = Vec::new();

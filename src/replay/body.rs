@@ -90,8 +90,8 @@ fn replay_head(head: &RecordHead, mode: Mode, decoded: bool, rw: &UrlRewriter) -
         .filter(|s| (200..=599).contains(s))
         .unwrap_or(200);
     // An `id_` payload is sent unrewritten: a page's `<meta http-equiv=refresh>`, an
-    // SVG's link or a PDF's would take the reader's browser to the live web (issue 56;
-    // a Content-Security-Policy does not stop a refresh in every browser). So only what
+    // SVG's link or a PDF's would take the reader's browser to the live web (a
+    // Content-Security-Policy does not stop a refresh in every browser). So only what
     // holds no way off the server is shown; the rest is sent to be saved.
     let attachment = mode == Mode::Identity && !inert(&media_type(head));
     let mut headers = Vec::new();

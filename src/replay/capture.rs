@@ -154,7 +154,7 @@ pub fn nearest(
 }
 
 /// [`nearest`] by lookups in the sorted CDX `cdx` instead of a reading of every capture
-/// of `urlkey` (issue 56: a URL of 600,000 captures took a second of CPU per request):
+/// of `urlkey` (a URL of 600,000 captures took a second of CPU per request that way):
 /// the captures shown (`shown`) nearest `date14` on either side, found by one binary
 /// search, their neighbours, and the first and last, each read from where it lies. Only
 /// the count walks the captures, and only up to `count_at_most` (0: not counted);

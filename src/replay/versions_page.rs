@@ -1,4 +1,4 @@
-//! The pages of a URL's versions (issue 43): `/history/URL`, every version with its
+//! The pages of a URL's versions: `/history/URL`, every version with its
 //! captures and the share of words changed from the one before, each capture a link to
 //! the capture view; and `/diff/DATE1/DATE2/URL`, what changed between two versions, word
 //! by word.

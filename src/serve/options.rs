@@ -65,7 +65,7 @@ impl ServeOptions {
     /// The user header's value when the request holds it exactly once. Sent twice, it is
     /// no user's: a proxy that adds the header rather than replacing it passes the one
     /// the client sent too, and which copy comes first is the client's choice, so either
-    /// could be the public's own pick (issue 56).
+    /// could be the public's own pick.
     pub(crate) fn user<'h>(&self, headers: &'h HeaderMap) -> Option<&'h HeaderValue> {
         let mut values = headers.get_all(self.user_header.as_ref()?).iter();
         match (values.next(), values.next()) {
@@ -84,8 +84,7 @@ impl Default for ServeOptions {
             hits_per_site: DEFAULT_HITS_PER_SITE,
             // As many searches as cores, and half as many threads for the connections:
             // with twice the cores of each, the searches shared the cores with each other
-            // and made the slow ones slower still (issue 22: the bench at 32 connections,
-            // p99 26.8-27.4 -> 22.7-24.5 ms, three runs each; docs/performance.md).
+            // and made the slow ones slower still (docs/performance.md).
             search_threads: super::cores(),
             io_threads: (super::cores() / 2).max(1),
             limits: ConnLimits::default(),

@@ -11,9 +11,9 @@ pub(super) struct Params {
     pub(super) start: usize,
     pub(super) hits: usize,
     pub(super) hits_per_site: usize,
-    /// `nearDups=show` and `collapse=near` (issue 20).
+    /// `nearDups=show` and `collapse=near`.
     pub(super) near: NearDisplay,
-    /// `asOf=YYYY[MM[DD…]]`: the query's `as-of:` (issue 46).
+    /// `asOf=YYYY[MM[DD…]]`: the query's `as-of:`.
     pub(super) as_of: Option<String>,
     /// `sort=relevance|date|-date`.
     pub(super) order: HitOrder,

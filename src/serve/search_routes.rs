@@ -173,7 +173,7 @@ pub(super) async fn healthz(State(state): State<Arc<AppState>>) -> Response {
     };
     // Names and document counts only: the sets' directories and a refused set's error
     // (which names its files) are the server's file system, for its log, not for any
-    // client (issue 39).
+    // client.
     let body = serde_json::json!({
         "status": status,
         "sets": sets
