@@ -257,7 +257,11 @@ pub(crate) fn web(ctx: CaptureContext, rest: String, out: &mut Streamer) -> Resu
 
 /// Where a redirect capture of `url` led: its `Location` resolved against `url`, when it
 /// is an http(s) URL.
-fn redirect_target(ctx: &CaptureContext, c: &Capture, url: &str) -> Result<Option<String>, Refusal> {
+fn redirect_target(
+    ctx: &CaptureContext,
+    c: &Capture,
+    url: &str,
+) -> Result<Option<String>, Refusal> {
     let path = archive_at(&ctx.collection, &c.filename)?;
     let location = with_record(&path, c.offset, c.length, |h, _| h.header_str("Location"))
         .map_err(|e| server_error(&crate::path_error::Chain(&e).to_string()))?;
@@ -591,13 +595,7 @@ fn text(
     out: &mut Streamer,
 ) -> Result<(), Refusal> {
     let a = archival_url::parse(&rest).map_err(|e| refusal(StatusCode::BAD_REQUEST, e.0))?;
-    let (key, n) = lookup(
-        &ctx.collection,
-        &a.url,
-        &a.date,
-        ctx.viewer.as_ref(),
-        0,
-    )?;
+    let (key, n) = lookup(&ctx.collection, &a.url, &a.date, ctx.viewer.as_ref(), 0)?;
     let Some(c) = n.capture else {
         return Err(not_archived(&a.url));
     };
