@@ -15,6 +15,7 @@
 
 pub mod date;
 pub mod dedup;
+mod idna2003;
 pub mod line;
 pub mod lookup;
 pub mod message;
