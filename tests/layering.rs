@@ -11,8 +11,9 @@ use std::path::{Path, PathBuf};
 /// The floors, lowest first. A module may use the modules of the floors below its own,
 /// none of its own floor and none above.
 const FLOORS: &[&[&str]] = &[
-    &["output", "progress", "path_error", "test_rng"],
-    &["reader"],
+    &["progress", "path_error", "test_rng"],
+    // `output` names the paths of its errors with `path_error`, a floor below.
+    &["reader", "output"],
     &["cdx_writer", "access"],
     &["collection"],
     &["extract", "near"],
