@@ -5,9 +5,8 @@ use std::path::PathBuf;
 use clap::Args;
 use warcdex::collection::Collection;
 use warcdex::graph::{
-    date_bound, write_graph, GraphFormat, GraphLevel, GraphOptions, GraphProgress,
+    date_bound, open_index, write_graph, GraphFormat, GraphLevel, GraphOptions, GraphProgress,
 };
-use warcdex::search::SearchIndex;
 use warcdex_cdx::SortOptions;
 
 use super::access::AccessFlags;
@@ -104,7 +103,7 @@ pub fn run(a: GraphArgs) -> anyhow::Result<i32> {
         );
     }
     let segments = collection.segments()?;
-    let index = SearchIndex::open(&a.coll)?;
+    let index = open_index(&a.coll)?;
     let viewer = a.access.viewer(&a.coll, a.user.as_deref())?;
     let Some((selection, total)) = super::counted_selection(&index, &a.query, viewer)? else {
         return Ok(2);
