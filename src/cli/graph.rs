@@ -6,9 +6,8 @@ use clap::Args;
 use warcdex::collection::layout::Layout;
 use warcdex::collection::manifest::read_manifest;
 use warcdex::graph::{
-    date_bound, write_graph, GraphFormat, GraphLevel, GraphOptions, GraphProgress,
+    date_bound, open_index, write_graph, GraphFormat, GraphLevel, GraphOptions, GraphProgress,
 };
-use warcdex::search::SearchIndex;
 use warcdex_cdx::SortOptions;
 
 use super::access::AccessFlags;
@@ -107,7 +106,7 @@ pub fn run(a: GraphArgs) -> anyhow::Result<i32> {
     let segments: Vec<PathBuf> = (manifest.batches.iter())
         .map(|b| layout.segment(&b.name))
         .collect();
-    let index = SearchIndex::open(&a.coll)?;
+    let index = open_index(&a.coll)?;
     let viewer = a.access.viewer(&a.coll, a.user.as_deref())?;
     let Some(total) = super::export::matches_total(&index, &a.query, viewer.as_ref())? else {
         return Ok(2);
