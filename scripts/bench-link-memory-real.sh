@@ -21,18 +21,18 @@ runs=1
 source scripts/bench-lib.sh
 
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg)"
-printf '%-34s %10s %10s\n' command seconds "peak MiB"
+printf '%-48s %10s %10s\n' command seconds "peak MiB"
 for memory in 64 256; do
     coll="$work/coll-$memory"
     rm -rf "$coll"
     for crawl in "${crawls[@]}"; do
         read -r s kib < <(measure "$bin" update "$coll" "$crawl" --memory "$memory" --tmp-dir "$work/tmp")
-        printf '%-34s %10s %10s\n' "update $(basename "$crawl" .warc.gz) --memory $memory" "$s" "$((kib / 1024))"
+        printf '%-48s %10s %10s\n' "update $(basename "$crawl" .warc.gz) --memory $memory" "$s" "$((kib / 1024))"
     done
 done
 coll="$work/coll-64"
 for level in page host domain; do
     read -r s kib < <(measure "$bin" graph "$coll" --level "$level" --format csv --memory 64 --tmp-dir "$work/tmp" -o /dev/null)
-    printf '%-34s %10s %10s\n' "graph --level $level --memory 64" "$s" "$((kib / 1024))"
+    printf '%-48s %10s %10s\n' "graph --level $level --memory 64" "$s" "$((kib / 1024))"
 done
 "$bin" graph "$coll" --format csv --memory 64 -o /dev/null 2>&1 >/dev/null | tail -1
