@@ -49,7 +49,8 @@ fn parse_format(s: &str) -> Result<ExportFormat, String> {
 
 /// Runs `warcdex export`: 0, or 2 for a malformed query.
 pub fn run(a: ExportArgs) -> anyhow::Result<i32> {
-    let index = SearchIndex::open(&a.dir)?;
+    // Every match is read once: its pages need not stay resident (as `graph` reads).
+    let index = SearchIndex::open_released(&a.dir)?;
     let collection = Collection::open(&a.dir);
     let viewer = a.access.viewer(&a.dir, a.user.as_deref())?;
     let query = a.query.join(" ");

@@ -151,7 +151,7 @@ impl SearchIndex {
     }
 
     /// [`SearchIndex::open`] for a command that reads the sets through once
-    /// (`near-dups`, `history`, `graph`): the index files are read through
+    /// (`near-dups`, `history`, `graph`, `export`): the index files are read through
     /// `pindex::directory::ReleasingDirectory`, so the pages read (the checksums read
     /// every file) do not stay resident. At 1,000,000 versions `near-dups` peaked at
     /// 1.3 GB with the server's mapping, most of it the index's file pages.
