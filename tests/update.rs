@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use crate::util::ok_in;
+use crate::util::{ok_in, unpack_wacz};
 use warcdex::update::CRASH_POINTS;
 
 fn warcdex(args: &[&str]) -> Output {
@@ -586,30 +586,6 @@ fn zstd_and_wacz_archives_make_the_collection_their_warcs_make() {
     let from_warcs = build("warcs", &warcs);
     assert!(!from_wacz.is_empty());
     assert_eq!(from_wacz, from_warcs);
-}
-
-/// The WARCs under a WACZ's `archive/`, written to `out` under their own names, sorted.
-fn unpack_wacz(wacz: &Path, out: &Path) -> Vec<PathBuf> {
-    let mut zip = zip::ZipArchive::new(std::fs::File::open(wacz).unwrap()).unwrap();
-    std::fs::create_dir_all(out).unwrap();
-    let mut warcs = Vec::new();
-    for i in 0..zip.len() {
-        let mut entry = zip.by_index(i).unwrap();
-        let name = entry.name().unwrap().to_string();
-        if let Some(base) = name.strip_prefix("archive/") {
-            let path = out.join(base);
-            let mut file = std::fs::File::create(&path).unwrap();
-            std::io::copy(&mut entry, &mut file).unwrap();
-            warcs.push(path);
-        }
-    }
-    warcs.sort();
-    assert!(
-        !warcs.is_empty(),
-        "{} holds WARCs under archive/",
-        wacz.display()
-    );
-    warcs
 }
 
 /// Identity does not depend on the container. A WACZ whose WARCs (or

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::util::http::{request, Answer};
-use crate::util::{fixtures, run_warcdex, start_in_process};
+use crate::util::{fixtures, run_warcdex, start_in_process, unpack_wacz};
 use warcdex::serve::ServeOptions;
 
 fn get(addr: &str, path: &str, extra: &str) -> Answer {
@@ -19,25 +19,6 @@ fn update(coll: &Path, archives: &[PathBuf]) {
     args.extend(archives.iter().map(|p| p.into()));
     let (code, _, err) = run_warcdex(&args);
     assert_eq!(code, 0, "update: {err}");
-}
-
-/// The WARCs under a WACZ's `archive/`, written to `out` under their own names.
-fn unpack(wacz: &Path, out: &Path) -> Vec<PathBuf> {
-    let mut zip = zip::ZipArchive::new(std::fs::File::open(wacz).unwrap()).unwrap();
-    std::fs::create_dir_all(out).unwrap();
-    let mut warcs = Vec::new();
-    for i in 0..zip.len() {
-        let mut entry = zip.by_index(i).unwrap();
-        let name = entry.name().unwrap().to_string();
-        if let Some(base) = name.strip_prefix("archive/") {
-            let path = out.join(base);
-            let mut file = std::fs::File::create(&path).unwrap();
-            std::io::copy(&mut entry, &mut file).unwrap();
-            warcs.push(path);
-        }
-    }
-    warcs.sort();
-    warcs
 }
 
 /// `(url, date, status, file, offset, length)` of every capture in `coll`'s `all.cdx`.
@@ -63,7 +44,7 @@ fn captures(coll: &Path) -> Vec<(String, String, String, String, u64, u64)> {
 fn captures_held_in_a_wacz_open_and_export_as_those_of_its_warcs() {
     let tmp = tempfile::tempdir().unwrap();
     let wacz = fixtures().join("wacz/crawl.wacz");
-    let warcs = unpack(&wacz, &tmp.path().join("unpacked"));
+    let warcs = unpack_wacz(&wacz, &tmp.path().join("unpacked"));
     assert!(warcs.len() >= 2, "{warcs:?}");
     let (from_wacz, from_warcs) = (tmp.path().join("wacz"), tmp.path().join("warcs"));
     update(&from_wacz, &[wacz]);

@@ -210,14 +210,7 @@ impl ArchiveReader<Input> {
     /// archive that starts at a record's member (`cdx -j` cuts one file into pieces).
     /// Offsets and lengths are the file's own, as if it were read from its start.
     pub fn open_range(file: &Path, start: u64, len: u64, opts: ReaderOptions) -> Result<Self> {
-        let input = file_slice(file, start, len)?;
-        let s = Stream::new_at(input, opts.buffer_size, start).map_err(|e| e.with_path(file))?;
-        let mut r = ArchiveReader::with_stream(s, opts);
-        // The piece starts at a record found by reading the file from its start.
-        r.start_checked = true;
-        r.path = Some(file.to_path_buf());
-        r.probe = Some(member_probe(file.to_path_buf(), 0, r.s.codec()));
-        Ok(r)
+        location::ArchiveLocation::file(file).open_range(start, len, opts)
     }
 }
 

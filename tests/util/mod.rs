@@ -18,6 +18,30 @@ pub fn corpus() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/corpus")
 }
 
+/// The WARCs under a WACZ's `archive/`, written to `out` under their own names, sorted.
+pub fn unpack_wacz(wacz: &Path, out: &Path) -> Vec<PathBuf> {
+    let mut zip = zip::ZipArchive::new(std::fs::File::open(wacz).unwrap()).unwrap();
+    std::fs::create_dir_all(out).unwrap();
+    let mut warcs = Vec::new();
+    for i in 0..zip.len() {
+        let mut entry = zip.by_index(i).unwrap();
+        let name = entry.name().unwrap().to_string();
+        if let Some(base) = name.strip_prefix("archive/") {
+            let path = out.join(base);
+            let mut file = std::fs::File::create(&path).unwrap();
+            std::io::copy(&mut entry, &mut file).unwrap();
+            warcs.push(path);
+        }
+    }
+    warcs.sort();
+    assert!(
+        !warcs.is_empty(),
+        "{} holds WARCs under archive/",
+        wacz.display()
+    );
+    warcs
+}
+
 /// `fixtures/` in the repository.
 pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
