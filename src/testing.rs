@@ -366,7 +366,11 @@ fn http_app() -> Arc<HttpApp> {
                     .build()
                     .expect("a tokio runtime");
                 HttpApp {
-                    router: crate::serve::router(index, opts),
+                    router: crate::serve::router(
+                        crate::collection::Collection::open(index.dir()),
+                        index,
+                        opts,
+                    ),
                     rt,
                     _dir: dir,
                 }

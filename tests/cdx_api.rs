@@ -41,7 +41,11 @@ fn start(dir: &Path) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap().to_string();
     let opts = ServeOptions::default();
-    let app = router(index, opts.clone());
+    let app = router(
+        warcdex::collection::Collection::open(index.dir()),
+        index,
+        opts.clone(),
+    );
     std::thread::spawn(move || serve(listener, app, &opts).unwrap());
     addr
 }
@@ -293,7 +297,11 @@ fn stalled_cdx_readers_leave_the_searches_answering() {
         search_threads: 2,
         ..ServeOptions::default()
     };
-    let app = router(index, opts.clone());
+    let app = router(
+        warcdex::collection::Collection::open(index.dir()),
+        index,
+        opts.clone(),
+    );
     std::thread::spawn(move || serve(listener, app, &opts).unwrap());
     let target = "/cdx?url=example.org/*&limit=0&output=text";
     let stalled: Vec<TcpStream> = (0..3)

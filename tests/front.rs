@@ -299,7 +299,17 @@ fn a_failing_shard_makes_the_answer_partial_not_failed() {
 fn real_shard(dir: &Path) -> String {
     warcdex::testing::build_fixture_index(dir, "example", "col1").unwrap();
     let index = SearchIndex::open(dir).unwrap();
-    format!("http://{}", start_server(router(index, opts()), opts()))
+    format!(
+        "http://{}",
+        start_server(
+            router(
+                warcdex::collection::Collection::open(index.dir()),
+                index,
+                opts()
+            ),
+            opts()
+        )
+    )
 }
 
 /// Statistics that cannot be true (a term in more documents than

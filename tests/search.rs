@@ -264,6 +264,7 @@ fn serve_routes() {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap().to_string();
     let app = router(
+        warcdex::collection::Collection::open(index.dir()),
         index,
         ServeOptions {
             replay_prefix: Some("http://wayback.test/web".into()),
@@ -522,7 +523,11 @@ fn only_http_urls_become_links() {
         replay_prefix: Some(warcdex::serve::VIEW_PREFIX.into()),
         ..ServeOptions::default()
     };
-    let app = router(index, opts.clone());
+    let app = router(
+        warcdex::collection::Collection::open(index.dir()),
+        index,
+        opts.clone(),
+    );
     std::thread::spawn(move || serve(listener, app, &opts).unwrap());
 
     let r = get(&addr, "/?query=zebu&hitsPerSite=0");

@@ -182,7 +182,14 @@ fn shards_rank_as_one_index_in_one_process_and_through_a_front() {
     let shards: Vec<String> = (0..3)
         .map(|k| {
             let index = SearchIndex::open(&dir.path().join(format!("server-{k}"))).unwrap();
-            start_server(router(index, opts.clone()), opts.clone())
+            start_server(
+                router(
+                    warcdex::collection::Collection::open(index.dir()),
+                    index,
+                    opts.clone(),
+                ),
+                opts.clone(),
+            )
         })
         .collect();
     let front_opts = ServeOptions {

@@ -9,6 +9,7 @@ use std::time::Duration;
 use anyhow::{bail, Context};
 use clap::Args;
 use warcdex::access::LiveRules;
+use warcdex::collection::Collection;
 use warcdex::render::{json, text};
 use warcdex::search::{HitOrder, NearDisplay, SearchIndex, SearchRequest, DEFAULT_HITS_PER_SITE};
 use warcdex::serve::{front_router, router, serve, ConnLimits, Front, ServeOptions};
@@ -350,7 +351,7 @@ pub fn serve_cmd(a: ServeArgs) -> anyhow::Result<i32> {
         );
     }
     let listener = bind(a.addr)?;
-    let app = router(index, opts.clone());
+    let app = router(Collection::open(&a.dir), index, opts.clone());
     serve(listener, app, &opts)?;
     Ok(0)
 }

@@ -9,17 +9,19 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use axum::extract::{Query, State};
+use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::Response;
 
+use super::params::Params;
+use super::search_routes::required_selection;
 use super::streamed::streamed;
-use super::{current, plain, query_param, AppState, Backend};
+use super::{current, plain, AppState, Backend};
 use crate::export::{
     default_fields, export as export_to, parse_fields, Export, ExportError, ExportFormat,
     ExportReport, WaczScratch,
 };
-use crate::search::{SearchError, Selection};
+use crate::search::SearchError;
 
 /// Exports running at once: each takes a search permit while it computes (a WACZ for all
 /// of its packing), so a client asking for many at once must not take the permits from
@@ -49,43 +51,30 @@ impl Drop for Running {
 }
 
 /// `GET /export`.
-pub(super) async fn export(
-    State(state): State<Arc<AppState>>,
-    Query(raw): Query<Vec<(String, String)>>,
-    headers: HeaderMap,
-) -> Response {
+pub(super) async fn export(State(state): State<Arc<AppState>>, p: Params) -> Response {
     let Backend::Local(local) = &state.backend else {
         return plain(
             StatusCode::NOT_IMPLEMENTED,
             "/export is answered by the servers of sets, not by a front server".into(),
         );
     };
-    let last = |name: &str| {
-        (raw.iter().rev())
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.trim())
-    };
-    let Some(query) = query_param(&raw) else {
-        return plain(StatusCode::BAD_REQUEST, "no query: add ?query=words".into());
-    };
-    let Some(format) = ExportFormat::parse(last("format").unwrap_or("csv")) else {
+    let Some(format) = ExportFormat::parse(p.last("format").unwrap_or("csv")) else {
         return plain(
             StatusCode::BAD_REQUEST,
             "format is csv, jsonl, parquet, warc or wacz".into(),
         );
     };
-    let fields = match last("fields") {
-        None | Some("") => default_fields(),
+    let fields = match p.last("fields") {
+        None => default_fields(),
         Some(f) => match parse_fields(f) {
             Ok(f) => f,
             Err(e) => return plain(StatusCode::BAD_REQUEST, format!("fields: {e}")),
         },
     };
-    let as_of = last("asOf").filter(|a| !a.is_empty());
-    // A malformed query or date is found before the answer starts.
-    let selection = match Selection::as_of(&query, as_of, state.opts.viewer(&headers)) {
+    // A missing or malformed query or date is found before the answer starts.
+    let selection = match required_selection(&p) {
         Ok(s) => s,
-        Err(e) => return plain(StatusCode::BAD_REQUEST, e.0),
+        Err((status, e)) => return plain(status, e),
     };
     let Some(running) = Running::start() else {
         return plain(

@@ -17,6 +17,7 @@
 //! - `/cdx` pywb's CDX server API (`cdx_api.rs`); `/export` every match as a file
 //!   (`export_route.rs`).
 //!
+//! The capture routes share their context, refusals and runners (`capture_route.rs`).
 //! Every answer carries `X-Content-Type-Options: nosniff`; an unknown path is a 404.
 //! Settings are `options.rs`; the index is opened once and reopened when a set's
 //! `pindex.json` changes (`state.rs`, checked at most once per
@@ -25,6 +26,7 @@
 //! (`respond.rs`). A malformed request is a 400 with a message, never a 500.
 //! Connections have a header timeout, an idle timeout and a cap (`conn.rs`).
 
+mod capture_route;
 mod cdx_api;
 mod conn;
 mod export_route;
@@ -59,7 +61,6 @@ pub use conn::ConnLimits;
 pub use options::{ServeOptions, DEFAULT_EXPORT_TMP_LIMIT};
 pub use remote::Front;
 // What the route modules share, by the names they use it under (`super::plain`, …).
-use params::query_param;
 use respond::plain;
 use search_routes::{
     healthz, opensearch_rss, search_json, search_page, shard_search, shard_stats, warc,
@@ -69,11 +70,11 @@ use state::{current, AppState, Backend, Loaded, LocalState};
 /// The capture view's path prefix: hits link to `/web/DATE14/URL` by default.
 pub const VIEW_PREFIX: &str = web::PREFIX;
 
-/// The routes over an opened index; with the shard routes a front server asks
-/// (`/shard/stats.json`, `/shard/search.json`, see src/serve/remote.rs) when
-/// [`ServeOptions::shard`] says this server is one.
-pub fn router(index: SearchIndex, opts: ServeOptions) -> Router {
-    let collection = Arc::new(Collection::open(index.dir()));
+/// The routes over `collection` and its opened search index; with the shard routes a
+/// front server asks (`/shard/stats.json`, `/shard/search.json`, see
+/// src/serve/remote.rs) when [`ServeOptions::shard`] says this server is one.
+pub fn router(collection: Collection, index: SearchIndex, opts: ServeOptions) -> Router {
+    let collection = Arc::new(collection);
     let positions = Arc::new(warcs_access::PositionsCache::new(&collection));
     let backend = Backend::Local(LocalState {
         collection,

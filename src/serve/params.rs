@@ -1,9 +1,21 @@
-//! The search routes' parameters, parsed once (`Params`): NutchWAX's servlet names,
-//! bounded numbers, `asOf`, `sort`, the near-duplicate display; a malformed one is a
-//! message for a 400.
+//! The parameters of every route that takes a query (`/`, `/opensearch`, `/search.json`,
+//! `/export`, the shard routes), parsed once by one extractor (`Params`): NutchWAX's
+//! servlet names, bounded numbers, `asOf`, `sort`, the near-duplicate display, and who
+//! asks; a malformed one is a message for a 400 ([`BadParams`]).
 
+use std::sync::Arc;
+
+use axum::extract::{FromRequestParts, Query};
+use axum::http::request::Parts;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+
+use super::respond::plain;
+use super::state::AppState;
 use super::ServeOptions;
-use crate::search::{HitOrder, NearDisplay, MAX_HITS_PER_PAGE};
+use crate::access::Viewer;
+use crate::search::query::QueryError;
+use crate::search::{HitOrder, NearDisplay, Selection, MAX_HITS_PER_PAGE};
 
 /// The request parameters, parsed; a message for the user when they are malformed.
 pub(super) struct Params {
@@ -19,6 +31,56 @@ pub(super) struct Params {
     pub(super) order: HitOrder,
     /// As given, echoed in the RSS.
     pub(super) raw: Vec<(String, String)>,
+    /// Who asks, under the server's access rules (`None`: no rules, everything shown).
+    pub(super) viewer: Option<Viewer>,
+}
+
+impl Params {
+    /// What the reader asked for: the query with its `asOf` date, for the viewer;
+    /// `None` without a query, an error when the query or date is malformed.
+    pub(super) fn selection(&self) -> Result<Option<Selection>, QueryError> {
+        let Some(query) = &self.query else {
+            return Ok(None);
+        };
+        Selection::as_of(query, self.as_of.as_deref(), self.viewer.clone()).map(Some)
+    }
+
+    /// The last value of parameter `name`, trimmed; `None` when absent or blank.
+    pub(super) fn last(&self, name: &str) -> Option<&str> {
+        last(&self.raw, name)
+    }
+}
+
+/// A request whose parameters are malformed: the message of its 400.
+pub(super) struct BadParams(pub(super) String);
+
+impl IntoResponse for BadParams {
+    fn into_response(self) -> Response {
+        plain(StatusCode::BAD_REQUEST, self.0)
+    }
+}
+
+impl FromRequestParts<Arc<AppState>> for Params {
+    type Rejection = BadParams;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &Arc<AppState>,
+    ) -> Result<Params, BadParams> {
+        let Query(raw) = Query::<Vec<(String, String)>>::try_from_uri(&parts.uri)
+            .map_err(|e| BadParams(e.body_text()))?;
+        let mut p = params(raw, &state.opts).map_err(BadParams)?;
+        p.viewer = state.opts.viewer(&parts.headers);
+        Ok(p)
+    }
+}
+
+/// The last value of parameter `name` in `raw`, trimmed; `None` when absent or blank.
+fn last<'r>(raw: &'r [(String, String)], name: &str) -> Option<&'r str> {
+    (raw.iter().rev())
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.trim())
+        .filter(|v| !v.is_empty())
 }
 
 /// `nearDups=show` shows every version of a URL; `collapse=near` folds near-identical
@@ -62,7 +124,7 @@ pub(super) fn number(
 }
 
 /// The last `query` (or `q`) parameter, trimmed; `None` when there is none or it is blank.
-pub(super) fn query_param(raw: &[(String, String)]) -> Option<String> {
+fn query_param(raw: &[(String, String)]) -> Option<String> {
     raw.iter()
         .rev()
         .find(|(k, _)| k == "query" || k == "q")
@@ -73,25 +135,19 @@ pub(super) fn query_param(raw: &[(String, String)]) -> Option<String> {
 /// The answer to an API request without a query.
 pub(super) const NO_QUERY: &str = "no query: add ?query=words";
 
-pub(super) fn params(raw: Vec<(String, String)>, opts: &ServeOptions) -> Result<Params, String> {
+fn params(raw: Vec<(String, String)>, opts: &ServeOptions) -> Result<Params, String> {
     let query = query_param(&raw);
     let start = number(&raw, &["start"], 0)?;
     let hits = number(&raw, &["hitsPerPage"], 10)?.clamp(1, MAX_HITS_PER_PAGE);
     let hits_per_site = number(&raw, &["hitsPerSite", "hitsPerDup"], opts.hits_per_site)?;
     let near = near_display(&raw)?;
-    let last = |name: &str| {
-        (raw.iter().rev())
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.trim().to_string())
-            .filter(|v| !v.is_empty())
-    };
-    let as_of = last("asOf");
+    let as_of = last(&raw, "asOf").map(str::to_string);
     if let Some(a) = &as_of {
         crate::search::selection::check_as_of(a).map_err(|e| e.0)?;
     }
-    let order = match last("sort") {
+    let order = match last(&raw, "sort") {
         None => HitOrder::Relevance,
-        Some(v) => HitOrder::parse(&v)
+        Some(v) => HitOrder::parse(v)
             .ok_or("sort is relevance, date (oldest first) or -date (newest first)")?,
     };
     Ok(Params {
@@ -103,6 +159,7 @@ pub(super) fn params(raw: Vec<(String, String)>, opts: &ServeOptions) -> Result<
         as_of,
         order,
         raw,
+        viewer: None,
     })
 }
 

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 
@@ -12,21 +12,20 @@ use crate::render::page::{self, PageRequest};
 use crate::render::{json, opensearch};
 use crate::search::{SearchError, SearchRequest, SearchResults, Selection, TermStats};
 
-use super::params::{number, params, query_param, Params, NO_QUERY};
+use super::params::{number, BadParams, Params, NO_QUERY};
 use super::respond::{blocking, html, json_error, json_result, plain, status_of, with_type};
 use super::state::{current, AppState, Backend, LocalState};
 use super::{warcs, web};
 
-/// Runs the search on the blocking pool.
+/// Runs the search of `selection` on the blocking pool (`history`: see
+/// [`SearchRequest::history`]).
 pub(super) async fn run_search(
     state: &Arc<AppState>,
     p: &Params,
-    query: String,
+    selection: Selection,
     history: bool,
     headers: &HeaderMap,
 ) -> Result<SearchResults, (StatusCode, String)> {
-    let selection = Selection::as_of(&query, p.as_of.as_deref(), state.opts.viewer(headers))
-        .map_err(|e| status_of(SearchError::Query(e)))?;
     let req = SearchRequest {
         viewer: selection.viewer,
         order: p.order,
@@ -50,14 +49,23 @@ pub(super) async fn run_search(
     blocking(&state.permits, move || loaded.index.search(&req)).await
 }
 
+/// The selection of a request, required: a 400 without a query or with a malformed one.
+pub(super) fn required_selection(p: &Params) -> Result<Selection, (StatusCode, String)> {
+    match p.selection() {
+        Ok(Some(s)) => Ok(s),
+        Ok(None) => Err((StatusCode::BAD_REQUEST, NO_QUERY.into())),
+        Err(e) => Err(status_of(SearchError::Query(e))),
+    }
+}
+
 pub(super) async fn search_page(
     State(state): State<Arc<AppState>>,
-    Query(raw): Query<Vec<(String, String)>>,
+    p: Result<Params, BadParams>,
     headers: HeaderMap,
 ) -> Response {
-    let p = match params(raw, &state.opts) {
+    let p = match p {
         Ok(p) => p,
-        Err(e) => {
+        Err(BadParams(e)) => {
             let req = PageRequest {
                 hits: 10,
                 hits_per_site: state.opts.hits_per_site,
@@ -79,13 +87,16 @@ pub(super) async fn search_page(
         as_of: p.as_of.clone(),
         order: p.order,
     };
-    let Some(q) = p.query.clone() else {
+    if p.query.is_none() {
         return html(
             StatusCode::OK,
             page::render(&req, None, None, &state.current_footer().await),
         );
+    }
+    let r = match required_selection(&p) {
+        Ok(selection) => run_search(&state, &p, selection, true, &headers).await,
+        Err(e) => Err(e),
     };
-    let r = run_search(&state, &p, q, true, &headers).await;
     let footer = &state.footer();
     match r {
         Ok(r) => html(StatusCode::OK, page::render(&req, Some(&r), None, footer)),
@@ -93,29 +104,25 @@ pub(super) async fn search_page(
     }
 }
 
-/// The API routes' common part: parameters, a query required (400 without), the search
+/// The API routes' common part: a query required (400 without), the search
 /// (`history`: see [`SearchRequest::history`]).
 pub(super) async fn query_search(
     state: &Arc<AppState>,
-    raw: Vec<(String, String)>,
+    p: &Params,
     history: bool,
     headers: &HeaderMap,
-) -> Result<(Params, SearchResults), (StatusCode, String)> {
-    let p = params(raw, &state.opts).map_err(|e| (StatusCode::BAD_REQUEST, e))?;
-    let Some(q) = p.query.clone() else {
-        return Err((StatusCode::BAD_REQUEST, NO_QUERY.into()));
-    };
-    let r = run_search(state, &p, q, history, headers).await?;
-    Ok((p, r))
+) -> Result<SearchResults, (StatusCode, String)> {
+    let selection = required_selection(p)?;
+    run_search(state, p, selection, history, headers).await
 }
 
 pub(super) async fn opensearch_rss(
     State(state): State<Arc<AppState>>,
-    Query(raw): Query<Vec<(String, String)>>,
+    p: Params,
     headers: HeaderMap,
 ) -> Response {
-    match query_search(&state, raw, false, &headers).await {
-        Ok((p, mut r)) => {
+    match query_search(&state, &p, false, &headers).await {
+        Ok(mut r) => {
             // A feed reader resolves no link against the feed's address: the capture
             // view's links are made absolute (this server's public address or Host).
             let base = web::base_url(state.opts.public_url.as_deref(), &headers);
@@ -138,11 +145,15 @@ pub(super) async fn opensearch_rss(
 
 pub(super) async fn search_json(
     State(state): State<Arc<AppState>>,
-    Query(raw): Query<Vec<(String, String)>>,
+    p: Result<Params, BadParams>,
     headers: HeaderMap,
 ) -> Response {
-    match query_search(&state, raw, true, &headers).await {
-        Ok((_, r)) => with_type(StatusCode::OK, "application/json", json::to_json(&r)),
+    let p = match p {
+        Ok(p) => p,
+        Err(BadParams(e)) => return json_error(StatusCode::BAD_REQUEST, e),
+    };
+    match query_search(&state, &p, true, &headers).await {
+        Ok(r) => with_type(StatusCode::OK, "application/json", json::to_json(&r)),
         Err((status, e)) => json_error(status, e),
     }
 }
@@ -226,22 +237,18 @@ pub(super) fn local_index(state: &AppState) -> &LocalState {
 }
 
 /// The query of a shard request, required.
-pub(super) fn shard_query(raw: &[(String, String)]) -> Result<String, (StatusCode, String)> {
-    query_param(raw).ok_or((StatusCode::BAD_REQUEST, NO_QUERY.into()))
+fn shard_query(p: &Params) -> Result<String, (StatusCode, String)> {
+    (p.query.clone()).ok_or((StatusCode::BAD_REQUEST, NO_QUERY.into()))
 }
 
 /// `/shard/stats.json?query=Q`: the statistics of the query's terms over this server's
 /// sets, which a front server sums over its shard servers; under access rules, over
 /// the versions the user the front passes on may see.
-pub(super) async fn shard_stats(
-    State(state): State<Arc<AppState>>,
-    Query(raw): Query<Vec<(String, String)>>,
-    headers: HeaderMap,
-) -> Response {
+pub(super) async fn shard_stats(State(state): State<Arc<AppState>>, p: Params) -> Response {
     let r = async {
-        let query = shard_query(&raw)?;
+        let query = shard_query(&p)?;
         let loaded = current(local_index(&state), &state.opts).await;
-        let viewer = state.opts.viewer(&headers);
+        let viewer = p.viewer;
         blocking(&state.permits, move || {
             loaded.index.term_stats(&query, viewer.as_ref())
         })
@@ -254,19 +261,18 @@ pub(super) async fn shard_stats(
 /// statistics as the JSON body: this server's best N hits under the per-site limit.
 pub(super) async fn shard_search(
     State(state): State<Arc<AppState>>,
-    Query(raw): Query<Vec<(String, String)>>,
-    headers: HeaderMap,
+    p: Params,
     body: axum::body::Bytes,
 ) -> Response {
     let r = async {
-        let query = shard_query(&raw)?;
+        let query = shard_query(&p)?;
         let bad = |e: String| (StatusCode::BAD_REQUEST, e);
-        let need = number(&raw, &["need"], 11).map_err(bad)?;
-        let per_site = number(&raw, &["hitsPerSite"], state.opts.hits_per_site).map_err(bad)?;
+        let need = number(&p.raw, &["need"], 11).map_err(bad)?;
+        let per_site = p.hits_per_site;
         let stats: TermStats = serde_json::from_slice(&body)
             .map_err(|e| bad(format!("the body is not term statistics: {e}")))?;
         let loaded = current(local_index(&state), &state.opts).await;
-        let viewer = state.opts.viewer(&headers);
+        let viewer = p.viewer;
         blocking(&state.permits, move || {
             (loaded.index).search_shard(&query, per_site, need, &stats, viewer.as_ref())
         })

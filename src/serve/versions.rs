@@ -7,10 +7,11 @@ use std::io::Write;
 
 use axum::http::{HeaderMap, StatusCode};
 
-use super::streamed::{Refusal, Streamer};
-use super::web::{
-    blocked_refusal, index_route, not_archived, page_headers, refusal, server_error, St, PREFIX,
+use super::capture_route::{
+    blocked_refusal, index_route, not_archived, page_headers, refusal, server_error, St,
 };
+use super::streamed::{Refusal, Streamer};
+use super::web::PREFIX;
 use crate::access::{Access, Viewer};
 use crate::path_error::Chain;
 use crate::replay::versions_page::{diff_page, history_page};

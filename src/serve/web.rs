@@ -2,8 +2,10 @@
 //! banner page, the archived page rewritten, the original payload), and Memento's
 //! TimeGate (`/timegate/URL`) and TimeMaps (`/timemap/link/URL`, `/timemap/json/URL`).
 //! Captures are found in the collection's sorted CDX (`all.cdx`), opened per request so
-//! that a collection updated by a rename is seen; records are read from the archives
-//! `collection.json` names (`archives.rs`), never from a path in the request.
+//! that a collection updated by a rename is seen; records are read from the archives of
+//! the collection's archive table (`collection::archives`), never from a path in the
+//! request. `/text/DATE/URL` is here too; what the capture routes share is
+//! `capture_route.rs`.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -13,6 +15,10 @@ use axum::http::{header, HeaderMap, HeaderName, HeaderValue, StatusCode};
 use warcdex_cdx::lookup::SortedCdx;
 use warcdex_cdx::surt::surt_key;
 
+use super::capture_route::{
+    blocked_refusal, capture_route, index_route, not_archived, page_headers, refusal, rest_of,
+    server_error, CaptureContext, St,
+};
 use super::streamed::{Refusal, Streamer};
 use crate::access::Viewer;
 use crate::collection::Collection;
@@ -20,7 +26,7 @@ use crate::reader::location::ArchiveLocation;
 use crate::replay::archival_url::{self, ArchivalUrl, Mode};
 use crate::replay::body::{replay, ReplayHead};
 use crate::replay::capture::{captures_of, nearest_in, original_in, Capture, Nearest};
-use crate::replay::frame::{frame_page, HighFidelity};
+use crate::replay::frame::frame_page;
 use crate::replay::memento::{self, MementoUrls};
 use crate::replay::record::with_record;
 use crate::replay::rewrite::url::UrlRewriter;
@@ -40,24 +46,6 @@ media-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'self'";
 /// The policy of the banner page: its own inline style and the frame, nothing else.
 const FRAME_CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; frame-src 'self'; \
 form-action 'self'; frame-ancestors 'self'";
-
-/// What a capture route needs of the server: the collection, how to link, who asks.
-/// (Not [`crate::access::Access`], what the rules give a capture.)
-#[derive(Clone)]
-pub(crate) struct CaptureContext {
-    /// The collection served: its CDX and its archives by name.
-    pub collection: Arc<Collection>,
-    /// Where the banner sends a reader for scripts.
-    pub hifi: HighFidelity,
-    /// The base of absolute links (Memento): `--public-url`, else the request's host.
-    pub base: String,
-    /// Who asks, under the access rules in force (`None`: no rules).
-    pub viewer: Option<Viewer>,
-}
-
-pub(crate) fn refusal(status: StatusCode, msg: impl Into<String>) -> Refusal {
-    (status, msg.into())
-}
 
 /// The captures of `url` (its SURT key) nearest `date`, from `dir/all.cdx`, among those
 /// `viewer` may see, found by lookups in the sorted CDX (never a reading of every capture
@@ -121,14 +109,6 @@ fn open_cdx(collection: &Collection) -> Result<(SortedCdx, PathBuf), Refusal> {
     Ok((cdx, path))
 }
 
-/// The answer for a URL whose captures are blocked to the asker.
-pub(crate) fn blocked_refusal(url: &str) -> Refusal {
-    refusal(
-        StatusCode::UNAVAILABLE_FOR_LEGAL_REASONS,
-        format!("access to {url} is blocked in this collection"),
-    )
-}
-
 /// Runs `f` over the captures of `key` in `dir/all.cdx` that `viewer` may see (all
 /// without one); also says whether a capture was left out as blocked (not excluded).
 fn with_captures<T>(
@@ -151,31 +131,6 @@ fn with_captures<T>(
     let out = f(&mut caps).map_err(|e| server_error(&format!("{}: {e}", path.display())))?;
     drop(caps);
     Ok((out, blocked))
-}
-
-/// A 500 whose detail (paths) goes to the log, not to the client.
-pub(crate) fn server_error(detail: &str) -> Refusal {
-    eprintln!("warcdex serve: {detail}");
-    refusal(
-        StatusCode::INTERNAL_SERVER_ERROR,
-        "the collection could not be read",
-    )
-}
-
-pub(crate) fn not_archived(url: &str) -> Refusal {
-    refusal(
-        StatusCode::NOT_FOUND,
-        format!("{url} is not in this collection"),
-    )
-}
-
-/// The request path after `route` with its query string: the archived URL's own.
-pub(crate) fn rest_of(uri: &axum::http::Uri, route: &str) -> String {
-    let path = uri.path().strip_prefix(route).unwrap_or("");
-    match uri.query() {
-        Some(q) => format!("{path}?{q}"),
-        None => path.to_string(),
-    }
 }
 
 /// The URL of pywb's capture list, `*/URL` or `DATE*/URL` (a date prefix); `None` for
@@ -489,22 +444,6 @@ pub(crate) fn timemap(
     })
 }
 
-/// What the capture routes need, from a server of sets; `None` on a front server.
-async fn context_of(state: &super::AppState, headers: &HeaderMap) -> Option<CaptureContext> {
-    let super::Backend::Local(l) = &state.backend else {
-        return None;
-    };
-    Some(CaptureContext {
-        collection: l.collection.clone(),
-        hifi: match &state.opts.pywb {
-            Some(p) => HighFidelity::Pywb(p.clone()),
-            None => HighFidelity::None,
-        },
-        base: base_url(state.opts.public_url.as_deref(), headers),
-        viewer: state.opts.viewer(headers),
-    })
-}
-
 /// The base of absolute links: `--public-url`, else `http://` and the request's `Host`
 /// when it is a plain host and port (the address the client itself used), else none
 /// (links are then relative to this server's root).
@@ -524,28 +463,6 @@ pub(crate) fn base_url(public: Option<&str>, headers: &HeaderMap) -> String {
     match plain {
         true => format!("http://{host}"),
         false => String::new(),
-    }
-}
-
-pub(crate) fn front_refusal() -> axum::response::Response {
-    super::plain(
-        StatusCode::NOT_FOUND,
-        "a front server holds no captures: open them on a shard server".into(),
-    )
-}
-
-pub(crate) type St = axum::extract::State<Arc<super::AppState>>;
-
-/// Answers a capture route with `f`, run on a writer thread and streamed (`streamed.rs`);
-/// a front server has no captures.
-pub(crate) async fn capture_route(
-    state: &super::AppState,
-    headers: &HeaderMap,
-    f: impl FnOnce(CaptureContext, &mut Streamer) -> Result<(), Refusal> + Send + 'static,
-) -> axum::response::Response {
-    match context_of(state, headers).await {
-        Some(ctx) => super::streamed::streamed(&state.permits, move |out| f(ctx, out)).await,
-        None => front_refusal(),
     }
 }
 
@@ -621,46 +538,6 @@ fn text(
     let page = crate::replay::text_page::text_page(PREFIX, &a.url, &c.timestamp, &t);
     out.write_all(page.as_bytes())
         .map_err(|e| refusal(StatusCode::OK, e.to_string()))
-}
-
-/// The headers of a page the server writes itself (no archived content in it but
-/// escaped text): HTML, not sniffed, no scripts, styles inline.
-pub(crate) fn page_headers() -> HeaderMap {
-    let mut h = HeaderMap::new();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/html; charset=utf-8"),
-    );
-    h.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    h.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(
-            "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'",
-        ),
-    );
-    h
-}
-
-/// A route that reads the loaded index: `f` gets the capture context, the index and the request
-/// path after `route`; refused on a front server, which holds no sets.
-pub(crate) async fn index_route(
-    state: &super::AppState,
-    uri: &axum::http::Uri,
-    headers: &HeaderMap,
-    route: &str,
-    f: impl FnOnce(CaptureContext, Arc<super::Loaded>, String, &mut Streamer) -> Result<(), Refusal>
-        + Send
-        + 'static,
-) -> axum::response::Response {
-    let super::Backend::Local(l) = &state.backend else {
-        return front_refusal();
-    };
-    let loaded = super::current(l, &state.opts).await;
-    let rest = rest_of(uri, route);
-    capture_route(state, headers, move |a, out| f(a, loaded, rest, out)).await
 }
 
 /// `GET /text/DATE/URL`.

@@ -329,7 +329,11 @@ pub fn start_in_process(dir: &Path, opts: warcdex::serve::ServeOptions) -> Strin
     let index = warcdex::search::SearchIndex::open(dir).unwrap();
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap().to_string();
-    let app = warcdex::serve::router(index, opts.clone());
+    let app = warcdex::serve::router(
+        warcdex::collection::Collection::open(index.dir()),
+        index,
+        opts.clone(),
+    );
     std::thread::spawn(move || warcdex::serve::serve(listener, app, &opts).unwrap());
     addr
 }
