@@ -9,8 +9,10 @@
 # `--compact`, whose dump must equal the step-by-step build's).
 #
 # Usage: scripts/example.sh [WORKDIR]   (default target/example; it is replaced)
-# Needs only cargo: it builds the release binary first (WARCDEX_BIN=path uses that
-# binary instead; the integration test passes its own).
+# Needs only cargo: it builds warcdex first, in the dev profile that `scripts/test.sh`
+# builds too (dependencies optimized; the example is small, and a release build would
+# compile every dependency again); WARCDEX_BIN=path uses that binary instead (the
+# integration test passes its own).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=${1:-target/example}
@@ -18,7 +20,7 @@ if [ -n "${WARCDEX_BIN:-}" ]; then
     bin=$WARCDEX_BIN
 else
     source scripts/built-bin.sh
-    bin=$(built_bin)
+    bin=$(built_bin dev)
 fi
 ex=fixtures/example
 rm -rf "$work"

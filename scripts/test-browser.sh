@@ -12,11 +12,10 @@ cd "$(dirname "$0")/.."
 source scripts/chromium-lib.sh
 need_chromium test-browser
 
-# The release binary, which test-formats.sh and test-zipnum.sh build too: a debug build
-# here would compile every dependency a second time (without the dev-dependencies'
-# features), and .ci/run's disk is finite.
+# The dev-profile binary (optimized dependencies), which `cargo test` has built and the
+# other peer tests use: a release build would compile every dependency a second time.
 source scripts/built-bin.sh
-bin=$(built_bin)
+bin=$(built_bin dev)
 mkdir -p target
 source scripts/serve-lib.sh
 

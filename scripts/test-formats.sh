@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 python=$(scripts/formats-venv.sh)
 source scripts/built-bin.sh
-bin=$(built_bin)
+bin=$(built_bin dev)
 work=$(mktemp -d "${TMPDIR:-/tmp}/warcdex-formats-XXXX")
 trap 'rm -rf "$work"' EXIT
 "$python" scripts/test_formats.py "$bin" "$work"

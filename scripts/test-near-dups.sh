@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/built-bin.sh
-bin=$(built_bin)
+bin=$(built_bin dev)
 work=$(mktemp -d "${TMPDIR:-/tmp}/warcdex-near-XXXX")
 trap 'rm -rf "$work"' EXIT
 seed=${SEED:-$(( $(date +%s) % 100000 ))}

@@ -9,7 +9,7 @@
 #
 # pywb 2.10 comes from the peers' venv, target/formats-venv (installed from PyPI when
 # missing; WARCDEX_PYWB_VENV names another venv that has it). WARCDEX_BIN names a warcdex binary to use instead of building
-# the release one. WARCDEX_PYWB_INDEX=local points pywb at the collection's all.cdx
+# the dev-profile one. WARCDEX_PYWB_INDEX=local points pywb at the collection's all.cdx
 # instead of /cdx, which checks the /warcs/ half alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,9 +24,9 @@ if [ -n "${WARCDEX_BIN:-}" ]; then
     bin=$WARCDEX_BIN
     [ -x "$bin" ] || die "WARCDEX_BIN=$bin is not an executable"
 else
-    # The release binary, as the other browser and peer tests use.
+    # The dev-profile binary, as the other browser and peer tests use.
     source scripts/built-bin.sh
-    bin=$(built_bin) || die "cannot build warcdex"
+    bin=$(built_bin dev) || die "cannot build warcdex"
 fi
 
 mkdir -p target

@@ -35,7 +35,7 @@ if ! command -v java > /dev/null; then
     apt-get install -y -qq --no-install-recommends openjdk-17-jre-headless >&2
 fi
 source scripts/built-bin.sh
-WARCDEX_BIN=$(built_bin)
+WARCDEX_BIN=$(built_bin dev)
 export WARCDEX_BIN
 bin=$WARCDEX_BIN
 work=$(mktemp -d "${TMPDIR:-/tmp}/warcdex-spark-XXXX")

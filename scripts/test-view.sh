@@ -14,7 +14,7 @@ source scripts/chromium-lib.sh
 need_chromium test-view
 
 source scripts/built-bin.sh
-bin=$(built_bin)
+bin=$(built_bin dev)
 mkdir -p target
 source scripts/serve-lib.sh
 

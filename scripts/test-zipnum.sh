@@ -3,13 +3,13 @@
 # the CDX of every archive of the corpus and the example, sorted, written as a cluster
 # of 50-line blocks, and every URL key queried through pywb (exact and prefix, page by
 # page) against the plain sorted CDX (scripts/test-zipnum.py says what is checked).
-# Builds the release binary; pywb comes from scripts/formats-venv.sh (target/formats-venv,
+# Builds the dev-profile binary; pywb comes from scripts/formats-venv.sh (target/formats-venv,
 # installed from PyPI when missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python=$(scripts/formats-venv.sh)
 source scripts/built-bin.sh
-bin=$(built_bin)
+bin=$(built_bin dev)
 work=$(mktemp -d "${TMPDIR:-/tmp}/warcdex-zipnum-XXXX")
 trap 'rm -rf "$work"' EXIT
 

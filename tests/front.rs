@@ -129,6 +129,7 @@ fn hit(url: &str, score: f32) -> ShardHit {
             length: 1,
             filename: String::new(),
             offset: 0,
+            text_source: None,
             dates: vec!["20240101000000".into()],
             replay: Vec::new(),
             snippet: Snippet::default(),

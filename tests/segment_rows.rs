@@ -95,6 +95,7 @@ fn row(i: u64, rng: &mut Lcg) -> SegmentRow {
         archive: format!("batch-{}/crawl-{:05}.warc.gz", i % 3, i / 1000),
         lang: (!i.is_multiple_of(6)).then(|| ["en", "zh", "fr"][(i % 3) as usize].to_string()),
         main_text: (i % 4 != 2).then(|| some_words(rng, 100)),
+        text_source: (i % 5 == 1).then(|| ["final", "text", "pages"][(i % 3) as usize].to_string()),
         offset: i * 1_000_003 + (i64::MAX as u64 - 10_000_000_000_000) * (i % 3 / 2),
         length: rng.below(1 << 20),
         mime: ["text/html", "application/pdf", "text/plain", ""][(i % 4) as usize].to_string(),
@@ -363,7 +364,13 @@ fn opens_in_a_reader_that_is_not_ours() {
             string.clone(),
             required,
         ),
-        ("outlinks.list.element.anchor", BYTE_ARRAY, string, required),
+        (
+            "outlinks.list.element.anchor",
+            BYTE_ARRAY,
+            string.clone(),
+            required,
+        ),
+        ("text_source", BYTE_ARRAY, string, optional),
     ];
     let descr = meta.file_metadata().schema_descr();
     let got: Vec<_> = descr
@@ -463,6 +470,11 @@ fn opens_in_a_reader_that_is_not_ours() {
             want.main_text,
             "row {i} main_text"
         );
+        assert_eq!(
+            opt_str(&got, "text_source"),
+            want.text_source,
+            "row {i} text_source"
+        );
         let links: Vec<Outlink> = match field(&got, "outlinks") {
             Field::ListInternal(l) => (0..l.len())
                 .map(|j| {
@@ -492,7 +504,7 @@ fn every_column_chunk_is_zstd() {
     let meta = reader.metadata();
     assert_eq!(meta.num_row_groups(), 4);
     for rg in meta.row_groups() {
-        assert_eq!(rg.num_columns(), 22);
+        assert_eq!(rg.num_columns(), 23);
         for c in rg.columns() {
             assert!(
                 matches!(c.compression(), Compression::ZSTD(_)),
@@ -514,6 +526,7 @@ fn every_column_chunk_is_zstd() {
                 "archive",
                 "mime",
                 "lang",
+                "text_source",
                 "charset",
                 "status",
                 "first_date",

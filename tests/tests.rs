@@ -36,6 +36,7 @@ mod reader_damage;
 mod reader_fixtures;
 mod reader_zstd;
 mod readme;
+mod rendered_text;
 mod search;
 mod segment_rows;
 mod shards;

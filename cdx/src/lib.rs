@@ -22,6 +22,7 @@ pub mod message;
 pub mod plumbing;
 pub mod positions;
 pub mod query;
+pub mod rendered;
 pub mod shard;
 pub mod sort;
 pub mod surt;

@@ -14,6 +14,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use warcdex_cdx::rendered::page_key_of;
+
 pub use live::LiveRules;
 pub use rules::{read_list, Access, DateCondition, Embargo, Reason, Rule, RuleList, Verdict};
 
@@ -305,7 +307,11 @@ impl Rules {
     }
 
     /// The rule found for a URL key (pywb's `find_access_rule`), `None` for the default.
+    /// A rendered text's key (`urn:text:URL`, `urn:textfinal:URL`) finds its page's rule:
+    /// the words of a page a rule hides are hidden with it.
     pub fn rule_for(&self, urlkey: &[u8], class: &UserClass) -> Option<&Rule> {
+        let page_key = (std::str::from_utf8(urlkey).ok()).and_then(page_key_of);
+        let urlkey = page_key.as_deref().map_or(urlkey, str::as_bytes);
         match class {
             UserClass::Public => self.list.find(urlkey, None),
             UserClass::Named(u) => self.list.find(urlkey, Some(u)),

@@ -184,11 +184,12 @@ fn pack(
         let mut warc = BufWriter::new(create(&warc_path, budget)?);
         let mut pages = BufWriter::new(create(&pages_path, budget)?);
         pages.write_all(
-            b"{\"format\":\"json-pages-1.0\",\"id\":\"pages\",\"title\":\"All Pages\"}\n",
+            b"{\"format\":\"json-pages-1.0\",\"id\":\"pages\",\"title\":\"All Pages\",\"hasText\":true}\n",
         )?;
         let sink = WarcSink {
             filename: WARC_NAME,
             out: &mut warc,
+            with_text: true,
             on_version: &mut |v| write_page(v, &mut pages),
         };
         let report = write_warc(index, selection, source, sink, progress)?;
@@ -228,7 +229,10 @@ fn pack(
     Ok(report)
 }
 
-/// A version of an HTML page as an entry of `pages.jsonl` (its first date shown).
+/// A version of an HTML page as an entry of `pages.jsonl` (its first date shown), with
+/// its indexed text (for a page built by script, the words the crawler recorded after
+/// it ran), which ReplayWeb.page searches, as py-wacz `--text` and Browsertrix Crawler
+/// `--text to-pages` write it.
 fn write_page(v: &MatchedVersion, pages: &mut dyn Write) -> io::Result<()> {
     let html = matches!(v.mime.as_str(), "text/html" | "application/xhtml+xml");
     let Some(first) = v.dates.first().filter(|_| html) else {
@@ -246,6 +250,9 @@ fn write_page(v: &MatchedVersion, pages: &mut dyn Write) -> io::Result<()> {
     );
     if !v.title.is_empty() {
         page.insert("title".into(), v.title.clone().into());
+    }
+    if !v.text.is_empty() {
+        page.insert("text".into(), v.text.clone().into());
     }
     serde_json::to_writer(&mut *pages, &page)?;
     pages.write_all(b"\n")

@@ -128,16 +128,19 @@ pub fn export_warc(
     let sink = WarcSink {
         filename: "export.warc.gz",
         out,
+        with_text: false,
         on_version: &mut |_| Ok(()),
     };
     write_warc(index, selection, source, sink, progress)
 }
 
 /// Where a WARC export goes: the name its `warcinfo` record gives the file, its bytes,
-/// and what sees each version (the WACZ's page list is made from them).
+/// whether each version's text is read, and what sees each version (the WACZ's page
+/// list is made from them, with their texts).
 pub(super) struct WarcSink<'a> {
     pub filename: &'a str,
     pub out: &'a mut dyn Write,
+    pub with_text: bool,
     pub on_version: &'a mut dyn FnMut(&MatchedVersion) -> io::Result<()>,
 }
 
@@ -152,12 +155,13 @@ pub(super) fn write_warc(
     let WarcSink {
         filename,
         out,
+        with_text,
         on_version,
     } = sink;
     out.write_all(&warcinfo(filename, &selection.text)?)?;
     let mut report = WarcReport::default();
     let mut spool = tempfile::spooled_tempfile(SPOOL_MEMORY);
-    index.for_each_match(selection, false, |v| {
+    index.for_each_match(selection, with_text, |v| {
         report.versions += 1;
         progress.advance(1);
         write_version(v, source, &mut report, &mut spool, out)?;

@@ -4,12 +4,17 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
+use std::sync::Mutex;
 
-use super::capture::{capture_of, Claimed, Ctx};
+use warcdex_cdx::rendered::TextSource;
+use warcdex_cdx::url_key;
+
+use super::capture::{capture_of, seconds_of, Claimed, Ctx};
 use super::exclusions::Exclusions;
 use super::manifest::ManifestEntry;
 use super::parse::{parse_batch, ELEMENT_CAP};
-use super::versions::Versions;
+use super::rendered::{PageJoin, Text};
+use super::versions::{Order, VersionKey, Versions};
 use super::{ImportOptions, SourceReport};
 use crate::reader::error::AnomalyCounts;
 use crate::reader::wacz::archive_parts;
@@ -122,6 +127,7 @@ pub(super) fn import_one(
         None => HashMap::new(),
     };
     let archive = archive_name(&entry.path, opts.archive_base.as_deref());
+    let join = Mutex::new(PageJoin::new(opts.memory / JOIN_SHARE));
     for (part_index, part) in parts.iter().enumerate() {
         let reader = match part.open(ReaderOptions::default()) {
             Ok(r) => r,
@@ -143,6 +149,7 @@ pub(super) fn import_one(
             exclusions,
             opts,
             versions,
+            join: &join,
         };
         let shown_name = part_name.display().to_string();
         let mut reading = Reading {
@@ -175,7 +182,68 @@ pub(super) fn import_one(
             *report.anomalies.entry(kind).or_default() += n;
         }
     }
+    let mut join = join.into_inner().expect("page join lock");
+    if let Some((wacz, _)) = &parts[0].in_wacz {
+        page_list_texts(wacz, index, opts, versions, &mut join, log);
+    }
+    join.finish();
+    if join.unmatched > 0 {
+        log(&format!(
+            "{name}: {} rendered texts (urn:text records, page list texts) found no page \
+             capture of their URL in the archive: not indexed",
+            join.unmatched
+        ));
+        *report
+            .anomalies
+            .entry(RENDERED_UNMATCHED.into())
+            .or_default() += join.unmatched;
+    }
     report
+}
+
+/// The share of the import's memory each archive's page join may hold, for its page
+/// captures and as much again for the texts waiting for theirs (two archives are read
+/// at once on two cores).
+const JOIN_SHARE: usize = 16;
+
+/// The anomaly a rendered text that found no page is counted under.
+pub(super) const RENDERED_UNMATCHED: &str = "rendered-text-unmatched";
+
+/// The texts of a WACZ's page list (`pages.jsonl` `text`, Browsertrix Crawler's
+/// `--text to-pages`), joined to the page captures of its WARCs, all of which have been
+/// read: the poorest source, taken when no record of rendered text is richer.
+fn page_list_texts(
+    wacz: &crate::reader::wacz::Wacz,
+    index: usize,
+    opts: &ImportOptions,
+    versions: &Versions,
+    join: &mut PageJoin,
+    log: &(dyn Fn(&str) + Sync),
+) {
+    let mut line = 0u64;
+    let mut offer =
+        |v: &VersionKey, o: &Order, s: TextSource, t: String| versions.offer_text(v, o, s, &t);
+    let read = wacz.page_texts(|url, ts, words| {
+        line += 1;
+        let urlkey = url_key(url, opts.key).unwrap_or_else(|_| url.to_string());
+        let date = ts.map(crate::reader::date::iso_to_14).unwrap_or_default();
+        let (words, _, _) = crate::html::plain_text(
+            words.as_bytes(),
+            Some("text/plain; charset=utf-8"),
+            opts.content_limit,
+        );
+        let text = Text {
+            seconds: seconds_of(&date),
+            // After every record of the WACZ: a page list has no offsets.
+            order: (date, index, usize::MAX, line),
+            source: TextSource::Pages,
+            text: words,
+        };
+        join.text(&urlkey, text, false, &mut offer);
+    });
+    if let Err(e) = read {
+        log(&format!("{e}; page list texts not used"));
+    }
 }
 
 /// An archive being read in batches of captures to parse.

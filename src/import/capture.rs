@@ -3,13 +3,17 @@
 //! is the earliest capture of its version so far.
 
 use std::io::Read;
+use std::sync::Mutex;
 
 use sha1::{Digest, Sha1};
+use warcdex_cdx::date::Date14;
+use warcdex_cdx::rendered::{rendered_target, RenderedTarget, TextSource};
 use warcdex_cdx::url_key;
 
 use super::exclusions::Exclusions;
 use super::parse::{PDF_LIMITS, PDF_MIME};
-use super::versions::{Order, Versions};
+use super::rendered::{PageJoin, Text};
+use super::versions::{Order, VersionKey, Versions};
 use super::{ImportOptions, SourceReport, IMPOSSIBLE_DATE};
 use crate::reader::content_type::ContentType;
 use crate::reader::header::decode;
@@ -38,21 +42,36 @@ pub(super) struct Ctx<'a> {
     pub(super) exclusions: Option<&'a Exclusions>,
     pub(super) opts: &'a ImportOptions,
     pub(super) versions: &'a Versions,
+    /// The archive's page captures and the rendered texts waiting for theirs.
+    pub(super) join: &'a Mutex<PageJoin>,
+}
+
+/// Seconds since 1970 of a 14-digit date (0 for one that is not a date).
+pub(super) fn seconds_of(date: &str) -> i64 {
+    Date14::parse(date).map_or(0, |d| d.unix_seconds())
 }
 
 impl Ctx<'_> {
     /// Whether a capture of version `urlkey` + `digest` goes on: not when the exclusion
     /// list names it (counted as excluded); otherwise it is counted as imported, its date
     /// goes to its version, and it goes on only when it is the version's earliest capture
-    /// so far (the one parsed).
+    /// so far (the one parsed). An admitted `page` (HTML) is one a rendered text may
+    /// join.
     pub(super) fn admit(
         &self,
         report: &mut SourceReport,
-        urlkey: &str,
-        digest: &str,
+        version: &VersionKey,
         date: &str,
         order: &Order,
+        page: bool,
     ) -> bool {
+        let (urlkey, digest) = version;
+        // Before the exclusion list: a page whose capture is a duplicate (an identical
+        // shell crawled again) still has its rendered text joined to its version.
+        if page {
+            let mut join = self.join.lock().expect("page join lock");
+            join.page(urlkey, seconds_of(date), version, &mut self.offer_text());
+        }
         if self
             .exclusions
             .is_some_and(|ex| ex.contains(urlkey, digest, date, self.filename))
@@ -61,8 +80,16 @@ impl Ctx<'_> {
             return false;
         }
         report.imported += 1;
-        self.versions
-            .claim(&(urlkey.to_string(), digest.to_string()), order)
+        self.versions.claim(version, order)
+    }
+
+    /// Hands a joined rendered text to its version.
+    pub(super) fn offer_text(
+        &self,
+    ) -> impl FnMut(&VersionKey, &Order, TextSource, String) + use<'_> {
+        |version: &VersionKey, order: &Order, source: TextSource, text: String| {
+            self.versions.offer_text(version, order, source, &text)
+        }
     }
 }
 
@@ -105,6 +132,11 @@ pub(super) fn capture_of<R: Read>(
     let Some(date) = h.date14() else {
         return skip(report, "no-date");
     };
+    if rtype == "resource" {
+        if let Some(target) = rendered_target(&url) {
+            return rendered_text(rec, &target, &date, ctx, report);
+        }
+    }
     if crate::reader::date::capture_micros(&date, ctx.now).is_none() {
         // Imported (a capture is never dropped), but counted: the index keeps the date
         // out of search dates and replay links (src/dates/add/join.rs).
@@ -139,10 +171,17 @@ pub(super) fn capture_of<R: Read>(
     }
     let urlkey = url_key(&url, ctx.opts.key).unwrap_or_else(|_| url.clone());
     let order: Order = (date.clone(), ctx.index, ctx.part, rec.offset());
+    let page = (facts.content_type.as_deref()).is_some_and(|ct| {
+        matches!(
+            ContentType::new(ct).media_type().as_str(),
+            "text/html" | "application/xhtml+xml"
+        )
+    });
     // When the digest is in the header, exclusion and the version's earlier captures
     // are known before the body: a repeated capture is never read or parsed.
     if let Some(d) = &header_digest {
-        if !ctx.admit(report, &urlkey, &format!("sha1:{d}"), &date, &order) {
+        let version = (urlkey.clone(), format!("sha1:{d}"));
+        if !ctx.admit(report, &version, &date, &order, page) {
             return Ok(None);
         }
     }
@@ -163,7 +202,15 @@ pub(super) fn capture_of<R: Read>(
         (None, Some(c)) => format!("sha1:{c}"),
         (None, None) => unreachable!("digest computed when the header has none"),
     };
-    if header_digest.is_none() && !ctx.admit(report, &urlkey, &digest, &date, &order) {
+    if header_digest.is_none()
+        && !ctx.admit(
+            report,
+            &(urlkey.clone(), digest.clone()),
+            &date,
+            &order,
+            page,
+        )
+    {
         return Ok(None);
     }
     let mime = (facts.content_type.as_deref())
@@ -191,6 +238,32 @@ pub(super) fn capture_of<R: Read>(
         body: kept,
         facts,
     }))
+}
+
+/// A record of rendered text (`urn:text:URL`, `urn:textFinal:URL`): not a capture, but
+/// the text of its page's capture, handed to the archive's join (src/import/rendered.rs)
+/// and counted as skipped `rendered-text`.
+fn rendered_text<R: Read>(
+    rec: &mut Record<'_, R>,
+    target: &RenderedTarget<'_>,
+    record_date: &str,
+    ctx: &Ctx<'_>,
+    report: &mut SourceReport,
+) -> crate::Result<Option<Claimed>> {
+    let urlkey = url_key(target.url, ctx.opts.key).unwrap_or_else(|_| target.url.to_string());
+    let date = target.date.unwrap_or(record_date);
+    let ct = rec.header().content_type().map(|v| decode(v).into_owned());
+    let (kept, _) = read_payload(rec, ctx.opts.content_limit, false)?;
+    let (words, _, _) = crate::html::plain_text(&kept, ct.as_deref(), ctx.opts.content_limit);
+    let text = Text {
+        seconds: seconds_of(date),
+        order: (date.to_string(), ctx.index, ctx.part, rec.offset()),
+        source: target.source,
+        text: words,
+    };
+    let mut join = ctx.join.lock().expect("page join lock");
+    join.text(&urlkey, text, true, &mut ctx.offer_text());
+    skip(report, "rendered-text")
 }
 
 /// Reads the payload: keeps its first `cap` bytes and, when asked, hashes all of it

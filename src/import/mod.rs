@@ -8,14 +8,17 @@
 //!
 //! One job a module: `archive.rs` reads each archive and feeds the parse in batches,
 //! `capture.rs` selects, filters and admits each record, `parse.rs` parses the admitted
-//! captures (with [`crate::extract`] for content codings, PDFs and languages), and
-//! `versions.rs` merges the captures of each version.
+//! captures (with [`crate::extract`] for content codings, PDFs and languages),
+//! `rendered.rs` joins the rendered text a browser crawler recorded (`urn:text:` records,
+//! a WACZ's `pages.jsonl` text) to its page, and `versions.rs` merges the captures of
+//! each version.
 
 mod archive;
 mod capture;
 pub mod exclusions;
 pub mod manifest;
 mod parse;
+mod rendered;
 pub mod segment_dir;
 mod versions;
 

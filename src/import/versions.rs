@@ -8,7 +8,9 @@
 //! capture first:
 //! - `D`: a capture of the version was admitted (its date counts);
 //! - `R`: the parsed row of a capture that was the version's earliest when it was read;
-//! - `W`: an admitted capture was withdrawn (its record turned out to be lost).
+//! - `W`: an admitted capture was withdrawn (its record turned out to be lost);
+//! - `T`: a rendered text joined to one of the version's captures (src/import/rendered.rs),
+//!   its source's number and the text, keyed by the text record's order.
 //!
 //! A row travels packed: the thread that parsed it encodes it (postcard, then zstd level
 //! 1, then base64, since a sort line cannot hold a newline) outside every lock, so the
@@ -28,6 +30,7 @@ use std::io::{self, Write};
 use std::sync::Mutex;
 
 use data_encoding::{BASE64, HEXLOWER};
+use warcdex_cdx::rendered::TextSource;
 use warcdex_cdx::sort::{ExternalSorter, SortOptions};
 
 use crate::segment::SegmentRow;
@@ -250,6 +253,22 @@ impl Versions {
     /// Takes back a claimed capture whose record turned out to be lost (a damaged gzip
     /// member found after its header): its date goes, and so does a version that has
     /// no other capture.
+    /// A rendered text of one of the version's captures: the version's text when its
+    /// source is the richest the version has (the earliest of equals).
+    pub(super) fn offer_text(
+        &self,
+        key: &VersionKey,
+        order: &Order,
+        source: TextSource,
+        text: &str,
+    ) {
+        let mut packed = vec![b'0' + source as u8];
+        let start = packed.len();
+        packed.resize(start + BASE64.encode_len(text.len()), 0);
+        BASE64.encode_mut(text.as_bytes(), &mut packed[start..]);
+        self.push(key, order, Kind::Text, Some(&packed));
+    }
+
     pub(super) fn withdraw(&self, key: &VersionKey, order: &Order) {
         self.push(key, order, Kind::Withdrawn, None);
     }
@@ -328,6 +347,7 @@ impl Versions {
                 b'D' => assembly.admitted = true,
                 b'R' => assembly.row = Some(packed.to_vec()),
                 b'W' => assembly.withdrawn = true,
+                b'T' => assembly.offer_text(packed)?,
                 _ => return Err(corrupt()),
             }
             Ok(())
@@ -346,6 +366,7 @@ enum Kind {
     Date = b'D',
     Row = b'R',
     Withdrawn = b'W',
+    Text = b'T',
 }
 
 /// One version being put together from its sorted lines: its dates so far, the row of
@@ -360,9 +381,20 @@ struct Assembly {
     admitted: bool,
     withdrawn: bool,
     row: Option<Vec<u8>>,
+    /// The richest rendered text of the version so far, still packed.
+    text: Option<(TextSource, Vec<u8>)>,
 }
 
 impl Assembly {
+    fn offer_text(&mut self, packed: &[u8]) -> io::Result<()> {
+        let (&first, rest) = packed.split_first().ok_or_else(corrupt)?;
+        let source = TextSource::from_byte(first.wrapping_sub(b'0')).ok_or_else(corrupt)?;
+        if self.text.as_ref().is_none_or(|(best, _)| source > *best) {
+            self.text = Some((source, rest.to_vec()));
+        }
+        Ok(())
+    }
+
     /// Ends the capture being read: its date counts unless it was withdrawn, and the
     /// first capture that counts is the version's earliest.
     fn finish_capture(&mut self) -> io::Result<()> {
@@ -390,6 +422,7 @@ impl Assembly {
         self.finish_capture()?;
         let earliest = self.earliest.take().flatten();
         let mut dates = std::mem::take(&mut self.dates);
+        let text = self.text.take();
         self.version.clear();
         let Some(packed) = earliest else {
             return Ok(None);
@@ -398,6 +431,11 @@ impl Assembly {
         dates.sort();
         dates.dedup();
         row.dates = dates;
+        if let Some((source, text)) = text {
+            let text = BASE64.decode(&text).map_err(|_| corrupt())?;
+            let text = String::from_utf8(text).map_err(|_| corrupt())?;
+            rendered_into(&mut row, source, text);
+        }
         Ok(Some(row))
     }
 }
@@ -406,6 +444,15 @@ impl Assembly {
 /// kind and, for a row, the row packed by [`pack_row`]. Hex keeps the byte order of the values (so versions
 /// come back in the order of their raw keys, as a sort of the keys themselves would give)
 /// and cannot hold a separator.
+/// A version's rendered text becomes its text and main text (the page's words, which
+/// its HTML shell did not hold), and its language is told from it.
+fn rendered_into(row: &mut SegmentRow, source: TextSource, text: String) {
+    row.lang = crate::extract::language::detect(&text).map(str::to_string);
+    row.main_text = Some(text.clone());
+    row.text = text;
+    row.text_source = Some(source.name().to_string());
+}
+
 fn push_key(line: &mut Vec<u8>, key: &VersionKey, order: &Order) {
     // Written in place: this runs for every capture of the import.
     push_hex(line, key.0.as_bytes());

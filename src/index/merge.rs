@@ -145,6 +145,7 @@ fn record_of(f: &Fields, doc: &TantivyDocument) -> VersionRecord {
             main_text: (f.main)
                 .and_then(|m| doc.get_first(m)?.as_str().map(String::from))
                 .filter(|m| *m != text(f.content)),
+            text_source: (f.text_source).and_then(|t| doc.get_first(t)?.as_str().map(String::from)),
             outlinks: Vec::new(),
             // Not in the index: the segments hold it.
             archive: String::new(),

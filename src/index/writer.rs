@@ -259,6 +259,9 @@ fn document(
     if let (Some(l), Some(lang)) = (f.lang, &row.lang) {
         d.add_text(l, lang);
     }
+    if let (Some(t), Some(source)) = (f.text_source, &row.text_source) {
+        d.add_text(t, source);
+    }
     // Only where it differs from the text: a reader of `main` falls back to `content`.
     if let (Some(m), Some(main)) = (f.main, row.main_text.as_deref()) {
         if main != row.text {

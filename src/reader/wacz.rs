@@ -350,18 +350,20 @@ impl Wacz {
         }
     }
 
-    /// Page titles by URL from `pages/*.jsonl` (titles that are empty or the URL itself
-    /// are left out), at most [`MAX_PAGE_TITLES`] and [`MAX_PAGE_TITLE_BYTES`]; lines
-    /// longer than [`MAX_PAGE_LINE_BYTES`] are skipped and counted.
-    pub fn page_titles(&self) -> std::result::Result<PageTitles, WaczError> {
-        let mut pt = PageTitles::default();
-        let mut kept_bytes = 0usize;
-        let lists = self
+    /// Calls `f` with each line of `pages/*.jsonl` that parses as a page; a line longer
+    /// than [`MAX_PAGE_LINE_BYTES`] is skipped and counted in `lists`, so memory does not
+    /// follow a hostile page list.
+    fn for_each_page(
+        &self,
+        lists: &mut PageLists,
+        mut f: impl FnMut(PageLine),
+    ) -> std::result::Result<(), WaczError> {
+        let pages = self
             .entries
             .iter()
             .filter(|e| e.name.starts_with(PAGES_FOLDER) && e.name.ends_with(".jsonl"));
         let mut line = Vec::new();
-        for entry in lists {
+        for entry in pages {
             let err = |e| self.entry_err(&entry.name)(e);
             let mut reader = BufReader::new(self.open_entry(entry).map_err(err)?);
             let mut number = 0u64;
@@ -373,9 +375,9 @@ impl Wacz {
                     Line::End => break,
                     Line::Read => &line[..],
                     Line::TooLong(len) => {
-                        pt.long_lines += 1;
-                        if pt.messages.len() < MESSAGES_PER_FILE as usize {
-                            pt.messages.push(format!(
+                        lists.long_lines += 1;
+                        if lists.messages.len() < MESSAGES_PER_FILE as usize {
+                            lists.messages.push(format!(
                                 "{}: line {number}: {len} bytes, longer than the {} MiB a \
                                  page line may take: skipped",
                                 self.part_name(entry).display(),
@@ -385,26 +387,59 @@ impl Wacz {
                         continue;
                     }
                 };
-                let Ok(page) = serde_json::from_slice::<PageLine>(bytes) else {
-                    continue;
-                };
-                let (Some(url), Some(title)) = (page.url, page.title) else {
-                    continue;
-                };
-                let title = title.trim();
-                if title.is_empty() || title == url || pt.titles.contains_key(&url) {
-                    continue;
+                if let Ok(page) = serde_json::from_slice::<PageLine>(bytes) {
+                    f(page);
                 }
-                let cost = url.len() + title.len() + TITLE_OVERHEAD;
-                if pt.titles.len() >= MAX_PAGE_TITLES || kept_bytes + cost > MAX_PAGE_TITLE_BYTES {
-                    pt.over += 1;
-                    continue;
-                }
-                kept_bytes += cost;
-                pt.titles.insert(url, title.to_string());
             }
         }
+        Ok(())
+    }
+
+    /// Page titles by URL from `pages/*.jsonl` (titles that are empty or the URL itself
+    /// are left out), at most [`MAX_PAGE_TITLES`] and [`MAX_PAGE_TITLE_BYTES`]; lines
+    /// longer than [`MAX_PAGE_LINE_BYTES`] are skipped and counted.
+    pub fn page_titles(&self) -> std::result::Result<PageTitles, WaczError> {
+        let mut pt = PageTitles::default();
+        let mut kept_bytes = 0usize;
+        let mut lists = PageLists::default();
+        self.for_each_page(&mut lists, |page| {
+            let (Some(url), Some(title)) = (page.url, page.title) else {
+                return;
+            };
+            let title = title.trim();
+            if title.is_empty() || title == url || pt.titles.contains_key(&url) {
+                return;
+            }
+            let cost = url.len() + title.len() + TITLE_OVERHEAD;
+            if pt.titles.len() >= MAX_PAGE_TITLES || kept_bytes + cost > MAX_PAGE_TITLE_BYTES {
+                pt.over += 1;
+                return;
+            }
+            kept_bytes += cost;
+            pt.titles.insert(url, title.to_string());
+        })?;
+        pt.long_lines = lists.long_lines;
+        pt.messages = lists.messages;
         Ok(pt)
+    }
+
+    /// Calls `f(url, ts, text)` for each page of `pages/*.jsonl` that has a `text` (the
+    /// words Browsertrix Crawler's `--text to-pages` records after the page's scripts
+    /// ran), one line at a time; lines longer than [`MAX_PAGE_LINE_BYTES`] are skipped and
+    /// counted in the answer.
+    pub fn page_texts(
+        &self,
+        mut f: impl FnMut(&str, Option<&str>, &str),
+    ) -> std::result::Result<PageLists, WaczError> {
+        let mut lists = PageLists::default();
+        self.for_each_page(&mut lists, |page| {
+            if let (Some(url), Some(text)) = (&page.url, &page.text) {
+                if !text.trim().is_empty() {
+                    f(url, page.ts.as_deref(), text);
+                }
+            }
+        })?;
+        Ok(lists)
     }
 
     /// Checks every resource `datapackage.json` lists: present, of its `bytes`, and of
@@ -555,6 +590,16 @@ fn read_line_bounded(r: &mut impl BufRead, line: &mut Vec<u8>, max: usize) -> io
     }
 }
 
+/// What reading a WACZ's page lists skipped: lines longer than
+/// [`MAX_PAGE_LINE_BYTES`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PageLists {
+    /// Lines longer than [`MAX_PAGE_LINE_BYTES`], skipped.
+    pub long_lines: u64,
+    /// The first [`MESSAGES_PER_FILE`] of those, each naming the WACZ's entry and line.
+    pub messages: Vec<String>,
+}
+
 /// The outcome of [`Wacz::page_titles`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PageTitles {
@@ -630,10 +675,15 @@ fn joined(kept: &[String], count: u64, sep: &str, what: &str) -> String {
     s
 }
 
+/// One line of a page list, as far as it is read.
 #[derive(serde::Deserialize)]
 struct PageLine {
     url: Option<String>,
     title: Option<String>,
+    /// The page's capture time (ISO 8601, `2024-01-02T03:04:05Z`).
+    ts: Option<String>,
+    /// The page's rendered text (Browsertrix Crawler's `--text to-pages`).
+    text: Option<String>,
 }
 
 #[derive(serde::Deserialize)]

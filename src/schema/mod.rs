@@ -63,12 +63,20 @@ pub struct Fields {
     /// not see are not searched for them. `None` in indexes of version 1 built before
     /// it existed.
     pub anchor_from: Option<Field>,
+    /// Where `content` came from when not from the document itself: `final`, `text` or
+    /// `pages`, rendered text a browser crawler recorded
+    /// ([`crate::segment::SegmentRow::text_source`]; stored). `None` in indexes built
+    /// before it existed.
+    pub text_source: Option<Field>,
     /// The stemmed text, one field per language of [`analysis::STEMMED_LANGUAGES`] (in
     /// its order), of some indexes of version 1 (`None` from version 2 on: the ranking
     /// gave them weight 0, and analysing each text a second time made `index` slower,
     /// docs/performance.md).
     pub stems: [Option<Field>; STEMS],
 }
+
+/// The field of [`Fields::text_source`].
+pub const TEXT_SOURCE_FIELD: &str = "text_source";
 
 /// The field of [`Fields::anchor_from`].
 pub const ANCHOR_FROM_FIELD: &str = "anchor_from";
@@ -119,6 +127,7 @@ pub fn schema() -> (Schema, Fields) {
         main: Some(b.add_text_field("main", STORED)),
         stems: [None; STEMS],
         anchor_from: Some(b.add_u64_field(ANCHOR_FROM_FIELD, INDEXED | STORED)),
+        text_source: Some(b.add_text_field(TEXT_SOURCE_FIELD, STORED)),
     };
     (b.build(), f)
 }

@@ -78,6 +78,11 @@ pub struct Hit {
     /// That record's offset in its archive.
     #[serde(default)]
     pub offset: u64,
+    /// Where the indexed text came from when not from the document itself: `final`,
+    /// `text` or `pages`, the words a browser crawler recorded after the page's scripts
+    /// ran (src/import/rendered.rs); `None`: the document's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_source: Option<String>,
     /// Every capture date of this version, 14 digits, ascending.
     pub dates: Vec<String>,
     /// A replay URL per date (same order), when a replay prefix is set.
@@ -371,6 +376,7 @@ pub(crate) fn build_hit(
         length: stored.length,
         filename: stored.filename.to_string(),
         offset: stored.offset,
+        text_source: Some(stored.text_source.to_string()).filter(|t| !t.is_empty()),
         dates,
         replay,
         snippet: snippets.snippet_of(sets, set, main, || stored.text())?,

@@ -443,6 +443,7 @@ fn fields_of(index: &Index, dir: &Path) -> pindex::Result<Fields> {
         lang: optional("lang"),
         main: optional("main"),
         anchor_from: optional(crate::schema::ANCHOR_FROM_FIELD),
+        text_source: optional(crate::schema::TEXT_SOURCE_FIELD),
         stems: std::array::from_fn(|i| {
             optional(&crate::schema::analysis::stem_field_name(
                 crate::schema::analysis::STEMMED_LANGUAGES[i].0,

@@ -233,6 +233,7 @@ mod tests {
                 length: 0,
                 filename: String::new(),
                 offset: 0,
+                text_source: None,
                 dates: vec!["20240101000000".into()],
                 replay: Vec::new(),
                 snippet: Snippet::default(),

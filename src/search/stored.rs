@@ -58,6 +58,9 @@ pub(crate) struct ShownFields<'a> {
     pub offset: u64,
     /// The HTTP status, 0 when not stored.
     pub status: u64,
+    /// Where the text came from when not from the document (`final`, `text`, `pages`);
+    /// empty for its own.
+    pub text_source: Cow<'a, str>,
 }
 
 /// Which shown field a field id is; the single-valued ones first, as indexes of the
@@ -71,6 +74,7 @@ enum Slot {
     Collection,
     Site,
     Filename,
+    TextSource,
     Main,
     Content,
 }
@@ -110,6 +114,9 @@ impl HitStore {
         put(fields.content, Slot::Content);
         if let Some(m) = fields.main {
             put(m, Slot::Main);
+        }
+        if let Some(t) = fields.text_source {
+            put(t, Slot::TextSource);
         }
         Ok(Some(HitStore {
             reader,
@@ -206,6 +213,7 @@ impl<'a> ShownFields<'a> {
             Slot::Collection => &mut self.collection,
             Slot::Site => &mut self.site,
             Slot::Filename => &mut self.filename,
+            Slot::TextSource => &mut self.text_source,
             Slot::Main | Slot::Content => unreachable!("kept as bytes, not checked here"),
         }
     }
@@ -269,6 +277,7 @@ impl ShownFields<'static> {
             status: (doc.get_first(fields.status))
                 .and_then(|v| v.as_u64())
                 .unwrap_or(0),
+            text_source: fields.text_source.map(first).unwrap_or_default(),
         }
     }
 }

@@ -67,6 +67,12 @@ pub struct SegmentRow {
     /// is content (plain text, PDF).
     #[serde(default)]
     pub main_text: Option<String>,
+    /// Where `text` came from when not from the document itself: the words a browser
+    /// crawler recorded after the page's scripts ran, `final` (a `urn:textFinal:`
+    /// record), `text` (a `urn:text:` record) or `pages` (the WACZ's `pages.jsonl`);
+    /// `None`: the document's own text (src/import/rendered.rs).
+    #[serde(default)]
+    pub text_source: Option<String>,
     /// Links out of the page.
     pub outlinks: Vec<Outlink>,
 }

@@ -165,7 +165,7 @@ const TEXT_COLUMNS: [&str; 3] = ["title", "text", "main_text"];
 const WRITE_ONLY_COLUMNS: [&str; 2] = ["capture_times", "first_time"];
 
 /// Columns a file of format version 1 lacks: a row read from it has them empty.
-const NEWER_COLUMNS: [&str; 3] = ["archive", "lang", "main_text"];
+const NEWER_COLUMNS: [&str; 4] = ["archive", "lang", "main_text", "text_source"];
 
 /// [`read_rows`] decoding only `columns`: Parquet skips the column chunks of the others.
 /// The file is checked first ([`verify_rows`]).
@@ -320,6 +320,7 @@ struct Batch {
     title: Option<StringArray>,
     text: Option<StringArray>,
     main_text: Option<StringArray>,
+    text_source: Option<StringArray>,
     /// The `outlinks` list and its URLs and anchors.
     outlinks: Option<(ListArray, StringArray, StringArray)>,
     next: usize,
@@ -365,6 +366,7 @@ impl Batch {
             title: opt_s("title"),
             text: opt_s("text"),
             main_text: opt_s("main_text"),
+            text_source: opt_s("text_source"),
             outlinks,
             next: 0,
             len: batch.num_rows(),
@@ -402,6 +404,7 @@ impl Batch {
             title: maybe(&self.title),
             text: maybe(&self.text).unwrap_or_default(),
             main_text: maybe(&self.main_text),
+            text_source: maybe(&self.text_source),
             outlinks: match &self.outlinks {
                 None => Vec::new(),
                 Some((list, urls, anchors)) => range(list)

@@ -36,6 +36,7 @@ pub(super) const LIST_ELEMENT: &str = "element";
 /// |18 | `text`          | `Utf8`                                       | no       |
 /// |19 | `main_text`     | `Utf8`                                       | yes      |
 /// |20 | `outlinks`      | `List<element: Struct<url: Utf8, anchor: Utf8> not null>` | no |
+/// |21 | `text_source`   | `Utf8` (`final`, `text`, `pages`: rendered text)  | yes      |
 ///
 /// Every integer is signed (Spark before 3.2 cannot read unsigned 64-bit columns, and
 /// later versions read them as decimals). `capture_times` holds one timestamp per date of
@@ -79,6 +80,7 @@ pub fn schema() -> SchemaRef {
                 utf8("text"),
                 Field::new("main_text", DataType::Utf8, true),
                 Field::new("outlinks", DataType::List(outlink_field()), false),
+                Field::new("text_source", DataType::Utf8, true),
             ]))
         })
         .clone()

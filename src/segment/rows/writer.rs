@@ -83,6 +83,7 @@ fn writer_properties(opts: &RowWriterOptions) -> WriterProperties {
         &["archive"],
         &["mime"],
         &["lang"],
+        &["text_source"],
         &["charset"],
         &["status"],
         &["first_date"],
@@ -126,6 +127,7 @@ struct Builders {
     text: StringBuilder,
     main_text: StringBuilder,
     outlinks: ListBuilder<StructBuilder>,
+    text_source: StringBuilder,
     /// The bound of a possible capture time (now, when the writer was made).
     now: i64,
 }
@@ -162,6 +164,7 @@ impl Builders {
             text: StringBuilder::new(),
             main_text: StringBuilder::new(),
             outlinks: ListBuilder::new(outlink).with_field(outlink_field()),
+            text_source: StringBuilder::new(),
             now: warcdex_cdx::date::now_micros(),
         }
     }
@@ -195,6 +198,7 @@ impl Builders {
         self.title.append_option(row.title.as_deref());
         self.text.append_value(&row.text);
         self.main_text.append_option(row.main_text.as_deref());
+        self.text_source.append_option(row.text_source.as_deref());
         let links = self.outlinks.values();
         for link in &row.outlinks {
             // The builders were created just above as StringBuilders, so these
@@ -236,6 +240,7 @@ impl Builders {
             Arc::new(self.text.finish()),
             Arc::new(self.main_text.finish()),
             Arc::new(self.outlinks.finish()),
+            Arc::new(self.text_source.finish()),
         ];
         RecordBatch::try_new(schema(), columns)
     }
@@ -264,6 +269,7 @@ fn row_bytes(row: &SegmentRow) -> usize {
         + opt(&row.title)
         + row.text.len()
         + opt(&row.main_text)
+        + opt(&row.text_source)
         + row
             .outlinks
             .iter()
