@@ -47,6 +47,11 @@ scripts/test-access-pywb.sh
 # the export, its replay of every capture).
 scripts/test-export-peers.sh
 
+# A Browsertrix-style WACZ through pywb 2.10: pywb by `pywb-config` replays every
+# capture it holds as /web id_ does; a WARC export of a page with a stylesheet and an
+# image replays in headless Chromium styled (its requisites exported with it).
+scripts/test-browsertrix.sh
+
 # The capture table read by DuckDB (from PyPI into target/duckdb-venv): captures per year
 # equal all.cdx's over three batches with revisits; typed columns, no casts.
 scripts/test-captures-duckdb.sh

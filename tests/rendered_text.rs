@@ -113,7 +113,33 @@ fn pages_built_by_scripts_are_found_first_by_their_rendered_words() {
         assert_eq!(a.status, 200, "{}: {}", f[2], a.text());
         opened += 1;
     }
-    assert_eq!(opened, 8 + 16, "pages, stylesheets and scripts");
+    assert_eq!(opened, 8 * 4, "pages, stylesheets, scripts and images");
+    // wabac.js's page query (`/pages`): search, paging and URL lookup name the WACZ.
+    for (url, word, _) in PAGES {
+        let r = json(&addr, &format!("/pages?search={word}"));
+        assert_eq!(r["total"], 1, "{r}");
+        let i = &r["items"][0];
+        assert_eq!(
+            (&i["url"], &i["filename"]),
+            (&url.into(), &"crawl.wacz".into()),
+            "{r}"
+        );
+        assert!(i["ts"].as_str().unwrap().ends_with('Z'), "{r}");
+        let r = json(&addr, &format!("/pages?url={url}"));
+        assert_eq!(r["total"], 1, "{url}: {r}");
+        assert_eq!(r["items"][0]["filename"], "crawl.wacz", "{r}");
+        assert_eq!(r["items"][0]["status"], 200, "{r}");
+    }
+    let paged = json(&addr, "/pages?search=script&page=2&pageSize=3");
+    assert_eq!(paged["total"], 8, "{paged}");
+    assert_eq!(paged["items"].as_array().unwrap().len(), 3, "{paged}");
+    let every = json(&addr, "/pages?pageSize=100");
+    assert_eq!(
+        every["total"], 14,
+        "pages, stylesheets, scripts, images: {every}"
+    );
+    assert!(!every.to_string().contains("urn:"), "{every}");
+    assert_eq!(get(&addr, "/pages?search=x&pageSize=-1").status, 400);
     // dumpindex names the source of each version's text.
     let (code, out, err) = run_warcdex(&[
         "dumpindex".as_ref(),
@@ -162,6 +188,18 @@ fn an_excluded_hosts_rendered_words_are_hidden_from_search_cdx_and_export() {
         }
         let page = get(&addr, &format!("/cdx?url={url}")).text();
         assert_eq!(page.is_empty(), hidden, "/cdx?url={url}: {page}");
+        let lookup = json(&addr, &format!("/pages?url={url}"));
+        assert_eq!(
+            lookup["total"],
+            u64::from(!hidden),
+            "/pages?url={url}: {lookup}"
+        );
+        let found = json(&addr, &format!("/pages?search={word}"));
+        assert_eq!(
+            found["total"],
+            u64::from(!hidden),
+            "/pages?search={word}: {found}"
+        );
     }
     // The shown host's text records are still listed, as pywb lists them.
     let shown = get(&addr, "/cdx?url=urn:text:https://spa.example.org/").text();
@@ -208,4 +246,70 @@ fn an_exported_wacz_page_list_carries_the_rendered_words() {
         let e = (entries.iter().find(|e| e["url"] == url)).unwrap_or_else(|| panic!("{url}"));
         assert!(e["text"].as_str().unwrap().contains(word), "{e}");
     }
+}
+
+/// The records of a WARC export of `query` from `coll` (`--no-requisites` when not
+/// `requisites`): `(type, URL, date)` of each, and what export said.
+fn exported(coll: &Path, query: &str, requisites: bool) -> (Vec<(String, String, String)>, String) {
+    let out = coll.with_extension(format!("{requisites}.warc.gz"));
+    let mut args: Vec<&std::ffi::OsStr> = vec![
+        "export".as_ref(),
+        "-d".as_ref(),
+        coll.as_os_str(),
+        query.as_ref(),
+        "--format".as_ref(),
+        "warc".as_ref(),
+        "-o".as_ref(),
+        out.as_os_str(),
+    ];
+    if !requisites {
+        args.push("--no-requisites".as_ref());
+    }
+    let (code, _, err) = run_warcdex(&args);
+    assert_eq!(code, 0, "export: {err}");
+    let mut records = Vec::new();
+    let mut reader = warcdex::reader::ArchiveReader::open(&out).unwrap();
+    while let Some(rec) = reader.next_record().unwrap() {
+        let h = rec.header();
+        records.push((
+            h.type_name().into_owned(),
+            String::from_utf8_lossy(h.target_uri().unwrap_or_default()).into_owned(),
+            h.date14().unwrap_or_default(),
+        ));
+        rec.finish().unwrap();
+    }
+    (records, err)
+}
+
+#[test]
+fn a_warc_export_holds_each_pages_requisites_at_the_capture_nearest_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (coll, _) = collection(tmp.path());
+    let (records, said) = exported(&coll, "marramgrass", true);
+    let urls: Vec<(&str, &str)> = (records.iter())
+        .filter(|r| r.0 == "response")
+        .map(|r| (r.1.as_str(), r.2.as_str()))
+        .collect();
+    // The page of 10:05, its stylesheet, script and image of 10:05:01-03: not those of
+    // the other pages' dates on the same host.
+    assert_eq!(
+        urls,
+        [
+            ("https://spa.example.org/tides", "20240301100500"),
+            ("https://spa.example.org/style.css", "20240301100501"),
+            ("https://spa.example.org/app.js", "20240301100502"),
+            ("https://spa.example.org/logo.png", "20240301100503"),
+        ],
+        "{said}"
+    );
+    assert!(
+        said.contains("3 requisite records, 0 requisites not in the collection"),
+        "{said}"
+    );
+    let (bare, said) = exported(&coll, "marramgrass", false);
+    let pages: Vec<&str> = (bare.iter())
+        .filter(|r| r.0 == "response")
+        .map(|r| r.1.as_str())
+        .collect();
+    assert_eq!(pages, ["https://spa.example.org/tides"], "{said}");
 }

@@ -29,6 +29,11 @@ pub struct ExportArgs {
     /// cluster, text (default: all but text).
     #[arg(long)]
     pub fields: Option<String>,
+    /// With --format warc or wacz: leave out the pages' requisites (the stylesheets,
+    /// scripts, images and fonts each HTML page loads, at the capture nearest its date),
+    /// which are written beside it by default so that the export replays styled.
+    #[arg(long)]
+    pub no_requisites: bool,
     #[command(flatten)]
     pub output: OutputFlag,
     /// The access rules: the collection's `access.json`, and these (docs/access.md).
@@ -71,6 +76,7 @@ pub fn run(a: ExportArgs) -> anyhow::Result<i32> {
         format: a.format,
         fields,
         scratch: WaczScratch::unlimited(&scratch),
+        requisites: !a.no_requisites,
     };
     let report = super::with_output(a.output.output.as_deref(), |out| {
         export(&index, &collection, &selection, &what, out, &bar).map_err(anyhow::Error::new)

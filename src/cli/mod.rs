@@ -95,7 +95,8 @@ pub enum Command {
     Update(update::UpdateArgs),
     /// Serve the collection over HTTP: the search page, JSON, OpenSearch RSS, the capture
     /// view with the indexed text, history and diff pages, Memento, pywb's CDX API,
-    /// /warcs (archives by byte range), export and /healthz; or a front server over
+    /// /warcs (archives by byte range), export, ReplayWeb.page's page query and /healthz;
+    /// or a front server over
     /// shard servers (`--remote`).
     Serve(search::ServeArgs),
     /// A pywb 2.10 config.yaml that replays the collection from `warcdex serve`: captures

@@ -5,6 +5,7 @@
 //! the versions the same search counts, under the same access rules.
 
 mod parquet;
+mod requisites;
 pub mod wacz;
 pub mod warc;
 
@@ -313,6 +314,9 @@ pub struct Export<'a> {
     pub fields: Vec<Field>,
     /// Where a WACZ is packed.
     pub scratch: WaczScratch<'a>,
+    /// Whether a records format holds each HTML page's requisites (stylesheets,
+    /// scripts, images, fonts) beside it, so that it replays styled.
+    pub requisites: bool,
 }
 
 /// What an export wrote.
@@ -351,6 +355,7 @@ pub fn export(
     let source = CaptureSource {
         cdx: &cdx,
         archive: &archive,
+        requisites: what.requisites,
     };
     let report = match record_format {
         RecordFormat::Warc => export_warc(index, selection, &source, out, progress)?,

@@ -24,7 +24,10 @@ use sha1::{Digest, Sha1};
 use warcdex_cdx::line::CdxLine;
 use warcdex_cdx::lookup::SortedCdx;
 
+use super::requisites::{nearest, requisites_of, Requisites, MAX_NAMED};
 use super::ExportError;
+use crate::access::Viewer;
+use crate::html::requisites::MAX_REQUISITES;
 use crate::progress::Progress;
 use crate::reader::location::ArchiveLocation;
 use crate::reader::Codec;
@@ -38,6 +41,8 @@ pub struct CaptureSource<'a> {
     /// The file of an archive, by the name the CDX's filename column gives it; `None`
     /// when the collection records no such archive.
     pub archive: &'a dyn Fn(&str) -> Option<ArchiveLocation>,
+    /// Whether each HTML page goes with its requisites (src/export/requisites.rs).
+    pub requisites: bool,
 }
 
 /// What a WARC export wrote and left out.
@@ -64,6 +69,12 @@ pub struct WarcReport {
     pub failed: u64,
     /// The first few reasons a capture was left out.
     pub problems: Vec<String>,
+    /// Records of pages' requisites written (stylesheets, scripts, images, fonts).
+    pub requisites: u64,
+    /// Requisites of which the collection holds no capture the asker may see.
+    pub requisites_missing: u64,
+    /// The first few of those, by URL.
+    pub missing: Vec<String>,
 }
 
 /// How many reasons [`WarcReport::problems`] keeps.
@@ -110,6 +121,20 @@ impl WarcReport {
                 "; {} revisits whose original is not a capture of the version",
                 self.revisits_without_original
             ));
+        }
+        if self.requisites + self.requisites_missing > 0 {
+            s.push_str(&format!(
+                "; {} requisite records, {} requisites not in the collection",
+                self.requisites, self.requisites_missing
+            ));
+            if !self.missing.is_empty() {
+                let more = self.requisites_missing - self.missing.len() as u64;
+                s.push_str(&format!(" ({}", self.missing.join(", ")));
+                if more > 0 {
+                    s.push_str(&format!(", and {more} more"));
+                }
+                s.push(')');
+            }
         }
         s.push_str(&format!("; {} captures left out", self.failed));
         s
@@ -159,15 +184,31 @@ pub(super) fn write_warc(
         on_version,
     } = sink;
     out.write_all(&warcinfo(filename, &selection.text)?)?;
-    let mut report = WarcReport::default();
-    let mut spool = tempfile::spooled_tempfile(SPOOL_MEMORY);
+    let mut w = Writer {
+        source,
+        viewer: selection.viewer.as_ref(),
+        requisites: Requisites::default(),
+        report: WarcReport::default(),
+        spool: tempfile::spooled_tempfile(SPOOL_MEMORY),
+        out,
+    };
     index.for_each_match(selection, with_text, |v| {
-        report.versions += 1;
+        w.report.versions += 1;
         progress.advance(1);
-        write_version(v, source, &mut report, &mut spool, out)?;
+        w.version(v)?;
         on_version(v)
     })?;
-    Ok(report)
+    Ok(w.report)
+}
+
+/// What writes an export's records: where the captures are, who asks, what was written.
+struct Writer<'a> {
+    source: &'a CaptureSource<'a>,
+    viewer: Option<&'a Viewer>,
+    requisites: Requisites,
+    report: WarcReport,
+    spool: tempfile::SpooledTempFile,
+    out: &'a mut dyn Write,
 }
 
 fn bare_digest(d: &str) -> &str {
@@ -178,107 +219,148 @@ fn is_revisit(l: &CdxLine) -> bool {
     l.mime.as_deref() == Some("warc/revisit")
 }
 
-/// Writes the captures of one version: its CDX lines on its dates, in CDX order, and
-/// the record its revisits need if that is not among them.
-fn write_version(
-    v: &MatchedVersion,
-    source: &CaptureSource<'_>,
-    report: &mut WarcReport,
-    spool: &mut tempfile::SpooledTempFile,
-    out: &mut dyn Write,
-) -> io::Result<()> {
-    let digest = bare_digest(&v.digest);
-    let prefix = format!("{} ", v.urlkey);
-    let mut payload_written = false;
-    let mut revisit_written = false;
-    // The first capture with a payload, should a revisit need it.
-    let mut original: Option<CdxLine> = None;
-    for line in source.cdx.lines_from(prefix.as_bytes())? {
-        let line = line?;
-        if !line.starts_with(prefix.as_bytes()) {
-            break;
-        }
-        let Ok((_, l)) = CdxLine::parse(&String::from_utf8_lossy(&line)) else {
-            continue;
-        };
-        if l.digest.as_deref().map(bare_digest) != Some(digest) {
-            continue;
-        }
-        let revisit = is_revisit(&l);
-        let asked = v.dates.binary_search(&l.timestamp).is_ok();
-        if !asked {
-            if !revisit && original.is_none() {
-                original = Some(l);
+impl Writer<'_> {
+    /// Writes the captures of one version: its CDX lines on its dates, in CDX order, and
+    /// the record its revisits need if that is not among them; then, for an HTML page,
+    /// its requisites.
+    fn version(&mut self, v: &MatchedVersion) -> io::Result<()> {
+        let digest = bare_digest(&v.digest);
+        let prefix = format!("{} ", v.urlkey);
+        let mut payload_written: Option<CdxLine> = None;
+        let mut revisit_written = false;
+        // The first capture with a payload, should a revisit need it.
+        let mut original: Option<CdxLine> = None;
+        for line in self.source.cdx.lines_from(prefix.as_bytes())? {
+            let line = line?;
+            if !line.starts_with(prefix.as_bytes()) {
+                break;
             }
-            continue;
-        }
-        if write_capture(&l, source, report, spool, out)? {
-            if revisit {
-                revisit_written = true;
-            } else {
-                payload_written = true;
+            let Ok((_, l)) = CdxLine::parse(&String::from_utf8_lossy(&line)) else {
+                continue;
+            };
+            if l.digest.as_deref().map(bare_digest) != Some(digest) {
+                continue;
             }
-        }
-    }
-    if revisit_written && !payload_written {
-        match original {
-            Some(l) => {
-                if write_capture(&l, source, report, spool, out)? {
-                    report.originals += 1;
+            let revisit = is_revisit(&l);
+            let asked = v.dates.binary_search(&l.timestamp).is_ok();
+            if !asked {
+                if !revisit && original.is_none() {
+                    original = Some(l);
+                }
+                continue;
+            }
+            if self.capture(&l)? {
+                if revisit {
+                    revisit_written = true;
+                } else if payload_written.is_none() {
+                    payload_written = Some(l);
                 }
             }
-            None => report.revisits_without_original += 1,
+        }
+        if revisit_written && payload_written.is_none() {
+            match original {
+                Some(l) => {
+                    if self.capture(&l)? {
+                        self.report.originals += 1;
+                        payload_written = Some(l);
+                    }
+                }
+                None => self.report.revisits_without_original += 1,
+            }
+        }
+        let html = matches!(v.mime.as_str(), "text/html" | "application/xhtml+xml");
+        match payload_written {
+            Some(page) if html && self.source.requisites => self.page_requisites(&page),
+            _ => Ok(()),
         }
     }
-    Ok(())
-}
 
-/// Writes one capture's record; `false` (and the reason in the report) when it could
-/// not be read. Only an error writing `out` is returned.
-fn write_capture(
-    l: &CdxLine,
-    source: &CaptureSource<'_>,
-    report: &mut WarcReport,
-    spool: &mut tempfile::SpooledTempFile,
-    out: &mut dyn Write,
-) -> io::Result<bool> {
-    let name = l.filename.as_deref().unwrap_or("-");
-    let at = |n: &Option<String>| n.as_deref().and_then(|s| s.parse::<u64>().ok());
-    let (Some(offset), Some(length)) = (at(&l.offset), at(&l.length)) else {
-        report.fail(format!(
-            "{} {}: the CDX line has no offset and length",
-            l.urlkey, l.timestamp
-        ));
-        return Ok(false);
-    };
-    let Some(at) = (source.archive)(name) else {
-        report.fail(format!(
-            "{name}: not an archive of the collection (capture of {} on {})",
-            l.original.as_deref().unwrap_or(&l.urlkey),
-            l.timestamp
-        ));
-        return Ok(false);
-    };
-    spool.set_len(0)?;
-    spool.rewind()?;
-    let how = match build_record(&at, offset, length, name, spool) {
-        Ok(how) => how,
-        Err(e) => {
-            report.fail(format!("{}: offset {offset}: {e}", at.display().display()));
-            return Ok(false);
+    /// The requisites of the page captured in `page`, and those of its stylesheets, each
+    /// at its capture nearest the page's date.
+    fn page_requisites(&mut self, page: &CdxLine) -> io::Result<()> {
+        let Some(at) = (self.source.archive)(page.filename.as_deref().unwrap_or("-")) else {
+            return Ok(());
+        };
+        let mut wanted: std::collections::VecDeque<_> = requisites_of(page, &at, true).into();
+        let mut asked: Vec<String> = Vec::new();
+        while let Some(r) = wanted.pop_front() {
+            if asked.contains(&r.url) || asked.len() >= 2 * MAX_REQUISITES {
+                continue;
+            }
+            asked.push(r.url.clone());
+            let found = nearest(self.source.cdx, &r.url, &page.timestamp, self.viewer)?;
+            let Some(l) = found else {
+                self.report.requisites_missing += 1;
+                if self.report.missing.len() < MAX_NAMED {
+                    self.report.missing.push(r.url);
+                }
+                continue;
+            };
+            let name = l.filename.clone().unwrap_or_default();
+            let offset = l
+                .offset
+                .as_deref()
+                .and_then(|o| o.parse().ok())
+                .unwrap_or(0);
+            if self.requisites.first_time(&name, offset) && self.capture(&l)? {
+                self.report.requisites += 1;
+            }
+            if r.of_page && l.mime.as_deref() == Some("text/css") {
+                if let Some(at) = (self.source.archive)(&name) {
+                    wanted.extend(requisites_of(&l, &at, false));
+                }
+            }
         }
-    };
-    let written = spool.stream_position()?;
-    spool.rewind()?;
-    io::copy(&mut Read::by_ref(spool).take(written), out)?;
-    report.records += 1;
-    match how {
-        Built::Copied => report.copied += 1,
-        Built::Compressed => report.compressed += 1,
-        Built::Recompressed => report.recompressed += 1,
-        Built::Converted => report.converted += 1,
+        Ok(())
     }
-    Ok(true)
+
+    /// Writes one capture's record; `false` (and the reason in the report) when it could
+    /// not be read. Only an error writing `out` is returned.
+    fn capture(&mut self, l: &CdxLine) -> io::Result<bool> {
+        let (source, report, spool, out) = (
+            self.source,
+            &mut self.report,
+            &mut self.spool,
+            &mut *self.out,
+        );
+        let name = l.filename.as_deref().unwrap_or("-");
+        let at = |n: &Option<String>| n.as_deref().and_then(|s| s.parse::<u64>().ok());
+        let (Some(offset), Some(length)) = (at(&l.offset), at(&l.length)) else {
+            report.fail(format!(
+                "{} {}: the CDX line has no offset and length",
+                l.urlkey, l.timestamp
+            ));
+            return Ok(false);
+        };
+        let Some(at) = (source.archive)(name) else {
+            report.fail(format!(
+                "{name}: not an archive of the collection (capture of {} on {})",
+                l.original.as_deref().unwrap_or(&l.urlkey),
+                l.timestamp
+            ));
+            return Ok(false);
+        };
+        spool.set_len(0)?;
+        spool.rewind()?;
+        let how = match build_record(&at, offset, length, name, spool) {
+            Ok(how) => how,
+            Err(e) => {
+                report.fail(format!("{}: offset {offset}: {e}", at.display().display()));
+                return Ok(false);
+            }
+        };
+        let written = spool.stream_position()?;
+        spool.rewind()?;
+        io::copy(&mut Read::by_ref(spool).take(written), out)?;
+        report.records += 1;
+        match how {
+            Built::Copied => report.copied += 1,
+            Built::Compressed => report.compressed += 1,
+            Built::Recompressed => report.recompressed += 1,
+            Built::Converted => report.converted += 1,
+        }
+        Ok(true)
+    }
 }
 
 /// How a record was made.

@@ -22,6 +22,7 @@ mod handler;
 mod links;
 mod main_content;
 mod outlinks;
+pub mod requisites;
 mod text_sink;
 mod tokenizer;
 

@@ -1,16 +1,20 @@
 //! What every capture route shares (`/web`, `/text`, Memento in `web.rs`; `/history` and
-//! `/diff` in `versions.rs`): the capture context taken from the server, the refusals
-//! they answer with, the path after the route, and the runners that stream an answer
-//! from a writer thread (a front server holds no captures and refuses them all).
+//! `/diff` in `versions.rs`, `/pages` in `pages_route.rs`): the capture context taken
+//! from the server, the refusals they answer with, the path after the route, the runners
+//! that stream an answer from a writer thread (a front server holds no captures and
+//! refuses them all), and the captures of a URL key the asker may see, from the CDX.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use warcdex_cdx::lookup::SortedCdx;
 
 use super::streamed::{Refusal, Streamer};
 use super::web::base_url;
 use crate::access::Viewer;
 use crate::collection::Collection;
+use crate::replay::capture::{captures_of, Capture};
 use crate::replay::frame::HighFidelity;
 
 /// What a capture route needs of the server: the collection, how to link, who asks.
@@ -140,4 +144,62 @@ pub(crate) async fn index_route(
     let loaded = super::current(l, &state.opts).await;
     let rest = rest_of(uri, route);
     capture_route(state, headers, move |a, out| f(a, loaded, rest, out)).await
+}
+
+/// Whether `viewer` (everything shown without one) may see capture `c` of URL key `key`;
+/// a capture left out as blocked (not excluded) sets `blocked`.
+pub(crate) fn shown_to(
+    viewer: Option<&Viewer>,
+    key: &str,
+    c: &Capture,
+    blocked: &mut bool,
+) -> bool {
+    let Some(v) = viewer else {
+        return true;
+    };
+    match v.access(key.as_bytes(), c.timestamp.parse().unwrap_or(0)) {
+        crate::access::Access::Block => {
+            *blocked = true;
+            false
+        }
+        crate::access::Access::Exclude => false,
+        _ => true,
+    }
+}
+
+/// The collection's sorted CDX, opened (a 404 when the collection has none).
+pub(crate) fn open_cdx(collection: &Collection) -> Result<(SortedCdx, PathBuf), Refusal> {
+    let path = collection.cdx_path();
+    let cdx = collection.cdx().map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => refusal(
+            StatusCode::NOT_FOUND,
+            "this collection has no CDX (all.cdx) to look captures up in",
+        ),
+        _ => server_error(&format!("{}: {e}", path.display())),
+    })?;
+    Ok((cdx, path))
+}
+
+/// Runs `f` over the captures of `key` in `dir/all.cdx` that `viewer` may see (all
+/// without one); also says whether a capture was left out as blocked (not excluded).
+pub(crate) fn with_captures<T>(
+    collection: &Collection,
+    key: &str,
+    viewer: Option<&Viewer>,
+    f: impl FnOnce(&mut dyn Iterator<Item = std::io::Result<Capture>>) -> std::io::Result<T>,
+) -> Result<(T, bool), Refusal> {
+    let (cdx, path) = open_cdx(collection)?;
+    let from = format!("{key} ");
+    let lines = cdx
+        .lines_from(from.as_bytes())
+        .map_err(|e| server_error(&format!("{}: {e}", path.display())))?;
+    let viewer = viewer.filter(|v| !v.sees_everything());
+    let mut blocked = false;
+    let mut caps = captures_of(lines, key).filter(|c| match c {
+        Ok(c) => shown_to(viewer, key, c, &mut blocked),
+        Err(_) => true,
+    });
+    let out = f(&mut caps).map_err(|e| server_error(&format!("{}: {e}", path.display())))?;
+    drop(caps);
+    Ok((out, blocked))
 }

@@ -71,6 +71,16 @@ pub(super) async fn export(State(state): State<Arc<AppState>>, p: Params) -> Res
             Err(e) => return plain(StatusCode::BAD_REQUEST, format!("fields: {e}")),
         },
     };
+    let requisites = match p.last("requisites") {
+        None | Some("1" | "yes" | "true") => true,
+        Some("0" | "no" | "false") => false,
+        Some(v) => {
+            return plain(
+                StatusCode::BAD_REQUEST,
+                format!("requisites is yes or no, not {v:?}"),
+            )
+        }
+    };
     // A missing or malformed query or date is found before the answer starts.
     let selection = match required_selection(&p) {
         Ok(s) => s,
@@ -118,6 +128,7 @@ pub(super) async fn export(State(state): State<Arc<AppState>>, p: Params) -> Res
                 limit: scratch_limit,
                 cancelled: &gone,
             },
+            requisites,
         };
         let done = export_to(&loaded.index, &collection, &selection, &what, w, &()).map(|r| {
             if let ExportReport::Records(r) = r {

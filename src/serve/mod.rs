@@ -15,7 +15,8 @@
 //!   `/timegate/URL`, `/timemap/link/URL` and `/timemap/json/URL` (Memento, `web.rs`);
 //! - `/history/URL` and `/diff/…` a URL's versions and their differences (`versions.rs`);
 //! - `/cdx` pywb's CDX server API (`cdx_api.rs`); `/export` every match as a file
-//!   (`export_route.rs`).
+//!   (`export_route.rs`); `/pages` wabac.js's page query (ReplayWeb.page's
+//!   `pagesQueryUrl`: search and URL lookup, `pages_route.rs`).
 //!
 //! The capture routes share their context, refusals and runners (`capture_route.rs`).
 //! Every answer carries `X-Content-Type-Options: nosniff`; an unknown path is a 404.
@@ -31,6 +32,7 @@ mod cdx_api;
 mod conn;
 mod export_route;
 mod options;
+mod pages_route;
 mod params;
 pub mod pywb;
 mod range;
@@ -115,7 +117,8 @@ fn routes(backend: Backend, opts: ServeOptions, shard_routes: bool) -> Router {
         .route("/timemap/json/{*rest}", get(web::timemap_route))
         // A front server answers it with a 501 and a message.
         .route("/cdx", get(cdx_api::cdx))
-        .route("/export", get(export_route::export));
+        .route("/export", get(export_route::export))
+        .route("/pages", get(pages_route::pages));
     if shard_routes {
         r = r
             .route("/shard/stats.json", get(shard_stats))

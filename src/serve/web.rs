@@ -8,16 +8,14 @@
 //! `capture_route.rs`.
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use axum::http::{header, HeaderMap, HeaderName, HeaderValue, StatusCode};
-use warcdex_cdx::lookup::SortedCdx;
 use warcdex_cdx::surt::surt_key;
 
 use super::capture_route::{
-    blocked_refusal, capture_route, index_route, not_archived, page_headers, refusal, rest_of,
-    server_error, CaptureContext, St,
+    blocked_refusal, capture_route, index_route, not_archived, open_cdx, page_headers, refusal,
+    rest_of, server_error, shown_to, with_captures, CaptureContext, St,
 };
 use super::streamed::{Refusal, Streamer};
 use crate::access::Viewer;
@@ -25,7 +23,7 @@ use crate::collection::Collection;
 use crate::reader::location::ArchiveLocation;
 use crate::replay::archival_url::{self, ArchivalUrl, Mode};
 use crate::replay::body::{replay, ReplayHead};
-use crate::replay::capture::{captures_of, nearest_in, original_in, Capture, Nearest};
+use crate::replay::capture::{nearest_in, original_in, Capture, Nearest};
 use crate::replay::frame::frame_page;
 use crate::replay::memento::{self, MementoUrls};
 use crate::replay::record::with_record;
@@ -77,61 +75,8 @@ fn lookup(
     Ok((key, n))
 }
 
-/// Whether `viewer` (everything shown without one) may see capture `c` of URL key `key`;
-/// a capture left out as blocked (not excluded) sets `blocked`.
-fn shown_to(viewer: Option<&Viewer>, key: &str, c: &Capture, blocked: &mut bool) -> bool {
-    let Some(v) = viewer else {
-        return true;
-    };
-    match v.access(key.as_bytes(), c.timestamp.parse().unwrap_or(0)) {
-        crate::access::Access::Block => {
-            *blocked = true;
-            false
-        }
-        crate::access::Access::Exclude => false,
-        _ => true,
-    }
-}
-
 /// Captures a banner counts at most: past them it says "more than".
 const COUNT_AT_MOST: u64 = 10_000;
-
-/// The collection's sorted CDX, opened (a 404 when the collection has none).
-fn open_cdx(collection: &Collection) -> Result<(SortedCdx, PathBuf), Refusal> {
-    let path = collection.cdx_path();
-    let cdx = collection.cdx().map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => refusal(
-            StatusCode::NOT_FOUND,
-            "this collection has no CDX (all.cdx) to look captures up in",
-        ),
-        _ => server_error(&format!("{}: {e}", path.display())),
-    })?;
-    Ok((cdx, path))
-}
-
-/// Runs `f` over the captures of `key` in `dir/all.cdx` that `viewer` may see (all
-/// without one); also says whether a capture was left out as blocked (not excluded).
-fn with_captures<T>(
-    collection: &Collection,
-    key: &str,
-    viewer: Option<&Viewer>,
-    f: impl FnOnce(&mut dyn Iterator<Item = std::io::Result<Capture>>) -> std::io::Result<T>,
-) -> Result<(T, bool), Refusal> {
-    let (cdx, path) = open_cdx(collection)?;
-    let from = format!("{key} ");
-    let lines = cdx
-        .lines_from(from.as_bytes())
-        .map_err(|e| server_error(&format!("{}: {e}", path.display())))?;
-    let viewer = viewer.filter(|v| !v.sees_everything());
-    let mut blocked = false;
-    let mut caps = captures_of(lines, key).filter(|c| match c {
-        Ok(c) => shown_to(viewer, key, c, &mut blocked),
-        Err(_) => true,
-    });
-    let out = f(&mut caps).map_err(|e| server_error(&format!("{}: {e}", path.display())))?;
-    drop(caps);
-    Ok((out, blocked))
-}
 
 /// The URL of pywb's capture list, `*/URL` or `DATE*/URL` (a date prefix); `None` for
 /// any other archival URL.

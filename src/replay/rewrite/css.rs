@@ -2,20 +2,12 @@
 //! ASCII-compatible encoding keeps every byte that is not one of its URLs.
 
 use std::borrow::Cow;
-use std::sync::LazyLock;
 
-use regex::bytes::{Captures, Regex};
+use regex::bytes::Captures;
 
 use super::url::UrlRewriter;
+use crate::html::requisites::CSS_URL;
 use crate::replay::archival_url::Mode;
-
-/// `url(x)`, `url("x")`, `url('x')`, and `@import "x"` / `@import 'x'`.
-static CSS_URL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r#"(?i)(url\(\s*)(?:"([^"]*)"|'([^']*)'|([^)'"\s]*))(\s*\))|(@import\s*)(?:"([^"]*)"|'([^']*)')"#,
-    )
-    .expect("a valid pattern")
-});
 
 /// `css` with each URL in it in archival form (embedded resources: [`Mode::Page`]).
 pub fn rewrite_css<'a>(css: &'a [u8], rw: &UrlRewriter) -> Cow<'a, [u8]> {
