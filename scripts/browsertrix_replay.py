@@ -5,7 +5,8 @@ words are rendered text; tests/rendered_text.rs) through pywb 2.10:
   archives) replays every capture the WACZ holds with the bytes `/web/DATEid_/URL` gives;
 - a WARC export of a page with a stylesheet and an image, replayed by pywb in headless
   Chromium: the page's computed text colour is its stylesheet's and its image has its
-  natural size; the same export with --no-requisites shows neither (so the check can fail).
+  natural size; the same export with --no-requisites shows neither (so the check can fail);
+- warcio `check` accepts a WARC export of everything, py-wacz `validate` a WACZ export.
 
 Run by scripts/test-browsertrix.sh with the peers' venv (pywb, cdx-indexer)."""
 
@@ -104,6 +105,22 @@ def look(work, url):
         chrome.close()
 
 
+def checked_by_peers(bin, coll, work):
+    """warcio `check` accepts a WARC export of every version, py-wacz `validate` a WACZ
+    export (its page list with the rendered texts), both with the pages' requisites."""
+    bindir = os.path.dirname(sys.executable)
+    warc = os.path.join(work, "all.warc.gz")
+    wacz = os.path.join(work, "all.wacz")
+    for out, fmt in [(warc, "warc"), (wacz, "wacz")]:
+        subprocess.run([bin, "export", "-d", coll, "*", "--format", fmt, "-o", out],
+                       check=True, stderr=subprocess.DEVNULL)
+    for cmd in [["warcio", "check", warc], ["wacz", "validate", "-f", wacz]]:
+        r = subprocess.run([os.path.join(bindir, cmd[0])] + cmd[1:], capture_output=True,
+                           text=True)
+        if r.returncode != 0:
+            raise Failed(f"{' '.join(cmd)}: {r.stdout}{r.stderr}")
+
+
 def replayed(bin, coll, work, requisites):
     sub = os.path.join(work, "with" if requisites else "without")
     os.makedirs(sub)
@@ -175,6 +192,8 @@ def main():
             raise Failed(f"without requisites, pywb shows {bare}: the check cannot fail")
         print(f"browsertrix_replay: export styled with requisites {seen}, unstyled without "
               f"{bare}")
+        checked_by_peers(a.bin, a.coll, a.work)
+        print("browsertrix_replay: warcio check and wacz validate accept the exports")
         n = pywb_config_replays(a.coll, a.server, a.pywb_config, a.name)
         if n < 32:
             raise Failed(f"only {n} captures compared")

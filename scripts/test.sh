@@ -49,7 +49,8 @@ scripts/test-export-peers.sh
 
 # A Browsertrix-style WACZ through pywb 2.10: pywb by `pywb-config` replays every
 # capture it holds as /web id_ does; a WARC export of a page with a stylesheet and an
-# image replays in headless Chromium styled (its requisites exported with it).
+# image replays in headless Chromium styled (its requisites exported with it); warcio
+# check and wacz validate accept its WARC and WACZ exports.
 scripts/test-browsertrix.sh
 
 # The capture table read by DuckDB (from PyPI into target/duckdb-venv): captures per year
