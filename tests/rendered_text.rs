@@ -313,3 +313,32 @@ fn a_warc_export_holds_each_pages_requisites_at_the_capture_nearest_it() {
         .collect();
     assert_eq!(pages, ["https://spa.example.org/tides"], "{said}");
 }
+
+#[test]
+fn a_page_list_line_too_long_to_read_is_counted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let page = "<html><head><title>Big</title></head><body><div id=root></div></body></html>";
+    let warc = crate::util::warc_record("http://big.example/", page, "");
+    let line = serde_json::json!({
+        "url": "http://big.example/",
+        "ts": "2024-01-01T00:00:00Z",
+        "text": "pageword ".repeat((5 << 20) / 9),
+    });
+    let wacz = tmp.path().join("big.wacz");
+    let mut z = zip::ZipWriter::new(std::fs::File::create(&wacz).unwrap());
+    let stored =
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    z.start_file("archive/data.warc", stored).unwrap();
+    std::io::Write::write_all(&mut z, &warc).unwrap();
+    z.start_file("pages/pages.jsonl", stored).unwrap();
+    std::io::Write::write_all(
+        &mut z,
+        format!("{{\"format\": \"json-pages-1.0\"}}\n{line}\n").as_bytes(),
+    )
+    .unwrap();
+    z.finish().unwrap();
+    let coll = tmp.path().join("coll");
+    let (code, _, err) = run_warcdex(&["update".as_ref(), coll.as_os_str(), wacz.as_os_str()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("big.wacz: page-list-line-too-long 1"), "{err}");
+}

@@ -102,6 +102,9 @@ pub(super) fn import_one(
                 for m in &pt.messages {
                     log(m);
                 }
+                if pt.long_lines > 0 {
+                    *report.anomalies.entry(LONG_PAGE_LINE.into()).or_default() += pt.long_lines;
+                }
                 let more = pt.long_lines - pt.messages.len() as u64;
                 if more > 0 {
                     log(&format!(
@@ -205,6 +208,10 @@ pub(super) fn import_one(
 /// captures and as much again for the texts waiting for theirs (two archives are read
 /// at once on two cores).
 const JOIN_SHARE: usize = 16;
+
+/// The anomaly a page list line over [`crate::reader::wacz::MAX_PAGE_LINE_BYTES`] (its
+/// title and text not read) is counted under.
+const LONG_PAGE_LINE: &str = "page-list-line-too-long";
 
 /// The anomaly a rendered text that found no page is counted under.
 pub(super) const RENDERED_UNMATCHED: &str = "rendered-text-unmatched";
