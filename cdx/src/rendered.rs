@@ -3,7 +3,7 @@
 //! (`--text to-warc`) or `urn:textFinal:URL` (`--text final-to-warc`), ArchiveWeb.page
 //! as `urn:text:DATE14/URL`. Such a record is its page's text, not a page: import joins
 //! it to the page (src/import/rendered.rs), and its CDX line is under its page's access
-//! rules ([`page_url_of`]).
+//! rules ([`page_key_of`]), as are the other records a crawler writes about a page.
 
 /// Where a version's text came from, richest last; the HTML's own text has none.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -75,31 +75,19 @@ pub fn rendered_target(target: &str) -> Option<RenderedTarget<'_>> {
     })
 }
 
-/// Whether a record target is a URN of rendered text (`urn:text:`, `urn:textFinal:`).
-pub fn is_rendered_target(target: &str) -> bool {
-    rendered_target(target).is_some()
-}
-
-/// The URL of the page a rendered-text target describes (`urn:text:URL` → `URL`), or
-/// `None` for any other target.
-pub fn page_url_of(target: &str) -> Option<&str> {
-    rendered_target(target).map(|t| t.url)
-}
-
-/// The SURT key of the page a rendered-text record's CDX key stands for
-/// (`urn:text:https://example.com/a` or `urn:textfinal:…`, as pywb keys them, lowercased):
-/// its access rules are the page's. `None` for the key of anything else.
+/// The SURT key of the page a browser crawler's record about a page stands for: its CDX
+/// key is `urn:KIND:URL` or `urn:KIND:DATE14/URL` (`urn:text:`, `urn:textfinal:`,
+/// Browsertrix's `urn:pageinfo:`, `urn:view:` screenshots, `urn:thumbnail:`; pywb keys them
+/// as written, lowercased), and its access rules are the page's. `None` for the key of
+/// anything else.
 pub fn page_key_of(urlkey: &str) -> Option<String> {
-    let lower = urlkey.get(..14).map(str::to_ascii_lowercase);
-    let rest = match lower.as_deref() {
-        Some("urn:textfinal:") => &urlkey[14..],
-        _ if urlkey.starts_with("urn:text:") => &urlkey[9..],
-        _ => return None,
-    };
-    let url = rendered_target(&format!("urn:text:{rest}"))?
-        .url
-        .to_string();
-    crate::surt_key(&url).ok()
+    if !urlkey.get(..4)?.eq_ignore_ascii_case("urn:") {
+        return None;
+    }
+    // The page's URL starts at its scheme, as wabac.js finds it (`indexOf("http")`).
+    let lower = urlkey.to_ascii_lowercase();
+    let at = lower.find("http://").or_else(|| lower.find("https://"))?;
+    crate::surt_key(&urlkey[at..]).ok()
 }
 
 #[cfg(test)]
@@ -142,6 +130,10 @@ mod tests {
         assert_eq!(
             page("urn:text:20240302090500/https://www.example.net/log").as_deref(),
             Some("net,example)/log")
+        );
+        assert_eq!(
+            page("urn:pageinfo:https://app.example.net/maps").as_deref(),
+            Some("net,example,app)/maps")
         );
         assert_eq!(page("net,example,app)/maps"), None);
         assert_eq!(page("urn:uuid:1234"), None);

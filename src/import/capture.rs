@@ -7,7 +7,7 @@ use std::sync::Mutex;
 
 use sha1::{Digest, Sha1};
 use warcdex_cdx::date::Date14;
-use warcdex_cdx::rendered::{rendered_target, RenderedTarget, TextSource};
+use warcdex_cdx::rendered::{page_key_of, rendered_target, RenderedTarget, TextSource};
 use warcdex_cdx::url_key;
 
 use super::exclusions::Exclusions;
@@ -135,6 +135,13 @@ pub(super) fn capture_of<R: Read>(
     if rtype == "resource" {
         if let Some(target) = rendered_target(&url) {
             return rendered_text(rec, &target, &date, ctx, report);
+        }
+        // What browser crawlers record about a page beside it (Browsertrix's
+        // `urn:pageinfo:URL`, `urn:view:URL` screenshots, `urn:thumbnail:URL`): not a page
+        // a reader looks for. Counted; the CDX keeps their lines, as pywb's does. A URN
+        // that names no page (wpull's `urn:x-wpull:log`) is a document as before.
+        if page_key_of(&url).is_some() {
+            return skip(report, "urn-resource");
         }
     }
     if crate::reader::date::capture_micros(&date, ctx.now).is_none() {
