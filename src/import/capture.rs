@@ -178,12 +178,11 @@ pub(super) fn capture_of<R: Read>(
     }
     let urlkey = url_key(&url, ctx.opts.key).unwrap_or_else(|_| url.clone());
     let order: Order = (date.clone(), ctx.index, ctx.part, rec.offset());
-    let page = (facts.content_type.as_deref()).is_some_and(|ct| {
-        matches!(
-            ContentType::new(ct).media_type().as_str(),
-            "text/html" | "application/xhtml+xml"
-        )
-    });
+    let mime = (facts.content_type.as_deref())
+        .map(|ct| ContentType::new(ct).media_type())
+        .filter(|m| !m.is_empty())
+        .unwrap_or_else(|| "unk".to_string());
+    let page = matches!(mime.as_str(), "text/html" | "application/xhtml+xml");
     // When the digest is in the header, exclusion and the version's earlier captures
     // are known before the body: a repeated capture is never read or parsed.
     if let Some(d) = &header_digest {
@@ -220,10 +219,6 @@ pub(super) fn capture_of<R: Read>(
     {
         return Ok(None);
     }
-    let mime = (facts.content_type.as_deref())
-        .map(|ct| ContentType::new(ct).media_type())
-        .filter(|m| !m.is_empty())
-        .unwrap_or_else(|| "unk".to_string());
     let row = SegmentRow {
         key: format!("{url} {digest}"),
         url,
