@@ -310,7 +310,13 @@ impl Rules {
     /// A rendered text's key (`urn:text:URL`, `urn:textfinal:URL`) finds its page's rule:
     /// the words of a page a rule hides are hidden with it.
     pub fn rule_for(&self, urlkey: &[u8], class: &UserClass) -> Option<&Rule> {
-        let page_key = (std::str::from_utf8(urlkey).ok()).and_then(page_key_of);
+        // Every capture's check passes here: only a `urn:` key is read as text.
+        let urn = urlkey
+            .get(..4)
+            .is_some_and(|p| p.eq_ignore_ascii_case(b"urn:"));
+        let page_key = (urn.then(|| std::str::from_utf8(urlkey).ok()))
+            .flatten()
+            .and_then(page_key_of);
         let urlkey = page_key.as_deref().map_or(urlkey, str::as_bytes);
         match class {
             UserClass::Public => self.list.find(urlkey, None),
