@@ -16,6 +16,7 @@ use warcdex_cdx::lookup::SortedCdx;
 use warcdex_cdx::surt_key;
 
 use crate::access::{Access, Viewer};
+use crate::extract::body::undo_codings;
 use crate::html::requisites::{css_urls, html_requisites, resolve};
 use crate::reader::location::ArchiveLocation;
 use crate::reader::ReaderOptions;
@@ -101,27 +102,22 @@ fn payload(at: &ArchiveLocation, offset: u64, length: u64) -> Option<Vec<u8>> {
     };
     let mut reader = at.open_range(offset, length, opts).ok()?;
     let mut rec = reader.next_record().ok()??;
-    let (chunked, coding) = match rec.http().ok()? {
+    let (transfer, coding) = match rec.http().ok()? {
         Some(h) => (
-            (h.get_str("Transfer-Encoding"))
-                .is_some_and(|t| t.to_ascii_lowercase().contains("chunked")),
+            h.get_str("Transfer-Encoding").map(|t| t.into_owned()),
             h.get_str("Content-Encoding").map(|c| c.into_owned()),
         ),
-        None => (false, None),
+        None => (None, None),
     };
     let mut raw = Vec::new();
     (&mut rec).take(MAX_READ).read_to_end(&mut raw).ok()?;
-    if chunked {
-        if let Some(d) = crate::reader::chunked::dechunk(&raw) {
-            raw = d;
-        }
-    }
-    if let Some(coding) = coding {
-        if let Some(d) = crate::extract::body::decode_content(&raw, &coding, MAX_READ as usize) {
-            raw = d;
-        }
-    }
-    Some(raw)
+    let body = undo_codings(
+        &raw,
+        transfer.as_deref(),
+        coding.as_deref(),
+        MAX_READ as usize,
+    );
+    Some(body.into_owned())
 }
 
 /// The capture of `url` nearest `date` that `viewer` may see and that replays as it was

@@ -1,13 +1,38 @@
-//! The HTTP entity body as a parser needs it: gzip, deflate, br or zstd content coding undone,
-//! within a size cap (chunked transfer coding is removed before, by
-//! `crate::reader::chunked::dechunk`). The stored bytes (what the
-//! digest covers) are not changed; this is only for extracting text and links.
+//! The HTTP entity body as a parser needs it: chunked transfer coding removed
+//! (`crate::reader::chunked::dechunk`) and gzip, deflate, br or zstd content coding undone,
+//! within a size cap ([`undo_codings`]; import's parse and an export's search for a page's
+//! requisites both read bodies so). The stored bytes (what the digest covers) are not
+//! changed; this is only for extracting text and links.
 
+use std::borrow::Cow;
 use std::io::Read;
 
 /// The largest zstd window a body may ask for: 8 MiB, the limit RFC 9659 sets for
 /// `Content-Encoding: zstd` (the decoder's own default would allow 128 MiB a body).
 const ZSTD_WINDOW_LOG_MAX: u32 = 23;
+
+/// The body of a payload stored under HTTP `transfer_encoding` and `content_encoding`:
+/// chunked transfer coding removed, then content coding undone within `cap` bytes
+/// ([`decode_content`]); either is kept as stored when it cannot be undone.
+pub fn undo_codings<'a>(
+    stored: &'a [u8],
+    transfer_encoding: Option<&str>,
+    content_encoding: Option<&str>,
+    cap: usize,
+) -> Cow<'a, [u8]> {
+    let mut body = Cow::Borrowed(stored);
+    if transfer_encoding.is_some_and(|t| t.to_ascii_lowercase().contains("chunked")) {
+        if let Some(d) = crate::reader::chunked::dechunk(&body) {
+            body = d.into();
+        }
+    }
+    if let Some(ce) = content_encoding {
+        if let Some(d) = decode_content(&body, ce, cap) {
+            body = d.into();
+        }
+    }
+    body
+}
 
 /// Undoes `gzip`, `deflate`, `br` (Brotli) or `zstd` content coding, reading at most
 /// `cap` bytes of output. `None` for other codings or undecodable data (the caller then

@@ -82,26 +82,17 @@ fn parse_into(row: &mut SegmentRow, stored: &[u8], facts: &HttpFacts, limit: usi
             element_cap: false,
         };
     }
-    let mut body: std::borrow::Cow<[u8]> = std::borrow::Cow::Borrowed(stored);
-    if facts
-        .transfer_encoding
-        .as_deref()
-        .is_some_and(|t| t.to_ascii_lowercase().contains("chunked"))
-    {
-        if let Some(d) = crate::reader::chunked::dechunk(&body) {
-            body = d.into();
-        }
-    }
     let decoded_cap = if is_pdf {
         PDF_LIMITS.max_input + 1
     } else {
         limit.saturating_mul(4)
     };
-    if let Some(ce) = facts.content_encoding.as_deref() {
-        if let Some(d) = body::decode_content(&body, ce, decoded_cap) {
-            body = d.into();
-        }
-    }
+    let body = body::undo_codings(
+        stored,
+        facts.transfer_encoding.as_deref(),
+        facts.content_encoding.as_deref(),
+        decoded_cap,
+    );
     if is_pdf {
         return parse_pdf(row, &body, limit);
     }
