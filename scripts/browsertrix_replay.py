@@ -85,14 +85,7 @@ def look(work, url):
     """The page's colour and image size as Chromium shows `url`."""
     chrome = Chromium(work)
     try:
-        target = chrome.send("Target.createTarget", {"url": "about:blank"})["targetId"]
-        session = chrome.send("Target.attachToTarget",
-                              {"targetId": target, "flatten": True})["sessionId"]
-        chrome.send("Page.enable", session=session)
-        nav = chrome.send("Page.navigate", {"url": url}, session)
-        if nav.get("errorText"):
-            raise Failed(f"Chromium could not load {url}: {nav['errorText']}")
-        chrome.wait_event("Page.loadEventFired", session)
+        session = chrome.open_page(url)
         deadline = time.monotonic() + 30
         while True:
             r = chrome.send("Runtime.evaluate", {"expression": CHECK, "returnByValue": True},

@@ -154,6 +154,18 @@ class Chromium:
                     return self.events.pop(n)
             self._pump(deadline)
 
+    def open_page(self, url):
+        """A new tab at `url`, once its load event fired; its DevTools session."""
+        target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+        session = self.send("Target.attachToTarget",
+                            {"targetId": target, "flatten": True})["sessionId"]
+        self.send("Page.enable", session=session)
+        nav = self.send("Page.navigate", {"url": url}, session)
+        if nav.get("errorText"):
+            raise Failed(f"Chromium could not load {url}: {nav['errorText']}")
+        self.wait_event("Page.loadEventFired", session)
+        return session
+
     def close(self):
         try:
             self.send("Browser.close", timeout=10)
@@ -180,14 +192,7 @@ FRAME = """(() => {
 def replay_in_browser(work, replay_url, title, screenshot):
     chrome = Chromium(work)
     try:
-        target = chrome.send("Target.createTarget", {"url": "about:blank"})["targetId"]
-        session = chrome.send("Target.attachToTarget",
-                              {"targetId": target, "flatten": True})["sessionId"]
-        chrome.send("Page.enable", session=session)
-        nav = chrome.send("Page.navigate", {"url": replay_url}, session)
-        if nav.get("errorText"):
-            raise Failed(f"Chromium could not load {replay_url}: {nav['errorText']}")
-        chrome.wait_event("Page.loadEventFired", session)
+        session = chrome.open_page(replay_url)
         frame = None
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
