@@ -12,7 +12,9 @@ use warcdex::access::LiveRules;
 use warcdex::collection::Collection;
 use warcdex::render::{json, text};
 use warcdex::search::{HitOrder, NearDisplay, SearchIndex, SearchRequest, DEFAULT_HITS_PER_SITE};
-use warcdex::serve::{front_router, router, serve, ConnLimits, Front, ServeOptions};
+use warcdex::serve::{
+    front_router, routers, serve, serve_with_replay, ConnLimits, Front, ScriptReplay, ServeOptions,
+};
 
 use super::access::AccessFlags;
 
@@ -89,11 +91,27 @@ pub struct ServeArgs {
     /// Address to listen on (loopback unless you mean to publish the archive).
     #[arg(long, default_value = "127.0.0.1:8080")]
     pub addr: SocketAddr,
-    /// Where hits link to: `builtin`, this server's capture view (/web/DATE14/URL), or
-    /// `pywb=URL`, a pywb collection (URL/DATE14/URL; `warcdex pywb-config` writes
-    /// one that reads from this server).
+    /// How captures are replayed: `scripts`, this server's capture view running each
+    /// page's own scripts (wabac.js's service worker, on the replay origin; needs
+    /// `--wabac`); `safe`, the capture view without scripts; `builtin` (the default),
+    /// `scripts` when `--wabac` is given, else `safe`; or `pywb=URL`, hits link to a pywb
+    /// collection (URL/DATE14/URL; `warcdex pywb-config` writes one that reads from this
+    /// server).
     #[arg(long = "replay", default_value = "builtin", value_parser = parse_replay)]
     pub replay: Replay,
+    /// The directory holding wabac.js's service worker (`sw.js` of the
+    /// `@webrecorder/wabac` npm package; scripts/fetch-wabac.sh puts it in place).
+    #[arg(long = "wabac", value_name = "DIR")]
+    pub wabac: Option<PathBuf>,
+    /// Where the replay origin listens, the origin of its own on which archived pages run
+    /// their scripts (default: the `--addr` port + 1, on the same address).
+    #[arg(long = "replay-origin", value_name = "ADDR")]
+    pub replay_origin: Option<SocketAddr>,
+    /// The replay origin as readers reach it (https://replay.archive.example.org): a
+    /// host of its own behind a proxy (default: the request's host name and the replay
+    /// origin's port).
+    #[arg(long = "replay-origin-url", value_name = "URL")]
+    pub replay_origin_url: Option<String>,
     /// Hits link to an outside Wayback instead: PREFIX/DATE14/URL (an empty value shows
     /// dates without links). The only way a hit links to another server unasked.
     #[arg(long = "replay-prefix")]
@@ -169,11 +187,15 @@ pub struct ServeArgs {
     pub export_tmp_limit: u64,
 }
 
-/// `serve --replay`: where hits link to.
+/// `serve --replay`: how captures are replayed and where hits link to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Replay {
-    /// The built-in capture view.
+    /// The built-in capture view: with scripts when wabac.js is at hand.
     Builtin,
+    /// The built-in capture view, running the pages' scripts.
+    Scripts,
+    /// The built-in capture view without scripts.
+    Safe,
     /// A pywb collection's URL.
     Pywb(String),
 }
@@ -181,13 +203,39 @@ pub enum Replay {
 fn parse_replay(v: &str) -> Result<Replay, String> {
     match v.split_once('=') {
         None if v == "builtin" => Ok(Replay::Builtin),
+        None if v == "scripts" => Ok(Replay::Scripts),
+        None if v == "safe" => Ok(Replay::Safe),
         Some(("pywb", url)) if url.starts_with("http://") || url.starts_with("https://") => {
             Ok(Replay::Pywb(url.trim_end_matches('/').to_string()))
         }
         _ => Err(format!(
-            "--replay is builtin or pywb=URL (an http(s) URL of a pywb collection), not {v:?}"
+            "--replay is builtin, scripts, safe or pywb=URL (an http(s) URL of a pywb collection), not {v:?}"
         )),
     }
+}
+
+/// wabac.js's service worker when captures are to run their scripts (`--replay
+/// scripts`, or the default with `--wabac`), read from `--wabac DIR`.
+fn script_replay_wanted(a: &ServeArgs) -> anyhow::Result<Option<Vec<u8>>> {
+    let wanted = match a.replay {
+        Replay::Scripts => true,
+        Replay::Builtin => a.wabac.is_some(),
+        Replay::Safe | Replay::Pywb(_) => false,
+    };
+    if !wanted {
+        return Ok(None);
+    }
+    let Some(dir) = &a.wabac else {
+        bail!("--replay scripts needs wabac.js's service worker: scripts/fetch-wabac.sh DIR, then --wabac DIR");
+    };
+    let path = dir.join("sw.js");
+    let sw = std::fs::read(&path).with_context(|| {
+        format!(
+            "{}: wabac.js's service worker (scripts/fetch-wabac.sh puts it there)",
+            path.display()
+        )
+    })?;
+    Ok(Some(sw))
 }
 
 fn seconds(name: &str, v: f64) -> anyhow::Result<Duration> {
@@ -267,7 +315,7 @@ fn bind(addr: SocketAddr) -> anyhow::Result<std::net::TcpListener> {
 pub fn serve_cmd(a: ServeArgs) -> anyhow::Result<i32> {
     let pywb = match &a.replay {
         Replay::Pywb(url) => Some(url.clone()),
-        Replay::Builtin => None,
+        _ => None,
     };
     // Hits link to the outside Wayback when one is named, else to pywb, else to the view.
     let replay_prefix = match (&a.replay_prefix, &pywb) {
@@ -351,7 +399,40 @@ pub fn serve_cmd(a: ServeArgs) -> anyhow::Result<i32> {
         );
     }
     let listener = bind(a.addr)?;
-    let app = router(Collection::open(&a.dir), index, opts.clone());
-    serve(listener, app, &opts)?;
+    let app_addr = listener.local_addr()?;
+    let replay_listener = match script_replay_wanted(&a)? {
+        Some(sw) => {
+            let at = a.replay_origin.unwrap_or_else(|| {
+                let mut at = app_addr;
+                at.set_port(match a.addr.port() {
+                    0 => 0,
+                    p => p.checked_add(1).unwrap_or(0),
+                });
+                at
+            });
+            let l = std::net::TcpListener::bind(at).with_context(|| {
+                format!("cannot listen on {at} for the replay origin (--replay-origin; --replay safe replays without it)")
+            })?;
+            let port = l.local_addr()?.port();
+            eprintln!(
+                "warcdex serve: replay origin (pages run their scripts) on http://{}/",
+                l.local_addr()?
+            );
+            opts.scripts = Some(ScriptReplay {
+                service_worker: sw.into(),
+                replay_port: port,
+                replay_url: a
+                    .replay_origin_url
+                    .as_ref()
+                    .map(|u| u.trim_end_matches('/').to_string()),
+                app_port: app_addr.port(),
+            });
+            Some(l)
+        }
+        None => None,
+    };
+    let (app, replay) = routers(Collection::open(&a.dir), index, opts.clone());
+    let replay = replay_listener.zip(replay);
+    serve_with_replay(listener, app, replay, &opts)?;
     Ok(0)
 }

@@ -12,6 +12,10 @@ pub enum Mode {
     Page,
     /// `id_`: the original payload with its archived headers, nothing rewritten.
     Identity,
+    /// `ir_`: the archived response for a client-side rewriter (wabac.js's service
+    /// worker): its status and headers as archived, the payload with its content coding
+    /// undone, redirects reported in headers rather than followed (`replay::body`).
+    Raw,
 }
 
 impl Mode {
@@ -21,6 +25,7 @@ impl Mode {
             Mode::Frame => "",
             Mode::Page => "mp_",
             Mode::Identity => "id_",
+            Mode::Raw => "ir_",
         }
     }
 }
@@ -59,6 +64,7 @@ pub fn parse(rest: &str) -> Result<ArchivalUrl, BadArchivalUrl> {
         "" => Mode::Frame,
         "mp_" => Mode::Page,
         "id_" => Mode::Identity,
+        "ir_" => Mode::Raw,
         // pywb's other modifiers (images, scripts, stylesheets, iframes) all replay the
         // capture rewritten; a link written by another tool still opens.
         "im_" | "js_" | "cs_" | "if_" | "fr_" | "oe_" => Mode::Page,

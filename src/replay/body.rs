@@ -46,10 +46,27 @@ const MAX_HEADER_VALUE: usize = 8192;
 /// The most of a stylesheet gathered to rewrite; beyond it the rest is sent as it is.
 const MAX_CSS: usize = 8 << 20;
 
+/// Archived headers an `ir_` answer passes under their own name, for the client-side
+/// rewriter to keep or rewrite (wabac.js reads these). Every other one is sent as
+/// `X-Archive-Orig-NAME`: an archived `Clear-Site-Data` would wipe the replay origin's
+/// service worker, `NEL` or `Report-To` would send the browser's reports to the live
+/// web, `Access-Control-*` would speak for this server.
+const RAW_PASSED: &[&str] = &[
+    "content-type",
+    "content-language",
+    "content-disposition",
+    "content-location",
+    "last-modified",
+    "link",
+    "accept-ranges",
+];
+
 /// What to do with the payload.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Treatment {
     AsStored,
+    /// Content coding undone, nothing rewritten (`ir_`).
+    Decoded,
     Html,
     Css,
 }
@@ -68,8 +85,10 @@ fn charset(head: &RecordHead) -> &'static encoding_rs::Encoding {
 }
 
 fn treatment(head: &RecordHead, mode: Mode) -> Treatment {
-    if mode == Mode::Identity {
-        return Treatment::AsStored;
+    match mode {
+        Mode::Identity => return Treatment::AsStored,
+        Mode::Raw => return Treatment::Decoded,
+        _ => {}
     }
     match media_type(head).as_str() {
         "text/html" | "application/xhtml+xml" => match charset(head).is_ascii_compatible() {
@@ -86,6 +105,9 @@ fn treatment(head: &RecordHead, mode: Mode) -> Treatment {
 /// The status and headers of a capture replayed in `mode`; `decoded` when its content
 /// coding is undone (the payload is rewritten), so `Content-Encoding` must go.
 fn replay_head(head: &RecordHead, mode: Mode, decoded: bool, rw: &UrlRewriter) -> ReplayHead {
+    if mode == Mode::Raw {
+        return raw_head(head, decoded, &rw.base);
+    }
     let status = (head.status)
         .filter(|s| (200..=599).contains(s))
         .unwrap_or(200);
@@ -128,6 +150,53 @@ fn replay_head(head: &RecordHead, mode: Mode, decoded: bool, rw: &UrlRewriter) -
     ReplayHead { status, headers }
 }
 
+/// The head of an `ir_` answer, as wabac.js's live-proxy source reads it (pywb's
+/// convention): a redirect is answered 200 with `X-Redirect-Status` and
+/// `X-Orig-Location` (its target resolved against `base`, the archived URL), so that the
+/// service worker's `fetch` does not follow it but replays it; archived cookies are
+/// `X-Proxy-Set-Cookie` (a browser hides `Set-Cookie` from `fetch`, and must not set them
+/// on the replay origin).
+fn raw_head(head: &RecordHead, decoded: bool, base: &url::Url) -> ReplayHead {
+    let mut status = (head.status)
+        .filter(|s| (200..=599).contains(s))
+        .unwrap_or(200);
+    let mut headers = Vec::new();
+    let mut cookies: Vec<u8> = Vec::new();
+    for (name, value) in head.headers.iter().take(MAX_HEADERS) {
+        let lower = name.to_ascii_lowercase();
+        if DROPPED.contains(&lower.as_str()) || value.len() > MAX_HEADER_VALUE {
+            continue;
+        }
+        match lower.as_str() {
+            "content-encoding" if decoded => {}
+            "set-cookie" => {
+                if !cookies.is_empty() {
+                    cookies.push(b',');
+                }
+                cookies.extend_from_slice(value);
+            }
+            "location" if (300..400).contains(&status) => {
+                let target = String::from_utf8_lossy(value);
+                if let Ok(to) = base.join(target.trim()) {
+                    if matches!(to.scheme(), "http" | "https") {
+                        headers.push(("X-Orig-Location".to_string(), to.as_str().into()));
+                        headers.push(("X-Redirect-Status".to_string(), status.to_string().into()));
+                        status = 200;
+                    }
+                }
+            }
+            l if RAW_PASSED.contains(&l) || (l == "content-encoding" && !decoded) => {
+                headers.push((name.clone(), value.clone()))
+            }
+            _ => headers.push((format!("X-Archive-Orig-{name}"), value.clone())),
+        }
+    }
+    if !cookies.is_empty() && cookies.len() <= MAX_HEADER_VALUE {
+        headers.push(("X-Proxy-Set-Cookie".to_string(), cookies));
+    }
+    ReplayHead { status, headers }
+}
+
 /// Whether a payload of this media type, shown by a browser as it is, has no way to
 /// send the reader elsewhere (no markup, no links, no script): raster images, sound,
 /// video, plain text, stylesheets and scripts (shown as text: the answer says
@@ -164,6 +233,11 @@ pub fn replay(
         _ if can_decode(&coding) => how,
         _ => Treatment::AsStored,
     };
+    let how = match (how, coding.trim()) {
+        // Nothing to undo: the stored bytes as they are.
+        (Treatment::Decoded, "" | "identity") => Treatment::AsStored,
+        _ => how,
+    };
     on_head(replay_head(head, mode, how != Treatment::AsStored, &rw));
     if how == Treatment::AsStored {
         return copy(body, sink);
@@ -173,6 +247,7 @@ pub fn replay(
     };
     match how {
         Treatment::Html => rewrite_html(&mut input, charset(head), rw, sink),
+        Treatment::Decoded => copy(&mut input, sink),
         _ => {
             let mut css = Vec::new();
             (&mut input).take(MAX_CSS as u64).read_to_end(&mut css)?;

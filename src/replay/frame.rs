@@ -17,6 +17,20 @@ pub enum HighFidelity {
     None,
     /// A pywb collection (`serve --replay pywb=URL`): `URL/DATE14/URL`.
     Pywb(String),
+    /// Scripts run in the frame itself: the capture is replayed by wabac.js's service
+    /// worker on this replay origin (`http://host:port`), the banner links to the view
+    /// without scripts.
+    Scripts(String),
+}
+
+impl HighFidelity {
+    /// The replay origin the frame loads from (`""`: this server's own).
+    pub fn frame_origin(&self) -> &str {
+        match self {
+            HighFidelity::Scripts(origin) => origin,
+            _ => "",
+        }
+    }
 }
 
 /// The banner's style: a bar above a frame that fills the window.
@@ -27,6 +41,11 @@ const BANNER_CSS: &str = concat!(
     ".off{color:#999}.note{color:#555}nav a,nav span{margin-right:.8em}",
     "iframe{flex:1;border:0;width:100%}",
 );
+
+/// What a frame running an archived page's scripts may do: scripts and forms inside its
+/// own origin, windows that stay sandboxed; never navigate the page around it.
+pub const SCRIPT_FRAME_SANDBOX: &str =
+    "allow-scripts allow-same-origin allow-forms allow-popups allow-modals allow-downloads";
 
 /// `2024-01-15 03:00:00 UTC`.
 pub fn display_date(d: &str) -> String {
@@ -54,6 +73,14 @@ pub fn frame_page(prefix: &str, url: &str, n: &Nearest, hifi: &HighFidelity) -> 
             escape(&format!("{}/{date}/{url}", base.trim_end_matches('/')))
         ),
         HighFidelity::None => " pywb replays them: <code>warcdex pywb-config</code>.".to_string(),
+        HighFidelity::Scripts(_) => String::new(),
+    };
+    let scripts_note = match hifi {
+        HighFidelity::Scripts(_) => format!(
+            "The page's own scripts run here, on an origin of their own, answered only from the archive. <a href=\"{}\" target=\"_top\">Open it without scripts</a>.",
+            escape(&format(prefix, date, Mode::Page, url))
+        ),
+        _ => format!("Scripts do not run in this view, so pages built by scripts may be incomplete.{hifi_note}"),
     };
     let revisit = match c.is_revisit() {
         true => {
@@ -75,8 +102,8 @@ pub fn frame_page(prefix: &str, url: &str, n: &Nearest, hifi: &HighFidelity) -> 
             "<a href=\"{text}\" target=\"_top\">indexed text</a>",
             "<a href=\"{id}\" target=\"_top\">original file</a>",
             "<a href=\"{timemap}\" target=\"_top\">all captures (TimeMap)</a></nav>\n",
-            "<div class=note>Scripts do not run in this view, so pages built by scripts may be incomplete.{hifi}</div>",
-            "</header>\n<iframe src=\"{page}\" title=\"The archived page\"></iframe>\n"
+            "<div class=note>{scripts_note}</div>",
+            "</header>\n<iframe src=\"{page}\" title=\"The archived page\"{sandbox}></iframe>\n"
         ),
         url = escape(url),
         revisit = revisit,
@@ -92,8 +119,16 @@ pub fn frame_page(prefix: &str, url: &str, n: &Nearest, hifi: &HighFidelity) -> 
         text = escape(&format!("/text/{date}/{url}")),
         id = escape(&format(prefix, date, Mode::Identity, url)),
         timemap = escape(&format!("/timemap/link/{url}")),
-        hifi = hifi_note,
-        page = escape(&format(prefix, date, Mode::Page, url)),
+        scripts_note = scripts_note,
+        sandbox = match hifi {
+            HighFidelity::Scripts(_) => format!(" sandbox=\"{}\"", SCRIPT_FRAME_SANDBOX),
+            _ => String::new(),
+        },
+        page = escape(&format!(
+            "{}{}",
+            hifi.frame_origin(),
+            format(prefix, date, Mode::Page, url)
+        )),
     );
     head.page(body.len() + 1024, |out| out.push_str(&body))
 }

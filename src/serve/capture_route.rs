@@ -97,9 +97,10 @@ async fn context_of(state: &super::AppState, headers: &HeaderMap) -> Option<Capt
     };
     Some(CaptureContext {
         collection: l.collection.clone(),
-        hifi: match &state.opts.pywb {
-            Some(p) => HighFidelity::Pywb(p.clone()),
-            None => HighFidelity::None,
+        hifi: match (&state.opts.scripts, &state.opts.pywb) {
+            (Some(s), _) => HighFidelity::Scripts(s.replay_origin(headers)),
+            (None, Some(p)) => HighFidelity::Pywb(p.clone()),
+            (None, None) => HighFidelity::None,
         },
         base: base_url(state.opts.public_url.as_deref(), headers),
         viewer: state.opts.viewer(headers),

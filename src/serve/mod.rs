@@ -18,6 +18,9 @@
 //!   (`export_route.rs`); `/pages` wabac.js's page query (ReplayWeb.page's
 //!   `pagesQueryUrl`: search and URL lookup, `pages_route.rs`).
 //!
+//! With [`ServeOptions::scripts`] a second router answers the replay origin, where the
+//! captures run their scripts through wabac.js's service worker (`replay_origin.rs`).
+//!
 //! The capture routes share their context, refusals and runners (`capture_route.rs`).
 //! Every answer carries `X-Content-Type-Options: nosniff`; an unknown path is a 404.
 //! Settings are `options.rs`; the index is opened once and reopened when a set's
@@ -37,6 +40,7 @@ mod params;
 pub mod pywb;
 mod range;
 pub mod remote;
+mod replay_origin;
 mod respond;
 mod search_routes;
 mod state;
@@ -60,7 +64,7 @@ use axum::Router;
 use crate::collection::Collection;
 use crate::search::SearchIndex;
 pub use conn::ConnLimits;
-pub use options::{ServeOptions, DEFAULT_EXPORT_TMP_LIMIT};
+pub use options::{ScriptReplay, ServeOptions, DEFAULT_EXPORT_TMP_LIMIT};
 pub use remote::Front;
 // What the route modules share, by the names they use it under (`super::plain`, …).
 use respond::plain;
@@ -76,6 +80,16 @@ pub const VIEW_PREFIX: &str = web::PREFIX;
 /// front server asks (`/shard/stats.json`, `/shard/search.json`, see
 /// src/serve/remote.rs) when [`ServeOptions::shard`] says this server is one.
 pub fn router(collection: Collection, index: SearchIndex, opts: ServeOptions) -> Router {
+    routers(collection, index, opts).0
+}
+
+/// [`router`], and the replay origin's routes when [`ServeOptions::scripts`] is set
+/// (served on a listener of their own, [`serve_with_replay`]): one index, one state.
+pub fn routers(
+    collection: Collection,
+    index: SearchIndex,
+    opts: ServeOptions,
+) -> (Router, Option<Router>) {
     let collection = Arc::new(collection);
     let positions = Arc::new(warcs_access::PositionsCache::new(&collection));
     let backend = Backend::Local(LocalState {
@@ -86,22 +100,31 @@ pub fn router(collection: Collection, index: SearchIndex, opts: ServeOptions) ->
         reloading: AtomicBool::new(false),
     });
     let shard = opts.shard;
-    routes(backend, opts, shard)
+    let state = app_state(backend, opts);
+    let replay = state
+        .opts
+        .scripts
+        .is_some()
+        .then(|| replay_origin::router(state.clone()));
+    (routes(state, shard), replay)
 }
 
 /// The routes of a front server: each search is sent to the shard servers of `front`
 /// and their hits merged (`serve --remote`).
 pub fn front_router(front: Front, opts: ServeOptions) -> Router {
-    routes(Backend::Remote(front), opts, false)
+    routes(app_state(Backend::Remote(front), opts), false)
 }
 
-fn routes(backend: Backend, opts: ServeOptions, shard_routes: bool) -> Router {
+fn app_state(backend: Backend, opts: ServeOptions) -> Arc<AppState> {
     let permits = Arc::new(tokio::sync::Semaphore::new(opts.search_threads.max(1)));
-    let state = Arc::new(AppState {
+    Arc::new(AppState {
         backend,
         opts,
         permits,
-    });
+    })
+}
+
+fn routes(state: Arc<AppState>, shard_routes: bool) -> Router {
     let mut r = Router::new()
         .route("/", get(search_page))
         .route("/opensearch", get(opensearch_rss))
@@ -132,7 +155,7 @@ fn routes(backend: Backend, opts: ServeOptions, shard_routes: bool) -> Router {
 }
 
 /// `X-Content-Type-Options: nosniff` on an answer.
-async fn nosniff(mut r: Response) -> Response {
+pub(crate) async fn nosniff(mut r: Response) -> Response {
     r.headers_mut().insert(
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
@@ -154,7 +177,20 @@ fn cores() -> usize {
 /// connection limits. Builds its own runtime (with timers: the timeouts and the retry
 /// after a failed accept need them), so the caller stays synchronous.
 pub fn serve(listener: TcpListener, app: Router, opts: &ServeOptions) -> io::Result<()> {
+    serve_with_replay(listener, app, None, opts)
+}
+
+/// [`serve`], with the replay origin's routes on a listener of their own.
+pub fn serve_with_replay(
+    listener: TcpListener,
+    app: Router,
+    replay: Option<(TcpListener, Router)>,
+    opts: &ServeOptions,
+) -> io::Result<()> {
     listener.set_nonblocking(true)?;
+    if let Some((l, _)) = &replay {
+        l.set_nonblocking(true)?;
+    }
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_io()
         .enable_time()
@@ -164,6 +200,10 @@ pub fn serve(listener: TcpListener, app: Router, opts: &ServeOptions) -> io::Res
     let limits = opts.limits;
     rt.block_on(async move {
         let listener = tokio::net::TcpListener::from_std(listener)?;
+        if let Some((l, routes)) = replay {
+            let l = tokio::net::TcpListener::from_std(l)?;
+            tokio::spawn(conn::accept_loop(l, routes, limits));
+        }
         conn::accept_loop(listener, app, limits).await;
         Ok(())
     })

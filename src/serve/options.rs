@@ -49,6 +49,68 @@ pub struct ServeOptions {
     /// Whether this server answers a front server's shard routes (`serve --shard`):
     /// `/shard/stats.json` and `/shard/search.json` exist only then.
     pub shard: bool,
+    /// Replay that runs the pages' scripts, on an origin of its own (`--replay scripts`);
+    /// `None`: the script-free view only (`--replay safe`).
+    pub scripts: Option<ScriptReplay>,
+}
+
+/// Replay that runs archived pages' scripts: wabac.js's service worker rewrites them in
+/// the reader's browser, on the replay origin, fed by this server's `ir_` answers
+/// (`serve/replay_origin.rs`).
+#[derive(Debug, Clone)]
+pub struct ScriptReplay {
+    /// wabac.js's service worker script (`sw.js` of the `@webrecorder/wabac` package).
+    pub service_worker: Arc<[u8]>,
+    /// The port the replay origin listens on: with the request's host name, its origin
+    /// when [`ScriptReplay::replay_url`] is not set.
+    pub replay_port: u16,
+    /// The replay origin as readers reach it (`--replay-origin-url`).
+    pub replay_url: Option<String>,
+    /// The port of the search application (for the way back from the replay origin).
+    pub app_port: u16,
+}
+
+impl ScriptReplay {
+    /// The replay origin for a request to either listener: `--replay-origin-url`, else
+    /// the request's host name with the replay port.
+    pub(crate) fn replay_origin(&self, headers: &HeaderMap) -> String {
+        match &self.replay_url {
+            Some(u) => u.clone(),
+            None => origin_with_port(headers, self.replay_port),
+        }
+    }
+
+    /// The search application's origin for a request to either listener: `public` (the
+    /// server's `--public-url`), else the request's host name with the app's port.
+    pub(crate) fn app_origin(&self, public: Option<&str>, headers: &HeaderMap) -> String {
+        match public {
+            Some(u) => u.trim_end_matches('/').to_string(),
+            None => origin_with_port(headers, self.app_port),
+        }
+    }
+}
+
+/// `http://HOST:PORT` with the host name of the request's `Host` (when it is a plain
+/// name or address), else the loopback address.
+fn origin_with_port(headers: &HeaderMap, port: u16) -> String {
+    let host = headers
+        .get(axum::http::header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("");
+    // `[::1]:8080`, `name:8080`, `name`: the part before the port.
+    let name = match host.rfind(':') {
+        Some(i) if !host[i..].contains(']') => &host[..i],
+        _ => host,
+    };
+    let plain = !name.is_empty()
+        && name.len() <= 255
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-.:[]".contains(&b));
+    match plain {
+        true => format!("http://{name}:{port}"),
+        false => format!("http://127.0.0.1:{port}"),
+    }
 }
 
 /// [`ServeOptions::export_tmp_limit`] by default: 2 GiB.
@@ -94,6 +156,7 @@ impl Default for ServeOptions {
             export_tmp_dir: None,
             export_tmp_limit: Some(DEFAULT_EXPORT_TMP_LIMIT),
             shard: false,
+            scripts: None,
         }
     }
 }

@@ -96,6 +96,14 @@ pub(crate) fn web(ctx: CaptureContext, rest: String, out: &mut Streamer) -> Resu
         return redirect(out, &to, HeaderMap::new());
     }
     let a = archival_url::parse(&rest).map_err(|e| refusal(StatusCode::BAD_REQUEST, e.0))?;
+    if a.mode == Mode::Raw {
+        // Unrewritten pages with their scripts never run on the search application's
+        // origin: `ir_` is the replay origin's (`replay_origin.rs`).
+        return Err(refusal(
+            StatusCode::NOT_FOUND,
+            "ir_ is answered on the replay origin (serve --replay scripts), not here",
+        ));
+    }
     let viewer = ctx.viewer.as_ref();
     // The banner says how many captures the URL has; the page and the payload do not.
     let count = match a.mode {
@@ -138,10 +146,14 @@ pub(crate) fn web(ctx: CaptureContext, rest: String, out: &mut Streamer) -> Resu
             header::CONTENT_TYPE,
             HeaderValue::from_static("text/html; charset=utf-8"),
         );
-        headers.insert(
-            header::CONTENT_SECURITY_POLICY,
-            HeaderValue::from_static(FRAME_CSP),
-        );
+        let csp = match ctx.hifi.frame_origin() {
+            "" => HeaderValue::from_static(FRAME_CSP),
+            origin => HeaderValue::from_str(
+                &FRAME_CSP.replace("frame-src 'self'", &format!("frame-src 'self' {origin}")),
+            )
+            .unwrap_or(HeaderValue::from_static(FRAME_CSP)),
+        };
+        headers.insert(header::CONTENT_SECURITY_POLICY, csp);
         out.start(StatusCode::OK, headers);
         let page = frame_page(PREFIX, &a.url, &n, &ctx.hifi);
         return out
@@ -153,6 +165,108 @@ pub(crate) fn web(ctx: CaptureContext, rest: String, out: &mut Streamer) -> Resu
         false => c.clone(),
     };
     replay_record(&ctx, &a, &c, &source, headers, out)
+}
+
+/// The policy of an `ir_` answer should a browser open it as a page: nothing runs, nothing
+/// loads. (The service worker that asks for it reads the archived headers, not this.)
+const RAW_CSP: &str = "sandbox; default-src 'none'";
+
+/// `ir_` (the replay origin's service worker asks): the capture nearest the date, found
+/// as `/cdx` finds it — the URL itself, else pywb's fuzzy rules (a stylesheet asked for
+/// as `site.css?v=2` and archived without its query) — answered with its archived status
+/// and headers, revisits resolved, under the access rules.
+pub(super) fn raw(ctx: CaptureContext, a: ArchivalUrl, out: &mut Streamer) -> Result<(), Refusal> {
+    let viewer = ctx.viewer.as_ref();
+    let (mut key, mut n) = lookup(&ctx.collection, &a.url, &a.date, viewer, 0)?;
+    if n.capture.is_none() {
+        if let Some((url, date)) = fuzzy_match(&ctx.collection, &a.url, &a.date, viewer)? {
+            (key, n) = lookup(&ctx.collection, &url, &date, viewer, 0)?;
+        }
+    }
+    let Some(c) = n.capture.clone() else {
+        return Err(not_archived(&a.url));
+    };
+    let mut headers = HeaderMap::new();
+    if let Ok(v) = HeaderValue::from_str(&memento::http_date(&c.timestamp)) {
+        headers.insert("memento-datetime", v);
+    }
+    let source = match c.is_revisit() {
+        true => original(&ctx.collection, &key, &c)?,
+        false => c.clone(),
+    };
+    replay_record(&ctx, &a, &c, &source, headers, out)
+}
+
+/// The capture `/cdx` would answer for `url` near `date` when the URL itself has none:
+/// its URL and date, by pywb's fuzzy rules, among the captures `viewer` may see.
+fn fuzzy_match(
+    collection: &Collection,
+    url: &str,
+    date: &str,
+    viewer: Option<&Viewer>,
+) -> Result<Option<(String, String)>, Refusal> {
+    use warcdex_cdx::query::{AccessTest, CdxQuery};
+    let q = url::form_urlencoded::Serializer::new(String::new())
+        .append_pair("url", url)
+        .append_pair("closest", date)
+        .append_pair("sort", "closest")
+        .append_pair("limit", "1")
+        .append_pair("output", "json")
+        .append_pair("fl", "url,timestamp")
+        .finish();
+    let Ok(mut query) = CdxQuery::parse(q.as_bytes()) else {
+        return Ok(None);
+    };
+    if let Some(v) = viewer.filter(|v| !v.sees_everything()).cloned() {
+        query = query.with_access(AccessTest(Arc::new(move |key: &str, ts: &str| {
+            v.access(key.as_bytes(), ts.parse().unwrap_or(0)) == crate::access::Access::Allow
+        })));
+    }
+    let (cdx, path) = open_cdx(collection)?;
+    let mut first = FirstLine(Vec::new());
+    match query.answer(&cdx, &mut first) {
+        Ok(()) => {}
+        // The first line is all that was wanted.
+        Err(warcdex_cdx::query::AnswerError::Io(e))
+            if e.kind() == std::io::ErrorKind::WriteZero => {}
+        Err(e) => return Err(server_error(&format!("{}: {e}", path.display()))),
+    }
+    #[derive(serde::Deserialize)]
+    struct Found {
+        url: String,
+        timestamp: String,
+    }
+    Ok(serde_json::from_slice::<Found>(&first.0)
+        .ok()
+        .map(|f| (f.url, f.timestamp)))
+}
+
+/// A writer that keeps the first line written and refuses what follows it.
+struct FirstLine(Vec<u8>);
+
+impl Write for FirstLine {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.0.ends_with(b"\n") {
+            return Err(std::io::ErrorKind::WriteZero.into());
+        }
+        match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => {
+                self.0.extend_from_slice(&buf[..=i]);
+                Ok(i + 1)
+            }
+            None if self.0.len() + buf.len() > 64 * 1024 => {
+                Err(std::io::ErrorKind::WriteZero.into())
+            }
+            None => {
+                self.0.extend_from_slice(buf);
+                Ok(buf.len())
+            }
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Where a redirect capture of `url` led: its `Location` resolved against `url`, when it
@@ -235,6 +349,7 @@ fn replay_record(
     };
     let csp = match a.mode {
         Mode::Identity => IDENTITY_CSP,
+        Mode::Raw => RAW_CSP,
         _ => REPLAY_CSP,
     };
     headers.insert(

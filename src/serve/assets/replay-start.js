@@ -1,0 +1,70 @@
+// The replay origin's first page (src/serve/replay_origin.rs): installs wabac.js's
+// service worker, gives it the collection (every request answered by this server's
+// `ir_`, nothing from the live web), then loads the capture through it. Served as a
+// file so that the page's policy allows no inline script.
+(async () => {
+  const me = document.currentScript;
+  const { ts, url, frame, safe } = me.dataset;
+  const page = `/web/${ts}mp_/${url}`;
+  if (frame) {
+    // The replayed page says where it is (wombat's messages): the address and title
+    // of this frame page follow it.
+    window.addEventListener("message", (e) => {
+      const d = e.data || {};
+      if (e.origin !== location.origin) return;
+      if (d.wb_type !== "load" && d.wb_type !== "replace-url") return;
+      if (d.title) document.title = d.title;
+      if (d.url && d.ts) history.replaceState(null, "", `/web/${d.ts}/${d.url}`);
+    });
+  }
+  const fallback = () => location.replace(safe);
+  if (!("serviceWorker" in navigator)) {
+    fallback();
+    return;
+  }
+  // A reload that came back here means the worker does not answer: no loop.
+  const tried = `warcdex-start:${ts}/${url}`;
+  const at = Number(sessionStorage.getItem(tried) || 0);
+  sessionStorage.removeItem(tried);
+  if (!frame && Date.now() - at < 10000) {
+    fallback();
+    return;
+  }
+  try {
+    await navigator.serviceWorker.register("/sw.js?replayPrefix=", { scope: "/" });
+    const worker = (await navigator.serviceWorker.ready).active;
+    const added = new Promise((resolve) => {
+      navigator.serviceWorker.addEventListener("message", (e) => {
+        if (e.data && e.data.msg_type === "collAdded") resolve();
+      });
+      setTimeout(resolve, 5000);
+    });
+    worker.postMessage({
+      msg_type: "addColl",
+      name: "web",
+      type: "live",
+      file: { sourceUrl: "proxy:" },
+      skipExisting: true,
+      extraConfig: {
+        prefix: "",
+        isLive: false,
+        archivePrefix: "/web/",
+        archiveMod: "ir_",
+        noPostToGet: true,
+      },
+    });
+    await added;
+    if (frame) {
+      document.getElementById("replay").src = page + location.hash;
+    } else if (window.top === window) {
+      // The replayed page, opened as the top page, would send itself to its frame
+      // page (wabac's top-frame check): go there at once rather than load it twice.
+      location.replace(`/web/${ts}/${url}` + location.hash);
+    } else {
+      sessionStorage.setItem(tried, String(Date.now()));
+      location.reload();
+    }
+  } catch (e) {
+    fallback();
+  }
+})();
