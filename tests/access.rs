@@ -387,6 +387,47 @@ fn hidden_captures_are_absent_from_every_route_for_the_public_only() {
     );
 }
 
+/// The replay origin's `ir_` (what wabac.js's service worker replays from) holds the
+/// rules as the capture view does: blocked 451, excluded and embargoed absent, fuzzy
+/// matching finding no hidden capture, the user a rule names let in.
+#[test]
+fn ir_on_the_replay_origin_holds_the_rules() {
+    let tmp = tempfile::tempdir().unwrap();
+    let coll = collection(tmp.path(), |_| true);
+    let (_, replay) = crate::util::start_with_replay(
+        &coll,
+        options(Some(rules_in(tmp.path()))),
+        b"/* sw */",
+    );
+    let by_url = [
+        ("http://news.example/court", 451),
+        ("http://lib.example/private/diary", 451),
+        ("http://news.example/robots", 404),
+        ("http://news.example/fresh", 404),
+    ];
+    for (url, status) in by_url {
+        for path in [
+            format!("/web/2020ir_/{url}"),
+            format!("/web/2030ir_/{url}"),
+            // Not archived with a query: whatever the fuzzy rules would find, no hidden
+            // capture (replay_scripts.rs shows them finding a stylesheet).
+            format!("/web/2020ir_/{url}?v=1"),
+        ] {
+            let a = get(&replay, &path, None);
+            let want = if path.ends_with("?v=1") { 404 } else { status };
+            assert_eq!(a.status, want, "{path}: {}", a.text());
+            for word in ["zanzibarblock", "narwhalprivate", "quokkaexclude", "lynxfresh"] {
+                assert!(!a.text().contains(word), "{path}: {word}");
+            }
+        }
+    }
+    let staff = get(&replay, "/web/2020ir_/http://news.example/court", Some("staff"));
+    assert_eq!(staff.status, 200);
+    assert!(staff.text().contains("zanzibarblock"));
+    // The public's visible page, for contrast (the probe can fail).
+    assert_eq!(get(&replay, "/web/2020ir_/http://lib.example/", None).status, 200);
+}
+
 #[test]
 fn the_public_sees_what_a_collection_without_the_hidden_captures_shows() {
     let tmp = tempfile::tempdir().unwrap();

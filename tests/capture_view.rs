@@ -14,7 +14,7 @@ use crate::util::{fixtures, run_warcdex, start_in_process};
 use warcdex::serve::ServeOptions;
 
 /// `GET PATH` with `extra` header lines.
-fn get_with(addr: &str, path: &str, extra: &str) -> Answer {
+pub(crate) fn get_with(addr: &str, path: &str, extra: &str) -> Answer {
     request(addr, "GET", path, extra)
 }
 
@@ -66,7 +66,7 @@ const PAGE: &str = r#"<!DOCTYPE html><html><head><title>Docs page</title>
 
 /// A collection of a docs page with its stylesheet and images (one gzip-encoded,
 /// chunked) and the fixture crawls (with revisits), built by `update`.
-fn collection(dir: &Path) -> PathBuf {
+pub(crate) fn collection(dir: &Path) -> PathBuf {
     let warc = dir.join("site.warc");
     let png: &[u8] = b"\x89PNG\r\n\x1a\n fake image";
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());

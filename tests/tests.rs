@@ -37,6 +37,7 @@ mod reader_fixtures;
 mod reader_zstd;
 mod readme;
 mod rendered_text;
+mod replay_scripts;
 mod search;
 mod segment_rows;
 mod shards;

@@ -338,6 +338,37 @@ pub fn start_in_process(dir: &Path, opts: warcdex::serve::ServeOptions) -> Strin
     addr
 }
 
+/// Starts `warcdex serve --replay scripts` in-process over `dir` with `opts` and a
+/// stand-in for wabac.js's service worker (its bytes: `sw`); returns the search
+/// application's address and the replay origin's.
+pub fn start_with_replay(
+    dir: &Path,
+    mut opts: warcdex::serve::ServeOptions,
+    sw: &[u8],
+) -> (String, String) {
+    let index = warcdex::search::SearchIndex::open(dir).unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let replay = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let replay_addr = replay.local_addr().unwrap();
+    opts.scripts = Some(warcdex::serve::ScriptReplay {
+        service_worker: sw.into(),
+        replay_port: replay_addr.port(),
+        replay_url: None,
+        app_port: addr.port(),
+    });
+    let (app, routes) = warcdex::serve::routers(
+        warcdex::collection::Collection::open(index.dir()),
+        index,
+        opts.clone(),
+    );
+    let routes = routes.expect("the replay origin's routes");
+    std::thread::spawn(move || {
+        warcdex::serve::serve_with_replay(listener, app, Some((replay, routes)), &opts).unwrap()
+    });
+    (addr.to_string(), replay_addr.to_string())
+}
+
 /// Reads until the server closes the connection; panics if it has not within a minute.
 pub fn assert_closed_by_server(mut s: std::net::TcpStream, what: &str) -> Vec<u8> {
     s.set_read_timeout(Some(std::time::Duration::from_secs(60)))

@@ -51,6 +51,11 @@
         archivePrefix: "/web/",
         archiveMod: "ir_",
         noPostToGet: true,
+        // wabac's default policy with no WebSocket to any host but this one (its
+        // default allows ws: and wss: anywhere; wombat's stand-in is then all there is).
+        csp:
+          "default-src 'unsafe-eval' 'unsafe-inline' 'self' data: blob: mediastream:; " +
+          "form-action 'self'; object-src 'none'; frame-src 'self' data: about: blob:",
       },
     });
     await added;

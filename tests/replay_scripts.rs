@@ -1,0 +1,198 @@
+//! Replay that runs the pages' scripts (`serve --replay scripts`): the replay origin, a
+//! listener of its own, serves wabac.js's service worker, the start page that installs
+//! it, and `ir_` — the archived response as the worker reads it (status and headers as
+//! archived, redirects and cookies in headers, content coding undone, pywb's fuzzy
+//! matching) — and nothing of the search application; the application's framed view
+//! loads the capture from that origin, sandboxed. In Chromium: scripts/test-replay.sh.
+
+use crate::capture_view::{collection, get_with};
+use crate::util::http::Answer;
+use crate::util::start_with_replay;
+use warcdex::serve::ServeOptions;
+
+/// What stands for wabac.js's service worker here (the real one is fetched by
+/// scripts/fetch-wabac.sh for the browser test).
+const SW: &[u8] = b"/* service worker */ self.addEventListener('fetch', () => {});";
+
+fn get(addr: &str, path: &str) -> Answer {
+    get_with(addr, path, "")
+}
+
+fn servers() -> (tempfile::TempDir, String, String) {
+    let tmp = tempfile::tempdir().unwrap();
+    let coll = collection(tmp.path());
+    let opts = ServeOptions {
+        replay_prefix: Some(warcdex::serve::VIEW_PREFIX.into()),
+        ..ServeOptions::default()
+    };
+    let (app, replay) = start_with_replay(&coll, opts, SW);
+    (tmp, app, replay)
+}
+
+const PAGE_URL: &str = "http://docs.example.org/3/page.html";
+
+#[test]
+fn ir_is_the_archived_response_for_the_service_worker() {
+    let (_tmp, app, replay) = servers();
+    let page = get(&replay, &format!("/web/20240115030000ir_/{PAGE_URL}"));
+    assert_eq!(page.status, 200, "{}", page.text());
+    // Unrewritten: the page's own links, scripts and forms, for wabac.js to rewrite.
+    assert!(page.text().starts_with("<!DOCTYPE html><html><head><title>Docs page</title>"));
+    assert!(page.text().contains("<a href=\"other.html\">next page</a>"));
+    assert!(page
+        .text()
+        .contains("<script src=\"https://analytics.example.com/track.js\"></script>"));
+    assert_eq!(page.header("content-type"), Some("text/html; charset=utf-8"));
+    assert_eq!(
+        page.header("memento-datetime"),
+        Some("Mon, 15 Jan 2024 03:00:00 GMT")
+    );
+    // Opened as a page by a browser, it would run nothing.
+    assert_eq!(
+        page.header("content-security-policy"),
+        Some("sandbox; default-src 'none'")
+    );
+
+    // Stored gzip-encoded and chunked: the stylesheet itself, no Content-Encoding.
+    let css = get(
+        &replay,
+        "/web/20240115030000ir_/http://docs.example.org/3/_static/site.css",
+    );
+    assert_eq!(css.status, 200);
+    assert_eq!(
+        css.text(),
+        "body { background: url('../img/bg.png') } @import \"print.css\";"
+    );
+    assert_eq!(css.header("content-encoding"), None);
+    assert_eq!(css.header("x-archive-orig-transfer-encoding"), None);
+
+    // Asked for with a cache-busting query the crawl did not keep: pywb's fuzzy match.
+    let busted = get(
+        &replay,
+        "/web/20240115030000ir_/http://docs.example.org/3/_static/site.css?v=2022.1",
+    );
+    assert_eq!((busted.status, busted.text()), (200, css.text()));
+
+    // A redirect is reported, not followed (the worker's fetch would follow a 301).
+    let moved = get(&replay, "/web/20240115030000ir_/http://docs.example.org/3/");
+    assert_eq!(moved.status, 200);
+    assert_eq!(moved.header("x-redirect-status"), Some("301"));
+    assert_eq!(moved.header("x-orig-location"), Some(PAGE_URL));
+    assert_eq!(moved.header("location"), None);
+
+    // Archived cookies reach the worker, never the browser's cookie jar.
+    let logo = get(
+        &replay,
+        "/web/20240115030000ir_/https://cdn.example.net/logo.png",
+    );
+    assert_eq!(logo.status, 200);
+    assert_eq!(logo.header("x-proxy-set-cookie"), Some("track=1"));
+    assert_eq!(logo.header("set-cookie"), None);
+
+    let missing = get(&replay, "/web/2024ir_/http://docs.example.org/nowhere.html");
+    assert_eq!(missing.status, 404);
+
+    // A reader who opens an ir_ address gets the replay, not the page unrewritten.
+    let opened = get_with(
+        &replay,
+        &format!("/web/20240115030000ir_/{PAGE_URL}"),
+        "Sec-Fetch-Mode: navigate\r\nSec-Fetch-Dest: document\r\n",
+    );
+    assert_eq!(opened.status, 302);
+    assert_eq!(
+        opened.header("location"),
+        Some(format!("/web/20240115030000mp_/{PAGE_URL}").as_str())
+    );
+
+    // Never on the search application's origin.
+    let on_app = get(&app, &format!("/web/20240115030000ir_/{PAGE_URL}"));
+    assert_eq!(on_app.status, 404);
+    assert!(!on_app.text().contains("Docs page"));
+}
+
+#[test]
+fn the_replay_origin_serves_the_worker_and_archived_pages_only() {
+    let (_tmp, app, replay) = servers();
+    let sw = get(&replay, "/sw.js");
+    assert_eq!(sw.status, 200);
+    assert_eq!(sw.body, SW);
+    assert_eq!(
+        sw.header("content-type"),
+        Some("text/javascript; charset=utf-8")
+    );
+    let start = get(&replay, "/__warcdex/replay-start.js");
+    assert_eq!(start.status, 200);
+    assert!(start.text().contains("navigator.serviceWorker.register(\"/sw.js"));
+    assert!(start.text().contains("archiveMod: \"ir_\""));
+
+    // What the application answers is not here: no search, no CDX, no archives, no
+    // export (an archived script could read them as its own origin's).
+    for path in [
+        "/",
+        "/search.json?q=docs",
+        "/cdx?url=docs.example.org/3/page.html",
+        "/warcs/site.warc",
+        "/export?q=docs&format=csv",
+        "/pages",
+        "/history/http://docs.example.org/3/page.html",
+        "/text/20240115030000/http://docs.example.org/3/page.html",
+    ] {
+        let a = get(&replay, path);
+        assert_eq!(a.status, 404, "{path}: {}", a.text());
+        assert!(!a.text().contains("Docs page"), "{path}");
+    }
+    assert_eq!(get(&app, "/search.json?q=docs").status, 200);
+
+    // Before the worker answers: the start page, whose only script is its own file.
+    let page = get(&replay, &format!("/web/20240115030000mp_/{PAGE_URL}"));
+    assert_eq!(page.status, 200);
+    let csp = page.header("content-security-policy").unwrap();
+    assert!(csp.contains("script-src 'self';"), "{csp}");
+    assert!(!csp.contains("unsafe-inline'; worker") && !csp.contains("script-src 'self' 'unsafe-inline'"));
+    let t = page.text();
+    assert!(t.contains("<script src=\"/__warcdex/replay-start.js\" data-ts=\"20240115030000\""), "{t}");
+    // Without service workers, the view without scripts on the application's origin.
+    assert!(
+        t.contains(&format!(
+            "data-safe=\"http://127.0.0.1:{}/web/20240115030000mp_/{PAGE_URL}\"",
+            app.rsplit(':').next().unwrap()
+        )),
+        "{t}"
+    );
+    // The frame page the replayed page sends itself to when it is the top page.
+    let frame = get(&replay, &format!("/web/20240115030000/{PAGE_URL}"));
+    assert!(frame.text().contains("data-frame=\"1\""));
+    assert!(frame.text().contains("<iframe id=replay title=\"The archived page\" sandbox=\"allow-scripts allow-same-origin"));
+}
+
+#[test]
+fn the_framed_view_loads_the_capture_from_the_replay_origin_sandboxed() {
+    let (_tmp, app, replay) = servers();
+    let view = get(&app, &format!("/web/20240115030000/{PAGE_URL}"));
+    assert_eq!(view.status, 200, "{}", view.text());
+    let port = replay.rsplit(':').next().unwrap();
+    let t = view.text();
+    let frame = format!(
+        "<iframe src=\"http://127.0.0.1:{port}/web/20240115030000mp_/{PAGE_URL}\" title=\"The archived page\" sandbox=\"allow-scripts allow-same-origin allow-forms allow-popups allow-modals allow-downloads\">"
+    );
+    assert!(t.contains(&frame), "{t}");
+    // The frame may never navigate the page around it.
+    assert!(!t.contains("allow-top-navigation"));
+    let csp = view.header("content-security-policy").unwrap();
+    assert!(
+        csp.contains(&format!("frame-src 'self' http://127.0.0.1:{port};")),
+        "{csp}"
+    );
+    // The view without scripts is still there, and unchanged.
+    assert!(t.contains(&format!(
+        "href=\"/web/20240115030000mp_/{PAGE_URL}\" target=\"_top\">Open it without scripts</a>"
+    )));
+    let safe = get(&app, &format!("/web/20240115030000mp_/{PAGE_URL}"));
+    assert!(safe
+        .header("content-security-policy")
+        .unwrap()
+        .contains("script-src 'none'"));
+    assert!(safe
+        .text()
+        .contains("href=\"/web/20240115030000/http://docs.example.org/3/other.html\""));
+}
