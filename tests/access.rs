@@ -394,11 +394,8 @@ fn hidden_captures_are_absent_from_every_route_for_the_public_only() {
 fn ir_on_the_replay_origin_holds_the_rules() {
     let tmp = tempfile::tempdir().unwrap();
     let coll = collection(tmp.path(), |_| true);
-    let (_, replay) = crate::util::start_with_replay(
-        &coll,
-        options(Some(rules_in(tmp.path()))),
-        b"/* sw */",
-    );
+    let (_, replay) =
+        crate::util::start_with_replay(&coll, options(Some(rules_in(tmp.path()))), b"/* sw */");
     let by_url = [
         ("http://news.example/court", 451),
         ("http://lib.example/private/diary", 451),
@@ -416,16 +413,51 @@ fn ir_on_the_replay_origin_holds_the_rules() {
             let a = get(&replay, &path, None);
             let want = if path.ends_with("?v=1") { 404 } else { status };
             assert_eq!(a.status, want, "{path}: {}", a.text());
-            for word in ["zanzibarblock", "narwhalprivate", "quokkaexclude", "lynxfresh"] {
+            for word in [
+                "zanzibarblock",
+                "narwhalprivate",
+                "quokkaexclude",
+                "lynxfresh",
+            ] {
                 assert!(!a.text().contains(word), "{path}: {word}");
             }
         }
     }
-    let staff = get(&replay, "/web/2020ir_/http://news.example/court", Some("staff"));
+    let staff = get(
+        &replay,
+        "/web/2020ir_/http://news.example/court",
+        Some("staff"),
+    );
     assert_eq!(staff.status, 200);
     assert!(staff.text().contains("zanzibarblock"));
     // The public's visible page, for contrast (the probe can fail).
-    assert_eq!(get(&replay, "/web/2020ir_/http://lib.example/", None).status, 200);
+    assert_eq!(
+        get(&replay, "/web/2020ir_/http://lib.example/", None).status,
+        200
+    );
+}
+
+/// ReplayWeb.page's index (`/warcs/index.cdxj`) lists what the asker may see; CORS is
+/// the public's only, so another site's page in a reading room's browser cannot read
+/// what the room's user is shown.
+#[test]
+fn the_cdxj_index_lists_what_the_asker_may_see_and_cors_is_the_publics() {
+    let tmp = tempfile::tempdir().unwrap();
+    let coll = collection(tmp.path(), |_| true);
+    let addr = serve_with(&coll, Some(rules_in(tmp.path())));
+    let public = get(&addr, "/warcs/index.cdxj", None);
+    assert_eq!(public.status, 200);
+    assert_eq!(public.header("access-control-allow-origin"), Some("*"));
+    for url in ["court", "private/diary", "robots", "fresh"] {
+        assert!(!public.text().contains(url), "{url}: {}", public.text());
+    }
+    assert!(public.text().contains("\"url\": \"http://lib.example/\""));
+    let staff = get(&addr, "/warcs/index.cdxj", Some("staff"));
+    assert!(staff.text().contains("http://news.example/court"));
+    assert!(!staff.text().contains("private/diary"));
+    assert_eq!(staff.header("access-control-allow-origin"), None);
+    let staff_cdx = get(&addr, "/cdx?url=news.example/court", Some("staff"));
+    assert_eq!(staff_cdx.header("access-control-allow-origin"), None);
 }
 
 #[test]

@@ -37,12 +37,17 @@ fn ir_is_the_archived_response_for_the_service_worker() {
     let page = get(&replay, &format!("/web/20240115030000ir_/{PAGE_URL}"));
     assert_eq!(page.status, 200, "{}", page.text());
     // Unrewritten: the page's own links, scripts and forms, for wabac.js to rewrite.
-    assert!(page.text().starts_with("<!DOCTYPE html><html><head><title>Docs page</title>"));
+    assert!(page
+        .text()
+        .starts_with("<!DOCTYPE html><html><head><title>Docs page</title>"));
     assert!(page.text().contains("<a href=\"other.html\">next page</a>"));
     assert!(page
         .text()
         .contains("<script src=\"https://analytics.example.com/track.js\"></script>"));
-    assert_eq!(page.header("content-type"), Some("text/html; charset=utf-8"));
+    assert_eq!(
+        page.header("content-type"),
+        Some("text/html; charset=utf-8")
+    );
     assert_eq!(
         page.header("memento-datetime"),
         Some("Mon, 15 Jan 2024 03:00:00 GMT")
@@ -122,7 +127,9 @@ fn the_replay_origin_serves_the_worker_and_archived_pages_only() {
     );
     let start = get(&replay, "/__warcdex/replay-start.js");
     assert_eq!(start.status, 200);
-    assert!(start.text().contains("navigator.serviceWorker.register(\"/sw.js"));
+    assert!(start
+        .text()
+        .contains("navigator.serviceWorker.register(\"/sw.js"));
     assert!(start.text().contains("archiveMod: \"ir_\""));
 
     // What the application answers is not here: no search, no CDX, no archives, no
@@ -148,9 +155,15 @@ fn the_replay_origin_serves_the_worker_and_archived_pages_only() {
     assert_eq!(page.status, 200);
     let csp = page.header("content-security-policy").unwrap();
     assert!(csp.contains("script-src 'self';"), "{csp}");
-    assert!(!csp.contains("unsafe-inline'; worker") && !csp.contains("script-src 'self' 'unsafe-inline'"));
+    assert!(
+        !csp.contains("unsafe-inline'; worker")
+            && !csp.contains("script-src 'self' 'unsafe-inline'")
+    );
     let t = page.text();
-    assert!(t.contains("<script src=\"/__warcdex/replay-start.js\" data-ts=\"20240115030000\""), "{t}");
+    assert!(
+        t.contains("<script src=\"/__warcdex/replay-start.js\" data-ts=\"20240115030000\""),
+        "{t}"
+    );
     // Without service workers, the view without scripts on the application's origin.
     assert!(
         t.contains(&format!(
@@ -162,7 +175,9 @@ fn the_replay_origin_serves_the_worker_and_archived_pages_only() {
     // The frame page the replayed page sends itself to when it is the top page.
     let frame = get(&replay, &format!("/web/20240115030000/{PAGE_URL}"));
     assert!(frame.text().contains("data-frame=\"1\""));
-    assert!(frame.text().contains("<iframe id=replay title=\"The archived page\" sandbox=\"allow-scripts allow-same-origin"));
+    assert!(frame.text().contains(
+        "<iframe id=replay title=\"The archived page\" sandbox=\"allow-scripts allow-same-origin"
+    ));
 }
 
 #[test]
@@ -195,4 +210,64 @@ fn the_framed_view_loads_the_capture_from_the_replay_origin_sandboxed() {
     assert!(safe
         .text()
         .contains("href=\"/web/20240115030000/http://docs.example.org/3/other.html\""));
+}
+
+/// ReplayWeb.page opens a collection from `?source=…/warcs/index.cdxj` and reads each
+/// record from `/warcs/NAME` (beside the index) by byte range, from another origin.
+#[test]
+fn replaywebpage_reads_the_index_and_the_archives_beside_it_across_origins() {
+    let (_tmp, app, _replay) = servers();
+    let index = get(&app, "/warcs/index.cdxj");
+    assert_eq!(index.status, 200);
+    assert_eq!(index.header("access-control-allow-origin"), Some("*"));
+    assert!(index
+        .header("access-control-expose-headers")
+        .unwrap()
+        .contains("Content-Range"));
+    let cdx = get(&app, "/cdx?url=docs.example.org/3/page.html&output=cdxj");
+    let page_line = cdx.text().lines().next().unwrap().to_string();
+    // The line /cdx gives as CDXJ, in the index too.
+    assert!(
+        index.text().lines().any(|l| l == page_line),
+        "{page_line}\n{}",
+        index.text()
+    );
+    let n = index.text().lines().count();
+    let all_cdx = get(&app, "/cdx?url=*.example.org&matchType=domain").text();
+    assert!(n >= all_cdx.lines().count() && n > 5, "{n}");
+    for line in index.text().lines() {
+        let (key_ts, json) = line.split_at(line.find('{').unwrap());
+        assert_eq!(
+            key_ts.split(' ').filter(|s| !s.is_empty()).count(),
+            2,
+            "{line}"
+        );
+        let v: serde_json::Value = serde_json::from_str(json).unwrap();
+        let (name, offset, length) = (
+            v["filename"].as_str().unwrap(),
+            v["offset"].as_str().unwrap().parse::<u64>().unwrap(),
+            v["length"].as_str().unwrap().parse::<u64>().unwrap(),
+        );
+        let range = format!("Range: bytes={offset}-{}\r\n", offset + length - 1);
+        let rec = get_with(&app, &format!("/warcs/{name}"), &range);
+        assert_eq!(rec.status, 206, "{line}");
+        assert_eq!(rec.body.len() as u64, length);
+        assert_eq!(rec.header("access-control-allow-origin"), Some("*"));
+    }
+    // A preflight (a Range of several ranges is not a simple request).
+    let pre = crate::util::http::request(
+        &app,
+        "OPTIONS",
+        "/warcs/site.warc",
+        "Origin: http://rwp.example\r\nAccess-Control-Request-Headers: range\r\n",
+    );
+    assert_eq!(pre.status, 204);
+    assert_eq!(pre.header("access-control-allow-headers"), Some("Range"));
+    // Not on the routes no other page needs, nor on the replay origin.
+    assert_eq!(get(&app, "/").header("access-control-allow-origin"), None);
+    assert_eq!(
+        get(&app, &format!("/web/20240115030000mp_/{PAGE_URL}"))
+            .header("access-control-allow-origin"),
+        None
+    );
 }

@@ -10,7 +10,9 @@
 //!   (`search_routes.rs`, only with [`ServeOptions::shard`]; the front server is
 //!   `remote.rs`);
 //! - `/warcs/NAME`, an archive of the collection whole or by byte range, by the names of
-//!   the collection's archive table (`warcs.rs`, `warcs_access.rs` under access rules);
+//!   the collection's archive table (`warcs.rs`, `warcs_access.rs` under access rules),
+//!   and `/warcs/index.cdxj` the CDX beside them, as ReplayWeb.page reads it
+//!   (`cdxj_index.rs`, with the CORS of the routes other pages read);
 //! - `/web/DATE/URL` the capture view and `/text/DATE/URL` a capture's text (`web.rs`),
 //!   `/timegate/URL`, `/timemap/link/URL` and `/timemap/json/URL` (Memento, `web.rs`);
 //! - `/history/URL` and `/diff/…` a URL's versions and their differences (`versions.rs`);
@@ -32,6 +34,7 @@
 
 mod capture_route;
 mod cdx_api;
+mod cdxj_index;
 mod conn;
 mod export_route;
 mod options;
@@ -148,6 +151,10 @@ fn routes(state: Arc<AppState>, shard_routes: bool) -> Router {
             .route("/shard/search.json", post(shard_search));
     }
     r.fallback(unknown_path)
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            cdxj_index::cors,
+        ))
         .with_state(state)
         // On every answer, whichever route made it (docs/api.md): a browser must never
         // take a capture's bytes or a message for another type than the one sent.

@@ -216,6 +216,9 @@ pub(super) async fn warc(
     headers: HeaderMap,
 ) -> Response {
     match &state.backend {
+        Backend::Local(_) if name == super::cdxj_index::INDEX_NAME => {
+            super::cdxj_index::index_cdxj(&state, &headers).await
+        }
         Backend::Local(l) => {
             let viewer = state.opts.viewer(&headers);
             let (collection, positions) = (l.collection.clone(), l.positions.clone());

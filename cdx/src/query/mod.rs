@@ -40,6 +40,14 @@ use std::io::{self, Write};
 pub use filter::{MAX_FILTERS, MAX_PATTERN};
 pub use run::AccessTest;
 
+/// A classic CDX line (CDX9 to CDX11, as `all.cdx` holds) as the CDXJ line pywb's
+/// `output=cdxj` writes (`urlkey timestamp {"url": …, "mime": …, …}`, newline included):
+/// the form wabac.js loads a remote index from.
+pub fn cdxj_line(line: &[u8], out: &mut Vec<u8>) -> Result<(), QueryError> {
+    record::Record::parse(line)?.write_cdxj(None, out);
+    Ok(())
+}
+
 use crate::lookup::SortedCdx;
 use filter::Filter;
 pub(crate) use params::python_int;
