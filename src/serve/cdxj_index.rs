@@ -14,45 +14,36 @@ use axum::response::Response;
 
 use super::capture_route::{capture_route, open_cdx, server_error};
 use super::AppState;
-use crate::access::Access;
+use crate::access::{Access, Viewer};
+use warcdex_cdx::lookup::SortedCdx;
 
 /// The name `/warcs/` answers with the index (no archive's: archives end in `.warc`,
 /// `.warc.gz`, `.arc`, `.wacz`…).
 pub(super) const INDEX_NAME: &str = "index.cdxj";
 
-/// `GET /warcs/index.cdxj`.
+/// `GET /warcs/index.cdxj`. wabac.js will not load an index whose size it is not told
+/// (`Content-Length`), so the lines are made twice: counted, then sent (one snapshot of
+/// the rules and one open `all.cdx` for both, so the count is the answer's).
 pub(super) async fn index_cdxj(state: &AppState, headers: &HeaderMap) -> Response {
     capture_route(state, headers, |ctx, out| {
         let (cdx, path) = open_cdx(&ctx.collection)?;
-        let lines = cdx
-            .lines_from(b"")
-            .map_err(|e| server_error(&format!("{}: {e}", path.display())))?;
         let viewer = ctx.viewer.filter(|v| !v.sees_everything());
+        let failed = |e: std::io::Error| server_error(&format!("{}: {e}", path.display()));
+        let mut length = 0u64;
+        let skipped = each_line(&cdx, viewer.as_ref(), &mut |b| {
+            length += b.len() as u64;
+            Ok(())
+        })
+        .map_err(failed)?;
         let mut h = HeaderMap::new();
         h.insert(
             header::CONTENT_TYPE,
             HeaderValue::from_static("text/x-cdxj; charset=utf-8"),
         );
+        h.insert(header::CONTENT_LENGTH, HeaderValue::from(length));
         out.start(StatusCode::OK, h);
-        let mut buf = Vec::with_capacity(1024);
-        let mut skipped = 0u64;
-        for line in lines {
-            let line = line.map_err(|e| server_error(&format!("{}: {e}", path.display())))?;
-            if let Some(v) = &viewer {
-                let mut f = line.splitn(3, |&b| b == b' ');
-                let (key, ts) = (f.next().unwrap_or_default(), f.next().unwrap_or_default());
-                let ts = std::str::from_utf8(ts).ok().and_then(|t| t.parse().ok());
-                if v.access(key, ts.unwrap_or(0)) != Access::Allow {
-                    continue;
-                }
-            }
-            buf.clear();
-            if warcdex_cdx::query::cdxj_line(&line, &mut buf).is_err() {
-                skipped += 1;
-                continue;
-            }
-            out.write_all(&buf).map_err(|e| (StatusCode::OK, e.to_string()))?;
-        }
+        each_line(&cdx, viewer.as_ref(), &mut |b| out.write_all(b))
+            .map_err(|e| (StatusCode::OK, e.to_string()))?;
         if skipped > 0 {
             eprintln!(
                 "warcdex serve: {}: {skipped} lines not in a CDX layout left out of /warcs/{INDEX_NAME}",
@@ -62,6 +53,34 @@ pub(super) async fn index_cdxj(state: &AppState, headers: &HeaderMap) -> Respons
         Ok(())
     })
     .await
+}
+
+/// Hands `sink` the CDXJ line of every capture of `cdx` that `viewer` may see (all
+/// without one); the count of lines that are not CDX, left out.
+fn each_line(
+    cdx: &SortedCdx,
+    viewer: Option<&Viewer>,
+    sink: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
+) -> std::io::Result<u64> {
+    let mut buf = Vec::with_capacity(1024);
+    let mut skipped = 0u64;
+    for line in cdx.lines_from(b"")? {
+        let line = line?;
+        if let Some(v) = viewer {
+            let mut f = line.splitn(3, |&b| b == b' ');
+            let (key, ts) = (f.next().unwrap_or_default(), f.next().unwrap_or_default());
+            let ts = std::str::from_utf8(ts).ok().and_then(|t| t.parse().ok());
+            if v.access(key, ts.unwrap_or(0)) != Access::Allow {
+                continue;
+            }
+        }
+        buf.clear();
+        match warcdex_cdx::query::cdxj_line(&line, &mut buf) {
+            Ok(()) => sink(&buf)?,
+            Err(_) => skipped += 1,
+        }
+    }
+    Ok(skipped)
 }
 
 /// The routes a replay tool in another page reads (ReplayWeb.page, a pywb in the
