@@ -2,8 +2,9 @@
 # Replay throughput (a benchmark, not a test): the Python docs page of fixtures/view
 # through warcdex serve's capture view and through pywb 2.10's `wayback` over the same
 # WARC and CDX, `mp_` (rewritten) and `id_` (as archived), with wrk (1 thread, 4
-# connections, DURATION seconds each, the servers alternated). Prints requests/s and the
-# ratios. Needs wrk (apt-get install wrk); pywb from target/formats-venv.
+# connections, DURATION seconds each, the servers alternated); then `ir_`, what the
+# replay that runs scripts asks per page, against warcdex's `mp_`. Prints requests/s and
+# the ratios. Needs wrk (apt-get install wrk); pywb from target/formats-venv.
 #
 # Usage: scripts/bench-replay.sh [DURATION]
 # Env:   WARCDEX_BIN (default: cargo build --release)
@@ -24,7 +25,9 @@ pywb=
 trap '[ -n "$pywb" ] && kill "$pywb" 2>/dev/null; cleanup' EXIT
 
 "$bin" update "$work/coll" fixtures/view/python-docs-os-path.warc.gz >/dev/null 2>&1
-start_server bench-replay 100 "$bin" -d "$work/coll"
+wabac=$(scripts/fetch-wabac.sh target/wabac)
+start_server bench-replay 100 "$bin" -d "$work/coll" --wabac "$wabac"
+replay=$(sed -n 's|^warcdex serve: replay origin (pages run their scripts) on \(http://[^/]*\)/$|\1|p' "$work/serve.log")
 mkdir -p "$work/pywb"
 cat > "$work/pywb/config.yaml" <<YAML
 collections:
@@ -49,3 +52,9 @@ for mode in mp_ id_; do
     printf '%s  warcdex %8.1f req/s   pywb %8.1f req/s   ratio %.1f\n' "$mode" "$w" "$y" \
         "$(python3 -c "print($w/$y)")"
 done
+# What the replay that runs scripts asks of the server per page: the archived response
+# (ir_, on the replay origin; wabac.js rewrites it in the browser), against mp_.
+m=$(rps "http://127.0.0.1:$port/web/${page/MODE/mp_}")
+i=$(rps "$replay/web/${page/MODE/ir_}")
+printf 'ir_  warcdex %8.1f req/s   (mp_ %8.1f req/s)   ratio %.2f\n' "$i" "$m" \
+    "$(python3 -c "print($i/$m)")"
