@@ -135,6 +135,7 @@ fn serve_one_liner_names_every_route_of_the_api() {
             "/text/DATE/URL" => "indexed text",
             "/timegate/URL" | "/timemap/link/URL" => "Memento",
             "/warcs/NAME" => "/warcs",
+            "/warcs/index.cdxj" => "CDXJ index",
             "/cdx" => "CDX API",
             "/export" => "export",
             "/pages" => "page query",

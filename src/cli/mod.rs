@@ -94,10 +94,10 @@ pub enum Command {
     #[command(after_help = EXIT_STATUS)]
     Update(update::UpdateArgs),
     /// Serve the collection over HTTP: the search page, JSON, OpenSearch RSS, the capture
-    /// view with the indexed text, history and diff pages, Memento, pywb's CDX API,
-    /// /warcs (archives by byte range), export, ReplayWeb.page's page query and /healthz;
-    /// or a front server over
-    /// shard servers (`--remote`).
+    /// view (pages run their scripts on a replay origin of their own with `--wabac`) with the
+    /// indexed text, history and diff pages, Memento, pywb's CDX API, /warcs (archives by
+    /// byte range, and the CDXJ index ReplayWeb.page opens), export, ReplayWeb.page's page
+    /// query and /healthz; or a front server over shard servers (`--remote`).
     Serve(search::ServeArgs),
     /// A pywb 2.10 config.yaml that replays the collection from `warcdex serve`: captures
     /// found through its /cdx route, records read from its /warcs/ route by byte range.
