@@ -52,6 +52,8 @@ fn ir_is_the_archived_response_for_the_service_worker() {
         page.header("memento-datetime"),
         Some("Mon, 15 Jan 2024 03:00:00 GMT")
     );
+    // The site sent no `nosniff`: neither does ir_ (the worker replays what the site sent).
+    assert_eq!(page.header("x-content-type-options"), None);
     // Opened as a page by a browser, it would run nothing.
     assert_eq!(
         page.header("content-security-policy"),
@@ -96,6 +98,20 @@ fn ir_is_the_archived_response_for_the_service_worker() {
 
     let missing = get(&replay, "/web/2024ir_/http://docs.example.org/nowhere.html");
     assert_eq!(missing.status, 404);
+    // A stylesheet the crawl missed is a missing stylesheet, not a file of another type
+    // (which a browser refuses with an error the site never caused).
+    let css = get_with(
+        &replay,
+        "/web/2024ir_/http://docs.example.org/missing.css?v=1",
+        "Accept: text/css,*/*;q=0.1\r\n",
+    );
+    assert_eq!(css.status, 404);
+    assert_eq!(css.header("content-type"), Some("text/css; charset=utf-8"));
+    let js = get(&replay, "/web/2024ir_/http://docs.example.org/missing.js");
+    assert_eq!(
+        js.header("content-type"),
+        Some("text/javascript; charset=utf-8")
+    );
 
     // A reader who opens an ir_ address gets the replay, not the page unrewritten.
     let opened = get_with(
@@ -161,7 +177,7 @@ fn the_replay_origin_serves_the_worker_and_archived_pages_only() {
     );
     let t = page.text();
     assert!(
-        t.contains("<script src=\"/__warcdex/replay-start.js\" data-ts=\"20240115030000\""),
+        t.contains("<script defer src=\"/__warcdex/replay-start.js\" data-ts=\"20240115030000\""),
         "{t}"
     );
     // Without service workers, the view without scripts on the application's origin.

@@ -59,6 +59,7 @@ const RAW_PASSED: &[&str] = &[
     "last-modified",
     "link",
     "accept-ranges",
+    "x-content-type-options",
 ];
 
 /// What to do with the payload.

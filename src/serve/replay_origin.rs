@@ -43,7 +43,27 @@ pub(super) fn router(state: Arc<AppState>) -> Router {
             )
         })
         .with_state(state)
-        .layer(axum::middleware::map_response(super::nosniff))
+        .layer(axum::middleware::from_fn(nosniff_but_ir))
+}
+
+/// `X-Content-Type-Options: nosniff` on every answer but `ir_`'s: those carry the archived
+/// headers for the worker, which replays them as the site sent them (a site that sent no
+/// `nosniff` had its stylesheets and scripts taken whatever their type, and a missing
+/// one failed without a MIME error). Opened as a page, an `ir_` answer is sandboxed.
+async fn nosniff_but_ir(req: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    let raw = is_raw(req.uri().path());
+    let r = next.run(req).await;
+    match raw {
+        true => r,
+        false => super::nosniff(r).await,
+    }
+}
+
+/// Whether `path` is `/web/DATEir_/…`.
+fn is_raw(path: &str) -> bool {
+    path.strip_prefix("/web/")
+        .map(|rest| rest.trim_start_matches(|c: char| c.is_ascii_digit()))
+        .is_some_and(|rest| rest.starts_with("ir_/"))
 }
 
 /// `GET /sw.js`: wabac.js's service worker.
@@ -103,10 +123,61 @@ async fn web(State(state): State<Arc<AppState>>, uri: Uri, headers: HeaderMap) -
         }
         return r;
     }
-    capture_route(&state, &headers, move |ctx, out| {
+    let kind = MissingKind::of(&headers, &a.url);
+    let r = capture_route(&state, &headers, move |ctx, out| {
         super::web::raw(ctx, a, out)
     })
-    .await
+    .await;
+    match r.status() {
+        StatusCode::NOT_FOUND => kind.not_found(),
+        _ => r,
+    }
+}
+
+/// What a request the archive cannot answer was for, as far as the worker's request
+/// tells (its `Accept`, which wabac.js passes on, and the URL's extension).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum MissingKind {
+    Style,
+    Script,
+    Other,
+}
+
+impl MissingKind {
+    fn of(headers: &HeaderMap, url: &str) -> MissingKind {
+        let accept = headers
+            .get(header::ACCEPT)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
+        let path = url
+            .split(['?', '#'])
+            .next()
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        if accept.starts_with("text/css") || path.ends_with(".css") {
+            MissingKind::Style
+        } else if path.ends_with(".js") || path.ends_with(".mjs") {
+            MissingKind::Script
+        } else {
+            MissingKind::Other
+        }
+    }
+
+    /// The 404 of a file the archive lacks, typed as what was asked for (as wabac.js
+    /// answers its own misses): a browser takes it as a missing file, as it took the
+    /// site's own 404, not as a file of the wrong type refused with an error the
+    /// original never had.
+    fn not_found(self) -> Response {
+        let (body, ct) = match self {
+            MissingKind::Style => ("/* not in this archive */\n", "text/css; charset=utf-8"),
+            MissingKind::Script => ("// not in this archive\n", "text/javascript; charset=utf-8"),
+            MissingKind::Other => ("not in this archive\n", "text/plain; charset=utf-8"),
+        };
+        let mut r = (StatusCode::NOT_FOUND, body).into_response();
+        r.headers_mut()
+            .insert(header::CONTENT_TYPE, HeaderValue::from_static(ct));
+        r
+    }
 }
 
 /// The start page for `a` (its service worker not yet answering): `/web/DATE/URL` is a
@@ -130,7 +201,7 @@ fn start_page(state: &AppState, headers: &HeaderMap, a: &ArchivalUrl) -> Respons
             "<meta name=viewport content=\"width=device-width, initial-scale=1\">",
             "<style>html,body{{margin:0;height:100%;overflow:hidden}}",
             "iframe{{display:block;border:0;width:100%;height:100%}}</style>",
-            "<script src=\"/__warcdex/replay-start.js\" data-ts=\"{ts}\" data-url=\"{url}\" ",
+            "<script defer src=\"/__warcdex/replay-start.js\" data-ts=\"{ts}\" data-url=\"{url}\" ",
             "data-safe=\"{safe}\"{frame_attr}></script></head><body>{iframe}",
             "<noscript><p>This archived page runs its scripts, which needs JavaScript. ",
             "<a href=\"{safe}\">Open it without scripts</a>.</p></noscript></body></html>\n"
