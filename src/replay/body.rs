@@ -6,6 +6,7 @@ use std::io::{self, Read};
 
 use super::archival_url::Mode;
 use super::record::RecordHead;
+use super::rewrite::parent_links::keep_parent_links;
 use super::rewrite::{css::rewrite_css, html::rewrite_html, url::UrlRewriter};
 use crate::reader::content_type::ContentType;
 
@@ -68,6 +69,9 @@ enum Treatment {
     AsStored,
     /// Content coding undone, nothing rewritten (`ir_`).
     Decoded,
+    /// An `ir_` page: decoded, its links up the tree kept relative for wabac.js
+    /// (`rewrite::parent_links`).
+    RawHtml,
     Html,
     Css,
 }
@@ -88,7 +92,14 @@ fn charset(head: &RecordHead) -> &'static encoding_rs::Encoding {
 fn treatment(head: &RecordHead, mode: Mode) -> Treatment {
     match mode {
         Mode::Identity => return Treatment::AsStored,
-        Mode::Raw => return Treatment::Decoded,
+        Mode::Raw => {
+            return match media_type(head).as_str() {
+                "text/html" | "application/xhtml+xml" if charset(head).is_ascii_compatible() => {
+                    Treatment::RawHtml
+                }
+                _ => Treatment::Decoded,
+            }
+        }
         _ => {}
     }
     match media_type(head).as_str() {
@@ -249,6 +260,7 @@ pub fn replay(
     match how {
         Treatment::Html => rewrite_html(&mut input, charset(head), rw, sink),
         Treatment::Decoded => copy(&mut input, sink),
+        Treatment::RawHtml => keep_parent_links(&mut input, charset(head), sink),
         _ => {
             let mut css = Vec::new();
             (&mut input).take(MAX_CSS as u64).read_to_end(&mut css)?;

@@ -63,9 +63,7 @@ pub fn rewrite_html(
     let rw = Rc::new(RefCell::new(rw));
     let (r_el, r_style) = (Rc::clone(&rw), Rc::clone(&rw));
     let style_text: Rc<RefCell<Option<String>>> = Rc::new(RefCell::new(Some(String::new())));
-    let settings = Settings::new()
-        .with_strict(false)
-        .with_memory_settings(MemorySettings::new().with_max_allowed_memory_usage(PARSER_MEMORY))
+    let settings = base_settings(encoding)
         .append_element_content_handler(element!("*", move |el| {
             on_element(&r_el, el);
             Ok(())
@@ -74,10 +72,16 @@ pub fn rewrite_html(
             on_style_text(&r_style, &style_text, t);
             Ok(())
         }));
-    let settings = match AsciiCompatibleEncoding::new(encoding) {
-        Some(e) => settings.with_encoding(e),
-        None => settings,
-    };
+    stream(settings, input, sink)
+}
+
+/// Streams `input` through lol_html with `settings` into `sink`. Past the parser's memory
+/// limit, what was written stands and the rest is not sent.
+pub(super) fn stream(
+    settings: Settings<'_, '_>,
+    input: &mut dyn Read,
+    sink: &mut dyn FnMut(&[u8]) -> io::Result<()>,
+) -> io::Result<()> {
     let failed: RefCell<Option<io::Error>> = RefCell::new(None);
     let mut rewriter = HtmlRewriter::new(settings, |out: &[u8]| {
         if failed.borrow().is_none() {
@@ -93,7 +97,6 @@ pub fn rewrite_html(
             break;
         }
         if rewriter.write(&buf[..n]).is_err() {
-            // Over the parser's memory: what was written stands, the rest is not sent.
             return failed.into_inner().map_or(Ok(()), Err);
         }
         if let Some(e) = failed.borrow_mut().take() {
@@ -102,6 +105,18 @@ pub fn rewrite_html(
     }
     let _ = rewriter.end();
     failed.into_inner().map_or(Ok(()), Err)
+}
+
+/// The parser settings every pass over an archived page starts from: lenient, its
+/// memory bounded, in the page's encoding.
+pub(super) fn base_settings<'h, 's>(encoding: &'static Encoding) -> Settings<'h, 's> {
+    let settings = Settings::new()
+        .with_strict(false)
+        .with_memory_settings(MemorySettings::new().with_max_allowed_memory_usage(PARSER_MEMORY));
+    match AsciiCompatibleEncoding::new(encoding) {
+        Some(e) => settings.with_encoding(e),
+        None => settings,
+    }
 }
 
 fn on_element(rw: &Rc<RefCell<UrlRewriter>>, el: &mut Element<'_, '_>) {
