@@ -35,6 +35,12 @@ scripts/test-browser.sh
 # from the collection, no request anywhere else (a screenshot in target/view.png).
 scripts/test-view.sh
 
+# The replay that runs pages' scripts (wabac.js 2.27.3 and ReplayWeb.page 2.5.3 from npm,
+# pinned by checksum) in headless Chromium: a page built by its own scripts through the
+# capture view and the replay origin, the escape page sending nothing out of loopback, and
+# ReplayWeb.page opening the collection from /warcs/index.cdxj.
+scripts/test-replay.sh
+
 # pywb 2.10 replaying a search hit with only `serve`'s /cdx and /warcs/ as its index and
 # archives (pywb from target/formats-venv), the title found in Chromium's replay frame.
 scripts/test-pywb.sh
