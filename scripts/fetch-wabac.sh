@@ -7,7 +7,8 @@
 # Never copied into the repository: both are AGPL-3.0-or-later (docs/replay.md says what
 # that asks of a public deployment).
 #
-# Usage: scripts/fetch-wabac.sh [--replaywebpage] [DIR]      (prints DIR)
+# Usage: scripts/fetch-wabac.sh [--replaywebpage] [DIR]   (prints DIR, absolute; a relative
+#        DIR is taken from the repository's root)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = --replaywebpage ]; then
@@ -23,7 +24,7 @@ else
     dir=${1:-target/wabac}
 fi
 if [ "$(cat "$dir/VERSION" 2>/dev/null)" = "$name $version" ]; then
-    echo "$dir"
+    (cd "$dir" && pwd)
     exit 0
 fi
 tmp=$(mktemp -d)
@@ -44,4 +45,4 @@ else
     cp "$tmp"/package/LICENSE* "$dir/" 2>/dev/null || true
 fi
 echo "$name $version" > "$dir/VERSION"
-echo "$dir"
+(cd "$dir" && pwd)
