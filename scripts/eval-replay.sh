@@ -49,9 +49,9 @@
 # Usage: scripts/eval-replay.sh [--scale S] [--seed N] [--per-site N] [--modes LIST]
 #            [--mode NAME=TEMPLATE]... [--serve-arg ARG]... [--out DIR] [--page-timeout SECS]
 #            [--tolerance N] [--escape]
-#   --scale S             bench corpus scale (default 0.05: 124 files; with the bookworm doc
-#                         packages the Rust and Django roots give only 3 and 6 HTML pages, so 49
-#                         pages in all; 0.2 gives every site its 10, 60 pages)
+#   --scale S             bench corpus scale (default 0.2: every site has its 10 pages, 60 in
+#                         all; at 0.05 the bookworm doc packages give the Rust and Django roots
+#                         only 3 and 6 HTML pages, 49 in all)
 #   --seed N              page sample (default 1)
 #   --per-site N          pages per site (default 10; 0: all)
 #   --modes LIST          modes to run, comma-separated (default oa,s,w,p; --escape: s,w,p)
@@ -61,18 +61,18 @@
 #                         (pywb's collection, http://127.0.0.1:PORT/bench) or {replay} (the
 #                         replay origin warcdex serve names on stderr, given --wabac); e.g.
 #                         --mode wid='{warcdex}/web/{ts}id_/{url}' --modes oa,w,wid, or
-#                         --serve-arg --wabac --serve-arg target/wabac
-#                         --mode sw='{replay}/web/{ts}mp_/{url}' --modes oa,w,p,sw
+#                         --mode smp='{replay}/web/{ts}mp_/{url}' --modes oa,s,smp (the
+#                         replay origin's mp_ opened as the top page; --wabac is given to
+#                         warcdex serve whenever a mode uses {replay})
 #                         (oa is built in, not a template)
 #   --serve-arg ARG       an argument added to `warcdex serve` (repeat for several)
 #   --page-timeout SECS   per page and mode (default 60); a page that fails is recorded
 #   --tolerance N         per-channel difference of the tolerant pixel match (default 16)
-# Env: WARCDEX_BIN (default: the dev-profile build, scripts/built-bin.sh).
+# Env: WARCDEX_BIN (default: the release build, scripts/built-bin.sh; load times are measured).
 #
-# Time, 2 cores: the corpus once (6 s at 0.05, 30 s at 0.2); then about 1.5 s per page and
-# mode and 0.5 s per comparison: seed 1 at the default scale (49 pages x 3 modes) takes
-# about 5 minutes, at --scale 0.2 (60 pages) about 6; --escape about 35 s. One Chromium
-# runs at a time.
+# Time, 2 cores: the corpus once (30 s at 0.2, 6 s at 0.05); then about 1.5 s per page and
+# mode and 0.5 s per comparison: a seed at the default scale (60 pages x 4 modes) takes
+# about 8 minutes; --escape about 45 s. One Chromium runs at a time.
 #
 # Not seen: preconnect and dns-prefetch (a connection or a lookup, no request: Chromium
 # reports none), connections Chromium makes for itself rather than for a page; only the
@@ -82,7 +82,7 @@ cd "$(dirname "$0")/.."
 
 die() { echo "eval-replay: $*" >&2; exit 1; }
 
-scale=0.05 seed=1 per_site=10 modes= out= escape= page_timeout=60 tolerance=16
+scale=0.2 seed=1 per_site=10 modes= out= escape= page_timeout=60 tolerance=16
 user_modes=() serve_args=()
 while [ $# -gt 0 ]; do
     case $1 in
@@ -116,8 +116,9 @@ venv=$(dirname "$(dirname "$python")")
 if [ -n "${WARCDEX_BIN:-}" ]; then
     bin=$(realpath "$WARCDEX_BIN")
 else
+    # The release build: load times are measured (a fresh one takes about 13 minutes).
     source scripts/built-bin.sh
-    bin=$(built_bin dev) || die "cannot build warcdex"
+    bin=$(built_bin release) || die "cannot build warcdex"
 fi
 [ -x "$bin" ] || die "$bin is not an executable"
 
