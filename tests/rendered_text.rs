@@ -34,7 +34,7 @@ const NOT_INDEXED: [&str; 3] = ["draftword", "pagelistword", "orphanword"];
 
 /// A collection of the fixture's WACZ (copied, so the fixture is never written); the
 /// update's standard error.
-fn collection(tmp: &Path) -> (PathBuf, String) {
+pub(crate) fn collection(tmp: &Path) -> (PathBuf, String) {
     let wacz = tmp.join("crawl.wacz");
     std::fs::copy(fixtures().join("browsertrix/crawl.wacz"), &wacz).unwrap();
     let coll = tmp.join("coll");

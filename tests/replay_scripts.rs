@@ -287,3 +287,62 @@ fn replaywebpage_reads_the_index_and_the_archives_beside_it_across_origins() {
         None
     );
 }
+
+/// A Browsertrix crawl (the WACZ of fixtures/browsertrix) replays as loose WARCs do: `ir_`
+/// reads the capture from the WARC inside the WACZ, the index names that WARC, and
+/// `/warcs/NAME` gives its records by range.
+#[test]
+fn a_browsertrix_wacz_replays_through_ir_and_the_cdxj_index() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (coll, _) = crate::rendered_text::collection(tmp.path());
+    let opts = ServeOptions {
+        replay_prefix: Some(warcdex::serve::VIEW_PREFIX.into()),
+        ..ServeOptions::default()
+    };
+    let (app, replay) = start_with_replay(&coll, opts, SW);
+    let page = get(&replay, "/web/20240302090000ir_/https://app.example.net/");
+    assert_eq!(page.status, 200, "{}", page.text());
+    assert!(
+        page.text().contains("<div id=\"root\"></div>"),
+        "{}",
+        page.text()
+    );
+    assert_eq!(
+        page.header("content-type"),
+        Some("text/html; charset=utf-8")
+    );
+    let script = get(
+        &replay,
+        "/web/20240302090000ir_/https://app.example.net/app.js",
+    );
+    assert_eq!(script.status, 200);
+    assert!(script.text().contains("getElementById('root')"));
+    let index = get(&app, "/warcs/index.cdxj");
+    assert_eq!(index.status, 200);
+    let line = (index.text().lines())
+        .find(|l| l.contains("\"url\": \"https://app.example.net/\""))
+        .expect("the page in the index")
+        .to_string();
+    let v: serde_json::Value = serde_json::from_str(&line[line.find('{').unwrap()..]).unwrap();
+    let (offset, length): (u64, u64) = (
+        v["offset"].as_str().unwrap().parse().unwrap(),
+        v["length"].as_str().unwrap().parse().unwrap(),
+    );
+    let range = format!("Range: bytes={offset}-{}\r\n", offset + length - 1);
+    let rec = get_with(
+        &app,
+        &format!("/warcs/{}", v["filename"].as_str().unwrap()),
+        &range,
+    );
+    assert_eq!(rec.status, 206, "{line}");
+    assert_eq!(rec.body.len() as u64, length);
+    // A gzip member holding the page's response record.
+    let mut text = String::new();
+    use std::io::Read;
+    flate2::read::MultiGzDecoder::new(&rec.body[..])
+        .read_to_string(&mut text)
+        .unwrap();
+    assert!(
+        text.starts_with("WARC/1.") && text.contains("WARC-Target-URI: https://app.example.net/")
+    );
+}
