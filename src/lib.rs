@@ -33,6 +33,7 @@
 
 // Foundation: outputs, progress, errors with their paths, test randomness.
 pub mod access;
+pub mod freshness;
 pub mod output;
 pub mod path_error;
 pub mod progress;

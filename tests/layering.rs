@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 /// The floors, lowest first. A module may use the modules of the floors below its own,
 /// none of its own floor and none above.
 const FLOORS: &[&[&str]] = &[
-    &["progress", "path_error", "test_rng"],
+    &["progress", "path_error", "test_rng", "freshness"],
     // `output` names the paths of its errors with `path_error`, a floor below.
     &["reader", "output"],
     &["cdx_writer", "access"],
