@@ -2,11 +2,13 @@
 //! "Synchronizing a database to improve freshness", SIGMOD 2000, and "Estimating frequency
 //! of change", TOIT 2003): a page changes as a Poisson process of rate `r` (changes a day);
 //! revisited `f` times a day, its copy is current a share `(f/r)(1 − e^(−r/f))` of the time.
-//! `rate` estimates `r` from captures at irregular dates; `allocate` spreads a budget of
-//! fetches a day over pages so that importance-weighted freshness is the most it can be.
+//! `history` reads a URL's captures from its CDX lines, `rate` estimates `r` from captures at
+//! irregular dates; `allocate` spreads a budget of fetches a day over pages so that
+//! importance-weighted freshness is the most it can be.
 //! Pure arithmetic: the re-crawl plan that reads a collection builds on it.
 
 pub mod allocate;
+pub mod history;
 pub mod rate;
 
 /// The share of time a copy of a page changing `rate` times a day stays current when it is
