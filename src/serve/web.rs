@@ -160,10 +160,7 @@ pub(crate) fn web(ctx: CaptureContext, rest: String, out: &mut Streamer) -> Resu
             .write_all(page.as_bytes())
             .map_err(|e| refusal(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()));
     }
-    let source = match c.is_revisit() {
-        true => original(&ctx.collection, &key, &c)?,
-        false => c.clone(),
-    };
+    let source = payload_of(&ctx.collection, &key, &c)?;
     replay_record(&ctx, &a, &c, &source, headers, out)
 }
 
@@ -187,13 +184,8 @@ pub(super) fn raw(ctx: CaptureContext, a: ArchivalUrl, out: &mut Streamer) -> Re
         return Err(not_archived(&a.url));
     };
     let mut headers = HeaderMap::new();
-    if let Ok(v) = HeaderValue::from_str(&memento::http_date(&c.timestamp)) {
-        headers.insert("memento-datetime", v);
-    }
-    let source = match c.is_revisit() {
-        true => original(&ctx.collection, &key, &c)?,
-        false => c.clone(),
-    };
+    insert_memento_datetime(&mut headers, &c);
+    let source = payload_of(&ctx.collection, &key, &c)?;
     replay_record(&ctx, &a, &c, &source, headers, out)
 }
 
@@ -287,6 +279,15 @@ fn redirect_target(
         .ok()
         .filter(|u| matches!(u.scheme(), "http" | "https"))
         .map(String::from))
+}
+
+/// The capture whose record holds `c`'s payload: `c` itself, or for a revisit the
+/// capture it stands for ([`original`]).
+fn payload_of(collection: &Collection, key: &str, c: &Capture) -> Result<Capture, Refusal> {
+    match c.is_revisit() {
+        true => original(collection, key, c),
+        false => Ok(c.clone()),
+    }
 }
 
 /// The capture a revisit stands for: one of the same digest under the same URL, or
@@ -398,11 +399,16 @@ fn memento_headers(urls: &MementoUrls, c: &Capture, n: &Nearest) -> HeaderMap {
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
     );
+    insert_memento_datetime(&mut h, c);
+    insert_links(&mut h, urls, c, n);
+    h
+}
+
+/// The `Memento-Datetime` header of capture `c`.
+fn insert_memento_datetime(h: &mut HeaderMap, c: &Capture) {
     if let Ok(v) = HeaderValue::from_str(&memento::http_date(&c.timestamp)) {
         h.insert("memento-datetime", v);
     }
-    insert_links(&mut h, urls, c, n);
-    h
 }
 
 /// The Memento `Link` header of capture `c` (a memento's, or a TimeGate's redirect to it).
