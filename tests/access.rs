@@ -223,6 +223,15 @@ fn shown(r: &Value) -> Value {
     })
 }
 
+/// The hidden captures by URL and what a capture route answers the public for each:
+/// blocked is 451, excluded and embargoed are not there at all.
+const HIDDEN_BY_URL: [(&str, u16); 4] = [
+    ("http://news.example/court", 451),
+    ("http://lib.example/private/diary", 451),
+    ("http://news.example/robots", 404),
+    ("http://news.example/fresh", 404),
+];
+
 #[test]
 fn hidden_captures_are_absent_from_every_route_for_the_public_only() {
     let tmp = tempfile::tempdir().unwrap();
@@ -286,13 +295,7 @@ fn hidden_captures_are_absent_from_every_route_for_the_public_only() {
     );
 
     // By URL: blocked is 451, excluded and embargoed are not there at all.
-    let by_url = [
-        ("http://news.example/court", 451),
-        ("http://lib.example/private/diary", 451),
-        ("http://news.example/robots", 404),
-        ("http://news.example/fresh", 404),
-    ];
-    for (url, status) in by_url {
+    for (url, status) in HIDDEN_BY_URL {
         for path in [
             format!("/web/2020/{url}"),
             format!("/web/2020id_/{url}"),
@@ -396,13 +399,7 @@ fn ir_on_the_replay_origin_holds_the_rules() {
     let coll = collection(tmp.path(), |_| true);
     let (_, replay) =
         crate::util::start_with_replay(&coll, options(Some(rules_in(tmp.path()))), b"/* sw */");
-    let by_url = [
-        ("http://news.example/court", 451),
-        ("http://lib.example/private/diary", 451),
-        ("http://news.example/robots", 404),
-        ("http://news.example/fresh", 404),
-    ];
-    for (url, status) in by_url {
+    for (url, status) in HIDDEN_BY_URL {
         for path in [
             format!("/web/2020ir_/{url}"),
             format!("/web/2030ir_/{url}"),
