@@ -80,6 +80,7 @@ pub mod search;
 // versions a query selects (`warcdex graph`: CSV, GEXF, GraphML).
 pub mod export;
 pub mod graph;
+pub mod recrawl;
 pub mod render;
 
 // Replay of captures: archival URLs, rewriting, Memento.

@@ -38,6 +38,7 @@ fn main() -> ExitCode {
         cli::Command::Access(a) => cli::access::run(a),
         cli::Command::Export(a) => cli::export::run(a),
         cli::Command::Graph(a) => cli::graph::run(a),
+        cli::Command::RecrawlPlan(a) => cli::recrawl::run(a),
         cli::Command::Cdx(a) => cli::cdx::run(a),
         cli::Command::DedupCdx(a) => cli::lists::run_list(cli::lists::List::Dedup, a),
         cli::Command::Revisits(a) => cli::lists::run_list(cli::lists::List::Revisits, a),

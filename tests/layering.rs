@@ -24,7 +24,7 @@ const FLOORS: &[&[&str]] = &[
     &["pindex"],
     &["index", "dates"],
     &["search"],
-    &["render", "export", "graph"],
+    &["render", "export", "graph", "recrawl"],
     &["replay"],
     &["serve"],
     &["update"],

@@ -13,6 +13,7 @@ pub mod lists;
 pub mod near;
 pub mod pywb;
 pub mod records;
+pub mod recrawl;
 pub mod search;
 pub mod update;
 
@@ -119,6 +120,11 @@ pub enum Command {
     /// sources a query and a date window select, under the access rules.
     #[command(after_help = graph::GRAPH_HELP)]
     Graph(graph::GraphArgs),
+    /// What to crawl next: an interval for every URL of a collection from its change
+    /// history and link score, within a budget of fetches a day, as CSV or as
+    /// Heritrix seed files and Browsertrix configurations per frequency tier.
+    #[command(after_help = recrawl::RECRAWL_HELP)]
+    RecrawlPlan(recrawl::RecrawlPlanArgs),
     /// Access rules (pywb's `.aclj` lists and embargo): `access check COLL URL [DATE]`
     /// says which rule decides a capture and what it gives.
     Access(access::AccessArgs),

@@ -4,11 +4,13 @@
 //! revisited `f` times a day, its copy is current a share `(f/r)(1 − e^(−r/f))` of the time.
 //! `history` reads a URL's captures from its CDX lines, `rate` estimates `r` from captures at
 //! irregular dates; `allocate` spreads a budget of fetches a day over pages so that
-//! importance-weighted freshness is the most it can be.
+//! importance-weighted freshness is the most it can be; `nutch` replays Nutch's adaptive
+//! schedule over the same history, for comparison.
 //! Pure arithmetic: the re-crawl plan that reads a collection builds on it.
 
 pub mod allocate;
 pub mod history;
+pub mod nutch;
 pub mod rate;
 
 /// The share of time a copy of a page changing `rate` times a day stays current when it is

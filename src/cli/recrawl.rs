@@ -1,0 +1,249 @@
+//! `warcdex recrawl-plan`: flags, then the library (`warcdex::recrawl::plan`); the plan
+//! on stdout or `-o`, the summary on stderr.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use warcdex::collection::Collection;
+use warcdex::freshness::allocate::Bounds;
+use warcdex::recrawl::write::{collection_name, CsvWriter, Tier, TierFormat};
+use warcdex::recrawl::{plan, PlanOptions, PlannedUrl, Schedule};
+use warcdex_cdx::SortOptions;
+
+use super::MemoryFlags;
+
+/// How `recrawl-plan` plans (its `--help`).
+pub const RECRAWL_HELP: &str = "\
+How each URL is planned (docs/recrawl.md):
+  change rate  the maximum-likelihood rate of a Poisson process from the intervals
+               between its captures and whether the digest changed across each
+               (revisits count as unchanged; error responses are no content); with one
+               capture, the collection's median rate
+  importance   its link-analysis boost (OPIC/PageRank score ^ 0.5) in the index; run
+               `update --compact` first for scores over the whole collection
+  interval     optimal: the budget spread so that importance-weighted freshness is the
+               most it can be (equal marginal gains, Cho & Garcia-Molina 2000);
+               nutch-adaptive: Nutch's AdaptiveFetchSchedule (from 30 days, x1.4 when
+               unchanged, x0.8 when changed) scaled to the same budget
+  gone         latest capture 404/410: the longest interval; --drop-after such captures
+               in a row: dropped
+  redirect     latest capture a redirect: its target planned in its place
+Formats: csv (url,interval_days,next_due,change_rate,importance,reason,tier,captures,
+last_capture,redirected_from); heritrix (TIER-seeds.txt) and browsertrix (TIER.yaml with
+seeds: and scopeType: page) in the directory -o names, one file per tier that holds URLs
+(daily, weekly, monthly, quarterly, yearly: the nearest period on a log scale), with
+plan.csv beside them.";
+
+/// `warcdex recrawl-plan`.
+#[derive(Debug, Args)]
+pub struct RecrawlPlanArgs {
+    /// The collection's directory.
+    pub coll: PathBuf,
+    /// Fetches a day the plan may spend: the sum of 1/interval over the planned URLs.
+    #[arg(long, value_parser = positive)]
+    pub budget: f64,
+    /// The shortest interval, in days.
+    #[arg(long = "min", default_value_t = 1.0, value_parser = positive)]
+    pub min_days: f64,
+    /// The longest interval, in days (gone URLs get it).
+    #[arg(long = "max", default_value_t = 365.0, value_parser = positive)]
+    pub max_days: f64,
+    /// Plan from the captures up to this date (YYYY-MM-DD or 4 to 14 digits; default:
+    /// now); no URL is due before it.
+    #[arg(long, value_name = "DATE")]
+    pub as_of: Option<String>,
+    /// optimal or nutch-adaptive.
+    #[arg(long, default_value = "optimal", value_parser = schedule)]
+    pub schedule: Schedule,
+    /// Drop a URL whose latest N captures answered 404 or 410 (0: never drop; one or
+    /// more in a row but fewer: the longest interval).
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    pub drop_after: usize,
+    /// csv, heritrix or browsertrix.
+    #[arg(long, default_value = "csv", value_parser = ["csv", "heritrix", "browsertrix"])]
+    pub format: String,
+    /// The CSV file (default: stdout), or the directory of the tier files.
+    #[arg(short = 'o', long)]
+    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub memory: MemoryFlags,
+}
+
+fn positive(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
+        _ => Err(format!("{s:?} is not a number above 0")),
+    }
+}
+
+fn schedule(s: &str) -> Result<Schedule, String> {
+    Schedule::parse(s).ok_or_else(|| format!("{s:?}: optimal or nutch-adaptive"))
+}
+
+/// A date flag as seconds since 1970: `YYYY-MM-DD[Thh:mm:ss[Z]]` or 4 to 14 digits,
+/// the start of what it names (`end` false) or its end (`end` true).
+pub fn date_flag(flag: &str, value: &str, end: bool) -> anyhow::Result<i64> {
+    let digits: String = value
+        .chars()
+        .filter(|c| !matches!(c, '-' | ':' | 'T' | 'Z' | ' '))
+        .collect();
+    if digits.len() < 4 || digits.len() > 14 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        anyhow::bail!("{flag} {value}: a date is YYYY-MM-DD or 4 to 14 digits");
+    }
+    let d = if end {
+        warcdex_cdx::date::Date14::pad_up(&digits)
+    } else {
+        let full = format!("{digits}{}", &"00000101000000"[digits.len()..]);
+        warcdex_cdx::date::Date14::parse(&full)
+            .map_err(|e| anyhow::anyhow!("{flag} {value}: {e}"))?
+    };
+    Ok(d.unix_seconds())
+}
+
+/// Plans; the summary on stderr.
+pub fn run(a: RecrawlPlanArgs) -> anyhow::Result<i32> {
+    a.memory.check()?;
+    if a.min_days > a.max_days {
+        eprintln!("warcdex: --min is longer than --max");
+        return Ok(2);
+    }
+    let as_of = match a.as_of.as_deref() {
+        Some(d) => date_flag("--as-of", d, true)?,
+        None => warcdex_cdx::date::now_seconds(),
+    };
+    let collection = Collection::open(&a.coll);
+    if !collection.cdx_path().is_file() {
+        anyhow::bail!(
+            "{}: not a collection (no all.cdx; make one with `warcdex update`)",
+            a.coll.display()
+        );
+    }
+    let opts = PlanOptions {
+        budget: a.budget,
+        bounds: Bounds {
+            min_days: a.min_days,
+            max_days: a.max_days,
+        },
+        as_of,
+        schedule: a.schedule,
+        drop_after: a.drop_after,
+        sort: SortOptions {
+            memory: a.memory.bytes(8),
+            tmp_dir: a.memory.tmp_dir.clone(),
+            unique: false,
+        },
+    };
+    let bar = warcdex::progress::bytes_bar(0, "recrawl-plan: all.cdx");
+    let summary = match a.format.as_str() {
+        "csv" => super::with_output(a.output.as_deref(), |out| {
+            let mut w = CsvWriter::new(out)?;
+            let s = plan(&collection, &opts, &bar, |p| w.write(p))?;
+            w.finish()?;
+            Ok(s)
+        })?,
+        format => {
+            let Some(dir) = a.output.as_deref() else {
+                eprintln!("warcdex: --format {format} writes a directory: give it with -o DIR");
+                return Ok(2);
+            };
+            let tf = if format == "heritrix" {
+                TierFormat::Heritrix
+            } else {
+                TierFormat::Browsertrix
+            };
+            let name = collection_name(
+                &std::fs::canonicalize(&a.coll)?
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+            );
+            write_tiers(&collection, &opts, &bar, dir, tf, &name)?
+        }
+    };
+    bar.finish_and_clear();
+    eprintln!(
+        "recrawl-plan: {} URLs planned ({} estimated, {} prior, {} gone at the longest \
+         interval, {} redirect targets); {} dropped as gone, {} not http(s), {} lines not \
+         CDX, {} captures after --as-of left out",
+        summary.planned,
+        summary.estimated,
+        summary.prior,
+        summary.gone,
+        summary.redirect,
+        summary.dropped,
+        summary.skipped,
+        summary.bad_lines,
+        summary.later_captures,
+    );
+    eprintln!(
+        "recrawl-plan: {:.3} fetches a day of a budget of {} ({}); prior rate {:.5} a day; \
+         expected importance-weighted freshness {:.4}",
+        summary.fetches_per_day,
+        a.budget,
+        if summary.over_budget {
+            "OVER BUDGET: every URL is at --max and still spends more; raise --budget or --max"
+        } else {
+            "within budget"
+        },
+        summary.prior_rate,
+        summary.expected_freshness,
+    );
+    Ok(i32::from(summary.over_budget))
+}
+
+/// The tier files and `plan.csv` in `dir`, written whole under a temporary name and put
+/// in place of what was there.
+fn write_tiers(
+    collection: &Collection,
+    opts: &PlanOptions,
+    bar: &indicatif::ProgressBar,
+    dir: &Path,
+    tf: TierFormat,
+    name: &str,
+) -> anyhow::Result<warcdex::recrawl::PlanSummary> {
+    use std::collections::BTreeMap;
+    let _lock = super::lock_output(dir)?;
+    let tmp = warcdex::output::temp_dir_beside(dir)?;
+    // Each tier's URLs go to a file of their own as the plan comes (it comes in key
+    // order, not by tier); the heads, which count them, are written before them at the
+    // end.
+    let mut bodies: BTreeMap<Tier, (std::io::BufWriter<std::fs::File>, u64, f64)> = BTreeMap::new();
+    let csv = std::fs::File::create(tmp.path().join("plan.csv"))?;
+    let mut w = CsvWriter::new(std::io::BufWriter::new(csv))?;
+    let summary = plan(collection, opts, bar, |p: &PlannedUrl| {
+        w.write(p)?;
+        let tier = Tier::of(p.interval_days);
+        let (out, n, fetches) = match bodies.entry(tier) {
+            std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::btree_map::Entry::Vacant(e) => {
+                let body = tmp.path().join(format!(".{}.body", tier.name()));
+                e.insert((
+                    std::io::BufWriter::new(std::fs::File::create(body)?),
+                    0,
+                    0.0,
+                ))
+            }
+        };
+        *n += 1;
+        *fetches += 1.0 / p.interval_days;
+        out.write_all(tf.line(&p.url).as_bytes())
+    })?;
+    w.finish()?.into_inner()?.sync_all()?;
+    for (tier, (body, n, fetches)) in bodies {
+        drop(body.into_inner()?);
+        let body_path = tmp.path().join(format!(".{}.body", tier.name()));
+        let path = tmp.path().join(tf.file_name(tier));
+        let mut out = std::io::BufWriter::new(std::fs::File::create(&path)?);
+        out.write_all(tf.head(tier, name, n, fetches).as_bytes())?;
+        std::io::copy(&mut std::fs::File::open(&body_path)?, &mut out)?;
+        out.into_inner()?.sync_all()?;
+        std::fs::remove_file(&body_path)?;
+        eprintln!(
+            "recrawl-plan: {}: {n} URLs, {fetches:.3} fetches a day",
+            path.file_name().unwrap_or_default().to_string_lossy()
+        );
+    }
+    warcdex::output::replace_dir(tmp, dir)?;
+    Ok(summary)
+}

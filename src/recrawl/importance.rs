@@ -1,0 +1,163 @@
+//! Each URL's importance: the link-analysis boost its latest indexed version got (the
+//! OPIC/PageRank score to the power `score_power`, src/index/links.rs), read from the
+//! `boost` column of every parallel set under `pindexes/`. A URL indexed in several sets
+//! (a later batch indexed a new version) takes the boost of the set last in name order,
+//! the latest batch; after `update --compact` there is one set and the scores are those
+//! of the whole collection's link graph. A URL that no set indexes (an image, a
+//! stylesheet, a page whose only capture was an error) gets the least boost any
+//! document has, that of a page nobody links to; 1 when nothing is indexed.
+//!
+//! The boosts are read into an external sort by URL key, so memory stays within the sort's
+//! budget however many URLs there are; the plan then reads them in key order beside
+//! `all.cdx`.
+
+use std::io;
+use std::path::Path;
+
+use warcdex_cdx::{ExternalSorter, SortOptions};
+
+use crate::path_error::{Result, ResultAtPath};
+use crate::pindex::open::open_parallel_index_released;
+
+/// The boosts of a collection's URLs in URL key order, for lookups in ascending key order.
+pub struct LinkScores {
+    /// `KEY \x01 SET \x01 BOOST_BITS`, sorted: the last line of a key is its latest set's.
+    lines: Box<dyn Iterator<Item = Vec<u8>>>,
+    /// The next line read and not yet used.
+    pending: Option<(Vec<u8>, f64)>,
+    /// The least boost seen (the boost of a URL without one).
+    floor: f64,
+}
+
+impl std::fmt::Debug for LinkScores {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LinkScores")
+            .field("floor", &self.floor)
+            .finish()
+    }
+}
+
+impl LinkScores {
+    /// Reads the boosts of every set of the search directory `dir` (the collection's, which
+    /// holds `pindexes/`); none when it has no index.
+    pub fn read(dir: &Path, sort: SortOptions) -> Result<LinkScores> {
+        let pindexes = dir.join("pindexes");
+        let mut sets: Vec<std::path::PathBuf> = Vec::new();
+        if pindexes.is_dir() {
+            for e in std::fs::read_dir(&pindexes).at(&pindexes)? {
+                let p = e.at(&pindexes)?.path();
+                if p.join("main").is_dir() {
+                    sets.push(p);
+                }
+            }
+        }
+        sets.sort();
+        let mut sorter = ExternalSorter::new(SortOptions {
+            unique: false,
+            ..sort.clone()
+        });
+        let mut floor = f64::INFINITY;
+        for (n, set) in sets.iter().enumerate() {
+            let main = set.join("main");
+            let (_, searcher) = open_parallel_index_released(&main).map_err(io::Error::other)?;
+            let Some(seg) = searcher.segment_readers().first() else {
+                continue;
+            };
+            let docs = seg.max_doc();
+            let ff = seg.fast_fields();
+            let Some(keys) = ff.str("urlkey").at(&main)? else {
+                continue;
+            };
+            let boosts = ff.f64("boost").ok().map(|c| c.first_or_default_col(1.0));
+            let mut key = String::new();
+            let mut line = Vec::new();
+            let mut last_ord = None;
+            for d in 0..docs {
+                let Some(ord) = keys.term_ords(d).next() else {
+                    continue;
+                };
+                let boost = boosts.as_ref().map_or(1.0, |c| c.get_val(d));
+                if !boost.is_finite() || boost < 0.0 {
+                    continue;
+                }
+                floor = floor.min(boost);
+                // Versions of one URL share a boost (it is the URL's): one line a URL.
+                if last_ord == Some(ord) {
+                    continue;
+                }
+                last_ord = Some(ord);
+                key.clear();
+                keys.ord_to_str(ord, &mut key).at(&main)?;
+                line.clear();
+                line.extend_from_slice(key.as_bytes());
+                line.extend_from_slice(
+                    format!("\x01{n:06}\x01{:016x}", boost.to_bits()).as_bytes(),
+                );
+                sorter.push(&line).at(&main)?;
+            }
+        }
+        // The sorted lines are handed on through a bounded reader: the sorter's output is
+        // written to a temporary file and read back line by line.
+        let tmp = warcdex_cdx::sort::temp_file(sort.tmp_dir.as_deref())?;
+        let mut w = io::BufWriter::new(tmp.try_clone()?);
+        sorter.finish_into(&mut w)?;
+        drop(w);
+        let reader = io::BufReader::new(rewound(tmp)?);
+        let iter = io::BufRead::split(reader, b'\n').map_while(|l| l.ok());
+        Ok(LinkScores {
+            lines: Box::new(iter),
+            pending: None,
+            floor: if floor.is_finite() { floor } else { 1.0 },
+        })
+    }
+
+    /// No link scores: every URL's importance is 1.
+    pub fn none() -> LinkScores {
+        LinkScores {
+            lines: Box::new(std::iter::empty()),
+            pending: None,
+            floor: 1.0,
+        }
+    }
+
+    /// The importance of a URL without a boost.
+    pub fn floor(&self) -> f64 {
+        self.floor
+    }
+
+    /// The boost of `key`; keys must be asked in ascending byte order (keys skipped are
+    /// passed over).
+    pub fn boost_of(&mut self, key: &[u8]) -> Option<f64> {
+        let mut found = None;
+        loop {
+            if self.pending.is_none() {
+                let Some(line) = self.lines.next() else {
+                    return found;
+                };
+                self.pending = parse(&line);
+                continue;
+            }
+            let (k, boost) = self.pending.as_ref()?;
+            match k.as_slice().cmp(key) {
+                std::cmp::Ordering::Less => {}
+                std::cmp::Ordering::Equal => found = Some(*boost),
+                std::cmp::Ordering::Greater => return found,
+            }
+            self.pending = None;
+        }
+    }
+}
+
+fn parse(line: &[u8]) -> Option<(Vec<u8>, f64)> {
+    let mut parts = line.split(|&b| b == 0x01);
+    let key = parts.next()?.to_vec();
+    let _set = parts.next()?;
+    let bits = u64::from_str_radix(std::str::from_utf8(parts.next()?).ok()?, 16).ok()?;
+    Some((key, f64::from_bits(bits)))
+}
+
+fn rewound(mut f: std::fs::File) -> io::Result<std::fs::File> {
+    use std::io::Seek;
+    f.seek(io::SeekFrom::Start(0))?;
+    Ok(f)
+}
