@@ -39,6 +39,7 @@ fn main() -> ExitCode {
         cli::Command::Export(a) => cli::export::run(a),
         cli::Command::Graph(a) => cli::graph::run(a),
         cli::Command::RecrawlPlan(a) => cli::recrawl::run(a),
+        cli::Command::Changes(a) => cli::recrawl::changes(a),
         cli::Command::Cdx(a) => cli::cdx::run(a),
         cli::Command::DedupCdx(a) => cli::lists::run_list(cli::lists::List::Dedup, a),
         cli::Command::Revisits(a) => cli::lists::run_list(cli::lists::List::Revisits, a),

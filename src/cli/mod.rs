@@ -125,6 +125,10 @@ pub enum Command {
     /// Heritrix seed files and Browsertrix configurations per frequency tier.
     #[command(after_help = recrawl::RECRAWL_HELP)]
     RecrawlPlan(recrawl::RecrawlPlanArgs),
+    /// What changed in a window (since a date, or in one `update` batch): new versions of
+    /// URLs captured before, with the share of words changed; new URLs; gone URLs (404 or
+    /// 410 after content); as JSON or Atom, under the access rules.
+    Changes(recrawl::ChangesArgs),
     /// Access rules (pywb's `.aclj` lists and embargo): `access check COLL URL [DATE]`
     /// says which rule decides a capture and what it gives.
     Access(access::AccessArgs),

@@ -247,3 +247,183 @@ fn write_tiers(
     warcdex::output::replace_dir(tmp, dir)?;
     Ok(summary)
 }
+
+/// `warcdex changes`.
+#[derive(Debug, Args)]
+pub struct ChangesArgs {
+    /// The collection's directory.
+    pub coll: PathBuf,
+    /// The window: captures from this date on (YYYY-MM-DD or 4 to 14 digits).
+    #[arg(long, value_name = "DATE", required_unless_present = "batch")]
+    pub since: Option<String>,
+    /// ... up to this date (default: every later capture).
+    #[arg(long, value_name = "DATE", requires = "since")]
+    pub until: Option<String>,
+    /// The window: the captures of one `update` batch (its name, or `last`).
+    #[arg(long, value_name = "NAME", conflicts_with = "since")]
+    pub batch: Option<String>,
+    /// Only URLs under this prefix (a URL or a host).
+    #[arg(long, value_name = "URL")]
+    pub prefix: Option<String>,
+    /// Only URLs with a version this query matches.
+    #[arg(long, value_name = "QUERY")]
+    pub query: Option<String>,
+    /// json (changed, new and gone listed apart), jsonl (one entry a line) or atom.
+    #[arg(long, default_value = "json", value_parser = ["json", "jsonl", "atom"])]
+    pub format: String,
+    /// Entries of each kind listed at most (all are counted).
+    #[arg(long, value_name = "N")]
+    pub limit: Option<u64>,
+    #[command(flatten)]
+    pub output: super::OutputFlag,
+    #[command(flatten)]
+    pub memory: MemoryFlags,
+    #[command(flatten)]
+    pub access: super::access::AccessFlags,
+    /// Ask as this user of the access rules.
+    #[arg(long)]
+    pub user: Option<String>,
+}
+
+/// The window of `--batch NAME|last`: the archives that batch added.
+fn batch_window(
+    collection: &Collection,
+    name: &str,
+) -> anyhow::Result<(warcdex::recrawl::changes::Window, String)> {
+    let Some(m) = collection.manifest()? else {
+        anyhow::bail!(
+            "{}: no collection.json, so no batches",
+            collection.dir().display()
+        );
+    };
+    let batch = if name == "last" {
+        m.batches.last().map(|b| b.name.clone())
+    } else {
+        m.batches
+            .iter()
+            .find(|b| b.name == name)
+            .map(|b| b.name.clone())
+    };
+    let Some(batch) = batch else {
+        anyhow::bail!("--batch {name}: the collection has no such batch");
+    };
+    let names = (m.archives.iter())
+        .filter(|a| a.batch == batch)
+        .map(|a| a.name.clone())
+        .collect();
+    Ok((
+        warcdex::recrawl::changes::Window::Archives(names),
+        format!("batch {batch}"),
+    ))
+}
+
+/// The window a command line or a request gives.
+pub fn window_of(
+    collection: &Collection,
+    since: Option<&str>,
+    until: Option<&str>,
+    batch: Option<&str>,
+) -> anyhow::Result<(warcdex::recrawl::changes::Window, String)> {
+    if let Some(b) = batch {
+        return batch_window(collection, b);
+    }
+    let since_s = since.ok_or_else(|| anyhow::anyhow!("give --since DATE or --batch NAME"))?;
+    let from = date_flag("--since", since_s, false)?;
+    let to = until.map(|u| date_flag("--until", u, true)).transpose()?;
+    let d14 = |s: i64| warcdex_cdx::date::Date14::from_unix(s).map_or(0, |d| d.number());
+    let label = match until {
+        Some(u) => format!("from {since_s} to {u}"),
+        None => format!("since {since_s}"),
+    };
+    Ok((
+        warcdex::recrawl::changes::Window::Since {
+            since: d14(from),
+            until: to.map_or(99_991_231_235_959, d14),
+        },
+        label,
+    ))
+}
+
+/// Lists what changed; the counts on stderr.
+pub fn changes(a: ChangesArgs) -> anyhow::Result<i32> {
+    use warcdex::recrawl::feed::{
+        collect, write_atom, write_json, write_jsonl, FeedOptions, KeyFilter,
+    };
+    a.memory.check()?;
+    let collection = Collection::open(&a.coll);
+    if !collection.cdx_path().is_file() {
+        anyhow::bail!(
+            "{}: not a collection (no all.cdx; make one with `warcdex update`)",
+            a.coll.display()
+        );
+    }
+    let (window, label) = window_of(
+        &collection,
+        a.since.as_deref(),
+        a.until.as_deref(),
+        a.batch.as_deref(),
+    )?;
+    let viewer = a.access.viewer(&a.coll, a.user.as_deref())?;
+    let sort = SortOptions {
+        memory: a.memory.bytes(8),
+        tmp_dir: a.memory.tmp_dir.clone(),
+        unique: false,
+    };
+    let index = if a.coll.join("pindexes").exists() {
+        Some(warcdex::search::SearchIndex::open_released(&a.coll)?)
+    } else {
+        None
+    };
+    let filter = match &a.query {
+        None => None,
+        Some(q) => {
+            let Some(index) = &index else {
+                anyhow::bail!("--query needs the collection's search index (pindexes/)");
+            };
+            let Some((selection, _)) = super::counted_selection(index, q, viewer.clone())? else {
+                return Ok(2);
+            };
+            Some(KeyFilter::of_matches(index, &selection, sort.clone())?)
+        }
+    };
+    let opts = FeedOptions {
+        window,
+        label,
+        prefix: a.prefix.clone(),
+        limit: a.limit,
+        sort,
+    };
+    let feed = collect(&collection, index.as_ref(), &opts, viewer.as_ref(), filter)?;
+    let name = std::fs::canonicalize(&a.coll)?
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    super::with_output(a.output.output.as_deref(), |out| {
+        match a.format.as_str() {
+            "jsonl" => write_jsonl(&feed, out)?,
+            "atom" => write_atom(&feed, &name, "", "/changes", out)?,
+            _ => write_json(&feed, &name, out)?,
+        }
+        Ok(())
+    })?;
+    let c = feed.counts;
+    eprintln!(
+        "changes: {}: {} changed, {} new, {} gone, of {} URLs read{}{}",
+        feed.label,
+        c.changed,
+        c.new,
+        c.gone,
+        c.urls,
+        if feed.truncated() {
+            " (--limit: the first of each listed)"
+        } else {
+            ""
+        },
+        if feed.bad_lines > 0 {
+            format!("; {} lines not CDX", feed.bad_lines)
+        } else {
+            String::new()
+        },
+    );
+    Ok(0)
+}

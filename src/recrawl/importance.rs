@@ -99,9 +99,7 @@ impl LinkScores {
         // The sorted lines are handed on through a bounded reader: the sorter's output is
         // written to a temporary file and read back line by line.
         let tmp = warcdex_cdx::sort::temp_file(sort.tmp_dir.as_deref())?;
-        let mut w = io::BufWriter::new(tmp.try_clone()?);
-        sorter.finish_into(&mut w)?;
-        drop(w);
+        sorter.finish_into(tmp.try_clone()?)?;
         let reader = io::BufReader::new(rewound(tmp)?);
         let iter = io::BufRead::split(reader, b'\n').map_while(|l| l.ok());
         Ok(LinkScores {

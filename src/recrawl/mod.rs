@@ -11,6 +11,8 @@
 //! `crate::freshness`'s.
 
 mod candidates;
+pub mod changes;
+pub mod feed;
 pub mod importance;
 mod solve;
 pub mod write;
