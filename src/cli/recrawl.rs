@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use warcdex::collection::Collection;
 use warcdex::freshness::allocate::Bounds;
+use warcdex::recrawl::feed::{date_flag, window_of};
 use warcdex::recrawl::write::{collection_name, CsvWriter, Tier, TierFormat};
 use warcdex::recrawl::{plan, PlanOptions, PlannedUrl, Schedule};
 use warcdex_cdx::SortOptions;
@@ -81,26 +82,6 @@ fn schedule(s: &str) -> Result<Schedule, String> {
     Schedule::parse(s).ok_or_else(|| format!("{s:?}: optimal or nutch-adaptive"))
 }
 
-/// A date flag as seconds since 1970: `YYYY-MM-DD[Thh:mm:ss[Z]]` or 4 to 14 digits,
-/// the start of what it names (`end` false) or its end (`end` true).
-pub fn date_flag(flag: &str, value: &str, end: bool) -> anyhow::Result<i64> {
-    let digits: String = value
-        .chars()
-        .filter(|c| !matches!(c, '-' | ':' | 'T' | 'Z' | ' '))
-        .collect();
-    if digits.len() < 4 || digits.len() > 14 || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        anyhow::bail!("{flag} {value}: a date is YYYY-MM-DD or 4 to 14 digits");
-    }
-    let d = if end {
-        warcdex_cdx::date::Date14::pad_up(&digits)
-    } else {
-        let full = format!("{digits}{}", &"00000101000000"[digits.len()..]);
-        warcdex_cdx::date::Date14::parse(&full)
-            .map_err(|e| anyhow::anyhow!("{flag} {value}: {e}"))?
-    };
-    Ok(d.unix_seconds())
-}
-
 /// Plans; the summary on stderr.
 pub fn run(a: RecrawlPlanArgs) -> anyhow::Result<i32> {
     a.memory.check()?;
@@ -109,7 +90,7 @@ pub fn run(a: RecrawlPlanArgs) -> anyhow::Result<i32> {
         return Ok(2);
     }
     let as_of = match a.as_of.as_deref() {
-        Some(d) => date_flag("--as-of", d, true)?,
+        Some(d) => date_flag("--as-of", d, true).map_err(anyhow::Error::msg)?,
         None => warcdex_cdx::date::now_seconds(),
     };
     let collection = Collection::open(&a.coll);
@@ -285,65 +266,6 @@ pub struct ChangesArgs {
     pub user: Option<String>,
 }
 
-/// The window of `--batch NAME|last`: the archives that batch added.
-fn batch_window(
-    collection: &Collection,
-    name: &str,
-) -> anyhow::Result<(warcdex::recrawl::changes::Window, String)> {
-    let Some(m) = collection.manifest()? else {
-        anyhow::bail!(
-            "{}: no collection.json, so no batches",
-            collection.dir().display()
-        );
-    };
-    let batch = if name == "last" {
-        m.batches.last().map(|b| b.name.clone())
-    } else {
-        m.batches
-            .iter()
-            .find(|b| b.name == name)
-            .map(|b| b.name.clone())
-    };
-    let Some(batch) = batch else {
-        anyhow::bail!("--batch {name}: the collection has no such batch");
-    };
-    let names = (m.archives.iter())
-        .filter(|a| a.batch == batch)
-        .map(|a| a.name.clone())
-        .collect();
-    Ok((
-        warcdex::recrawl::changes::Window::Archives(names),
-        format!("batch {batch}"),
-    ))
-}
-
-/// The window a command line or a request gives.
-pub fn window_of(
-    collection: &Collection,
-    since: Option<&str>,
-    until: Option<&str>,
-    batch: Option<&str>,
-) -> anyhow::Result<(warcdex::recrawl::changes::Window, String)> {
-    if let Some(b) = batch {
-        return batch_window(collection, b);
-    }
-    let since_s = since.ok_or_else(|| anyhow::anyhow!("give --since DATE or --batch NAME"))?;
-    let from = date_flag("--since", since_s, false)?;
-    let to = until.map(|u| date_flag("--until", u, true)).transpose()?;
-    let d14 = |s: i64| warcdex_cdx::date::Date14::from_unix(s).map_or(0, |d| d.number());
-    let label = match until {
-        Some(u) => format!("from {since_s} to {u}"),
-        None => format!("since {since_s}"),
-    };
-    Ok((
-        warcdex::recrawl::changes::Window::Since {
-            since: d14(from),
-            until: to.map_or(99_991_231_235_959, d14),
-        },
-        label,
-    ))
-}
-
 /// Lists what changed; the counts on stderr.
 pub fn changes(a: ChangesArgs) -> anyhow::Result<i32> {
     use warcdex::recrawl::feed::{
@@ -362,7 +284,8 @@ pub fn changes(a: ChangesArgs) -> anyhow::Result<i32> {
         a.since.as_deref(),
         a.until.as_deref(),
         a.batch.as_deref(),
-    )?;
+    )
+    .map_err(anyhow::Error::msg)?;
     let viewer = a.access.viewer(&a.coll, a.user.as_deref())?;
     let sort = SortOptions {
         memory: a.memory.bytes(8),

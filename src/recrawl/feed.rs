@@ -384,3 +384,77 @@ pub fn write_atom(
     }
     writeln!(out, "</feed>")
 }
+
+/// A date as seconds since 1970: `YYYY-MM-DD[Thh:mm:ss[Z]]` or 4 to 14 digits, the start
+/// of what it names (`end` false) or its end (`end` true); the error names `flag`.
+pub fn date_flag(flag: &str, value: &str, end: bool) -> Result<i64, String> {
+    let digits: String = value
+        .chars()
+        .filter(|c| !matches!(c, '-' | ':' | 'T' | 'Z' | ' '))
+        .collect();
+    if digits.len() < 4 || digits.len() > 14 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!(
+            "{flag} {value}: a date is YYYY-MM-DD or 4 to 14 digits"
+        ));
+    }
+    let d = if end {
+        Date14::pad_up(&digits)
+    } else {
+        let full = format!("{digits}{}", &"00000101000000"[digits.len()..]);
+        Date14::parse(&full).map_err(|e| format!("{flag} {value}: {e}"))?
+    };
+    Ok(d.unix_seconds())
+}
+
+/// The window of `batch` (a batch's name, or `last`): the archives it added.
+fn batch_window(collection: &Collection, name: &str) -> Result<(Window, String), String> {
+    let m = collection
+        .manifest()
+        .map_err(|e| crate::path_error::Chain(&e).to_string())?
+        .ok_or_else(|| "the collection has no collection.json, so no batches".to_string())?;
+    let batch = if name == "last" {
+        m.batches.last().map(|b| b.name.clone())
+    } else {
+        (m.batches.iter().find(|b| b.name == name)).map(|b| b.name.clone())
+    };
+    let batch = batch.ok_or_else(|| format!("batch {name}: the collection has no such batch"))?;
+    // A WACZ's captures name the WARCs inside it in the CDX: those names are the batch's.
+    let mut names = std::collections::BTreeSet::new();
+    for a in m.archives.iter().filter(|a| a.batch == batch) {
+        names.insert(a.name.clone());
+        let file = collection.layout().archive_path(&a.path);
+        if crate::reader::wacz::is_wacz(&file) {
+            let w = crate::reader::wacz::Wacz::open(&file)
+                .map_err(|e| crate::path_error::Chain(&e).to_string())?;
+            names.extend(w.archives().map(|e| e.base_name().to_string()));
+        }
+    }
+    Ok((Window::Archives(names), format!("batch {batch}")))
+}
+
+/// The window of `since` (and `until`) dates, or of a `batch`; with its label.
+pub fn window_of(
+    collection: &Collection,
+    since: Option<&str>,
+    until: Option<&str>,
+    batch: Option<&str>,
+) -> Result<(Window, String), String> {
+    if let Some(b) = batch {
+        return batch_window(collection, b);
+    }
+    let since_s = since.ok_or_else(|| "give since=DATE or batch=NAME".to_string())?;
+    let from = date_flag("since", since_s, false)?;
+    let to = until.map(|u| date_flag("until", u, true)).transpose()?;
+    let d14 = |s: i64| Date14::from_unix(s).map_or(0, |d| d.number());
+    let label = match until {
+        Some(u) => format!("from {since_s} to {u}"),
+        None => format!("since {since_s}"),
+    };
+    Ok((
+        Window::Since {
+            since: d14(from),
+            until: to.map_or(99_991_231_235_959, d14),
+        },
+        label,
+    ))
+}

@@ -35,6 +35,7 @@
 mod capture_route;
 mod cdx_api;
 mod cdxj_index;
+mod changes_route;
 mod conn;
 mod export_route;
 mod options;
@@ -144,7 +145,9 @@ fn routes(state: Arc<AppState>, shard_routes: bool) -> Router {
         // A front server answers it with a 501 and a message.
         .route("/cdx", get(cdx_api::cdx))
         .route("/export", get(export_route::export))
-        .route("/pages", get(pages_route::pages));
+        .route("/pages", get(pages_route::pages))
+        .route("/changes", get(changes_route::changes_atom))
+        .route("/changes.json", get(changes_route::changes_json));
     if shard_routes {
         r = r
             .route("/shard/stats.json", get(shard_stats))
