@@ -36,6 +36,7 @@ mod reader_damage;
 mod reader_fixtures;
 mod reader_zstd;
 mod readme;
+mod recrawl;
 mod rendered_text;
 mod replay_scripts;
 mod search;

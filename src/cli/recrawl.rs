@@ -146,7 +146,8 @@ pub fn run(a: RecrawlPlanArgs) -> anyhow::Result<i32> {
     eprintln!(
         "recrawl-plan: {} URLs planned ({} estimated, {} prior, {} gone at the longest \
          interval, {} redirect targets); {} dropped as gone, {} not http(s), {} lines not \
-         CDX, {} captures after --as-of left out",
+         CDX, {} captures after --as-of left out, {} redirects whose target could not be \
+         read (planned as they are)",
         summary.planned,
         summary.estimated,
         summary.prior,
@@ -156,6 +157,7 @@ pub fn run(a: RecrawlPlanArgs) -> anyhow::Result<i32> {
         summary.skipped,
         summary.bad_lines,
         summary.later_captures,
+        summary.unread_redirects,
     );
     eprintln!(
         "recrawl-plan: {:.3} fetches a day of a budget of {} ({}); prior rate {:.5} a day; \

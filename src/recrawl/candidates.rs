@@ -16,7 +16,7 @@ use warcdex_cdx::{url_key, ExternalSorter, KeyStyle, SortOptions};
 
 use super::importance::LinkScores;
 use super::{PlanOptions, Reason};
-use crate::freshness::history::{history, Capture};
+use crate::freshness::history::{history, Capture, History};
 use crate::freshness::nutch::adaptive_interval;
 use crate::freshness::rate::estimate;
 use crate::path_error::ResultAtPath;
@@ -63,6 +63,8 @@ pub(super) struct FirstPass {
     pub later: u64,
     /// Candidates written.
     pub candidates: u64,
+    /// Redirects whose target could not be read from their record (planned as they are).
+    pub unread_redirects: u64,
 }
 
 /// The log-rate histogram whose median is the prior of a URL without an estimate.
@@ -105,12 +107,17 @@ impl RateHistogram {
 
 /// The first pass over `cdx` (`all.cdx`, named `path` in errors): candidates sorted by
 /// the key they are planned under, in `out`.
+///
+/// `locate(archive, offset, length)` reads the `Location` of a redirect whose CDX line
+/// does not say it (pywb's CDX leaves its `redirect` field `-`): only the latest capture
+/// of a URL whose latest capture is a redirect is read.
 pub(super) fn first_pass(
     path: &Path,
     cdx: impl BufRead,
     opts: &PlanOptions,
     style: KeyStyle,
     scores: &mut LinkScores,
+    locate: &dyn Fn(&str, u64, u64) -> Option<String>,
     progress: &dyn Progress,
 ) -> crate::path_error::Result<(ExternalSorter, RateHistogram, FirstPass)> {
     let mut state = Pass {
@@ -122,9 +129,12 @@ pub(super) fn first_pass(
         counts: FirstPass::default(),
         opts,
         style,
+        locate,
         line: Vec::new(),
     };
     let mut group: VecDeque<(Capture, String)> = VecDeque::new();
+    // Where the group's latest capture is: (archive, offset, length), from a CDX11 line.
+    let mut place: Option<(String, u64, u64)> = None;
     let mut captures = 0u64;
     let mut key = String::new();
     let mut reported = 0;
@@ -157,14 +167,18 @@ pub(super) fn first_pass(
         }
         if k != key {
             if !group.is_empty() {
-                state.flush(&key, &group, captures, scores)?;
+                state.flush(&key, &group, captures, place.take(), scores)?;
             }
             group.clear();
             captures = 0;
             key.clear();
             key.push_str(k);
         }
-        let original = text.split(' ').nth(2).unwrap_or_default().to_string();
+        let f: Vec<&str> = text.split(' ').collect();
+        let original = f[2].to_string();
+        place = (f.len() >= 11)
+            .then(|| Some((f[10].to_string(), f[9].parse().ok()?, f[8].parse().ok()?)))
+            .flatten();
         if group.len() == MAX_CAPTURES {
             group.pop_front();
         }
@@ -172,7 +186,7 @@ pub(super) fn first_pass(
         captures += 1;
     }
     if !group.is_empty() {
-        state.flush(&key, &group, captures, scores)?;
+        state.flush(&key, &group, captures, place.take(), scores)?;
     }
     Ok((state.sorter, state.rates, state.counts))
 }
@@ -183,6 +197,7 @@ struct Pass<'a> {
     counts: FirstPass,
     opts: &'a PlanOptions,
     style: KeyStyle,
+    locate: &'a dyn Fn(&str, u64, u64) -> Option<String>,
     line: Vec<u8>,
 }
 
@@ -192,6 +207,7 @@ impl Pass<'_> {
         key: &str,
         group: &VecDeque<(Capture, String)>,
         captures: u64,
+        place: Option<(String, u64, u64)>,
         scores: &mut LinkScores,
     ) -> io::Result<()> {
         self.counts.urls += 1;
@@ -231,7 +247,7 @@ impl Pass<'_> {
         let mut plan_key = key.to_string();
         if h.gone_streak > 0 {
             c.reason = Reason::Gone;
-        } else if let Some(target) = h.redirect.as_deref().and_then(|t| resolve(url, t)) {
+        } else if let Some(target) = self.redirect_of(&h, place).and_then(|t| resolve(url, &t)) {
             match url_key(&target, self.style) {
                 Ok(k) if k != key => {
                     c.reason = Reason::Redirect;
@@ -258,6 +274,25 @@ impl Pass<'_> {
         self.sorter.push(&self.line)?;
         self.counts.candidates += 1;
         Ok(())
+    }
+}
+
+impl Pass<'_> {
+    /// Where a URL whose latest capture is a redirect leads: its CDX line's `redirect`
+    /// field, else the `Location` of its record.
+    fn redirect_of(&mut self, h: &History, place: Option<(String, u64, u64)>) -> Option<String> {
+        if !(300..400).contains(&h.last_status) {
+            return None;
+        }
+        if let Some(r) = &h.redirect {
+            return Some(r.clone());
+        }
+        let (file, offset, length) = place?;
+        let found = (self.locate)(&file, offset, length);
+        if found.is_none() {
+            self.counts.unread_redirects += 1;
+        }
+        found
     }
 }
 

@@ -152,6 +152,8 @@ pub struct PlanSummary {
     pub bad_lines: u64,
     /// Captures after the plan's date, left out.
     pub later_captures: u64,
+    /// Redirects whose record could not be read for its `Location` (planned as they are).
+    pub unread_redirects: u64,
     /// Fetches a day the plan spends.
     pub fetches_per_day: f64,
     /// Whether even the longest interval for every URL spends more than the budget.
@@ -179,12 +181,25 @@ pub fn plan(
     let path = collection.cdx_path();
     let file = File::open(&path).at(&path)?;
     progress.start(file.metadata().at(&path)?.len());
+    let table = collection.archives().table().ok();
+    let locate = |name: &str, offset: u64, length: u64| -> Option<String> {
+        let at = table.as_ref()?.location(name)?;
+        let opts = crate::reader::ReaderOptions {
+            buffer_size: 64 * 1024,
+            max_header: 1 << 20,
+        };
+        let mut reader = at.open_range(offset, length, opts).ok()?;
+        let mut rec = reader.next_record().ok()??;
+        let http = rec.http().ok()??;
+        http.get_str("Location").map(|l| l.trim().to_string())
+    };
     let (sorter, rates, first) = candidates::first_pass(
         &path,
         BufReader::with_capacity(1 << 16, file),
         opts,
         style,
         &mut scores,
+        &locate,
         progress,
     )?;
     progress.finish();
@@ -198,6 +213,7 @@ pub fn plan(
         skipped: first.skipped,
         bad_lines: first.bad_lines,
         later_captures: first.later,
+        unread_redirects: first.unread_redirects,
         over_budget: solved.over_budget,
         prior_rate: prior,
         ..PlanSummary::default()
