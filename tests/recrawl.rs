@@ -448,7 +448,11 @@ fn four_crawls(dir: &Path) -> std::path::PathBuf {
         let date = format!("{day}T08:00:00Z");
         let mut caps = Vec::new();
         for i in 0..10 {
-            let words = format!("busy page {i} edition {c}");
+            // Every busy page links to the first two calm ones: they matter most.
+            let words = format!(
+                "busy page {i} edition {c} <a href=\"http://calm.example/0\">calm</a> \
+                 <a href=\"http://calm.example/1\">calm</a>"
+            );
             caps.push(cap(
                 &format!("http://busy.example/{i}"),
                 &date,
@@ -587,6 +591,30 @@ fn the_plan_spends_its_budget_on_what_changes_and_backs_off_what_is_gone() {
         plan_rows(&early)["http://calm.example/gone-once"][5],
         "estimated"
     );
+    // The importance of a collection grown batch by batch is the link score over all of
+    // it: the same as after `update --compact`, to the printed digit.
+    let importance = |out: &str| -> BTreeMap<String, String> {
+        plan_rows(out)
+            .into_iter()
+            .map(|(u, r)| (u, r[4].clone()))
+            .collect()
+    };
+    let before = importance(&out);
+    assert!(
+        before["http://calm.example/0"] > before["http://calm.example/5"],
+        "{before:?}"
+    );
+    let (code, _, err) = run_warcdex(&["update", c, "--compact"]);
+    assert_eq!(code, 0, "{err}");
+    let (_, after, _) = run_warcdex(&[
+        "recrawl-plan",
+        c,
+        "--budget",
+        "1.5",
+        "--as-of",
+        "2024-02-20",
+    ]);
+    assert_eq!(before, importance(&after));
     // An impossible budget says so and exits 1.
     let (code, _, err) = run_warcdex(&[
         "recrawl-plan",

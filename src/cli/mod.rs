@@ -98,7 +98,8 @@ pub enum Command {
     /// view (pages run their scripts on a replay origin of their own with `--wabac`) with the
     /// indexed text, history and diff pages, Memento, pywb's CDX API, /warcs (archives by
     /// byte range, and the CDXJ index ReplayWeb.page opens), export, ReplayWeb.page's page
-    /// query and /healthz; or a front server over shard servers (`--remote`).
+    /// query, the change feeds (Atom, JSON) and /healthz; or a front server over shard
+    /// servers (`--remote`).
     Serve(search::ServeArgs),
     /// A pywb 2.10 config.yaml that replays the collection from `warcdex serve`: captures
     /// found through its /cdx route, records read from its /warcs/ route by byte range.

@@ -1,21 +1,23 @@
-//! Each URL's importance: the link-analysis boost its latest indexed version got (the
-//! OPIC/PageRank score to the power `score_power`, src/index/links.rs), read from the
-//! `boost` column of every parallel set under `pindexes/`. A URL indexed in several sets
-//! (a later batch indexed a new version) takes the boost of the set last in name order,
-//! the latest batch; after `update --compact` there is one set and the scores are those
-//! of the whole collection's link graph. A URL that no set indexes (an image, a
-//! stylesheet, a page whose only capture was an error) gets the least boost any
-//! document has, that of a page nobody links to; 1 when nothing is indexed.
+//! Each URL's importance: its link-analysis boost (the OPIC/PageRank score to the power
+//! `score_power`, src/index/links.rs) over the whole collection's link graph. A collection
+//! of one set (one batch, or after `update --compact`) has it in the set's `boost`
+//! column, read as it is. Each set of a collection grown batch by batch holds the scores
+//! of its own batch's versions only (a changed page's latest version is scored among the
+//! other pages that changed with it), so there the graph of every segment is computed
+//! again, as `link-graph` computes it for a sharded build (`index::link_shards`). A URL
+//! without a score (an image, a page whose only capture was an error) gets the least
+//! boost any URL has, that of a page nobody links to; 1 when nothing is scored.
 //!
-//! The boosts are read into an external sort by URL key, so memory stays within the sort's
-//! budget however many URLs there are; the plan then reads them in key order beside
-//! `all.cdx`.
+//! The boosts come in URL key order (the set's column through an external sort, or the
+//! graph's file), and the plan reads them beside `all.cdx` in the same order.
 
-use std::io;
-use std::path::Path;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader};
+use std::path::{Path, PathBuf};
 
 use warcdex_cdx::{ExternalSorter, SortOptions};
 
+use crate::collection::Collection;
 use crate::path_error::{Result, ResultAtPath};
 use crate::pindex::open::open_parallel_index_released;
 
@@ -38,20 +40,58 @@ impl std::fmt::Debug for LinkScores {
 }
 
 impl LinkScores {
+    /// The link scores of `collection`: its one set's boosts, or the graph of every
+    /// segment when it has several sets; none when it has no index.
+    pub fn of_collection(collection: &Collection, sort: SortOptions) -> Result<LinkScores> {
+        let sets = sets_of(collection.dir())?;
+        let segments: Vec<PathBuf> = (collection.segments()?.into_iter())
+            .filter(|s| s.is_dir())
+            .collect();
+        if sets.len() <= 1 || segments.is_empty() {
+            return Self::read(collection.dir(), sort);
+        }
+        let links = crate::pindex::info::read_main_info(&sets[0].join("main"))
+            .map(|i| i.links)
+            .unwrap_or_default();
+        let tmp = tempfile::Builder::new()
+            .prefix(".warcdex-recrawl-graph")
+            .tempdir_in(sort.tmp_dir.clone().unwrap_or_else(std::env::temp_dir))
+            .map_err(io::Error::other)?;
+        let graph = tmp.path().join("graph");
+        let opts = crate::index::IndexOptions {
+            links,
+            sort: sort.clone(),
+            ..crate::index::IndexOptions::default()
+        };
+        crate::index::link_shards::build_graph(&segments, &graph, 1, &opts)
+            .map_err(io::Error::other)?;
+        let path = graph.join(crate::index::link_shards::shard_file(0));
+        // One JSON line a URL key, in key order: its `key` and `boost_bits`. Read through
+        // once for the least boost, then handed on line by line (the handle keeps the
+        // file readable after the temporary directory is gone).
+        let parse = |line: io::Result<String>| -> Option<(String, u64)> {
+            let v: serde_json::Value = serde_json::from_str(&line.ok()?).ok()?;
+            Some((v["key"].as_str()?.to_string(), v["boost_bits"].as_u64()?))
+        };
+        let file = File::open(&path).at(&path)?;
+        let again = file.try_clone().at(&path)?;
+        let floor = (BufReader::new(file).lines().filter_map(parse))
+            .map(|(_, bits)| f64::from_bits(bits))
+            .fold(f64::INFINITY, f64::min);
+        let again = rewound(again).at(&path)?;
+        let lines = (BufReader::new(again).lines().filter_map(parse))
+            .map(|(key, bits)| format!("{key}\x01{:06}\x01{bits:016x}", 0).into_bytes());
+        Ok(LinkScores {
+            lines: Box::new(lines),
+            pending: None,
+            floor: if floor.is_finite() { floor } else { 1.0 },
+        })
+    }
+
     /// Reads the boosts of every set of the search directory `dir` (the collection's, which
     /// holds `pindexes/`); none when it has no index.
     pub fn read(dir: &Path, sort: SortOptions) -> Result<LinkScores> {
-        let pindexes = dir.join("pindexes");
-        let mut sets: Vec<std::path::PathBuf> = Vec::new();
-        if pindexes.is_dir() {
-            for e in std::fs::read_dir(&pindexes).at(&pindexes)? {
-                let p = e.at(&pindexes)?.path();
-                if p.join("main").is_dir() {
-                    sets.push(p);
-                }
-            }
-        }
-        sets.sort();
+        let sets = sets_of(dir)?;
         let mut sorter = ExternalSorter::new(SortOptions {
             unique: false,
             ..sort.clone()
@@ -158,4 +198,20 @@ fn rewound(mut f: std::fs::File) -> io::Result<std::fs::File> {
     use std::io::Seek;
     f.seek(io::SeekFrom::Start(0))?;
     Ok(f)
+}
+
+/// The parallel sets under `dir/pindexes/`, in name order.
+fn sets_of(dir: &Path) -> Result<Vec<PathBuf>> {
+    let pindexes = dir.join("pindexes");
+    let mut sets = Vec::new();
+    if pindexes.is_dir() {
+        for e in std::fs::read_dir(&pindexes).at(&pindexes)? {
+            let p = e.at(&pindexes)?.path();
+            if p.join("main").is_dir() {
+                sets.push(p);
+            }
+        }
+    }
+    sets.sort();
+    Ok(sets)
 }

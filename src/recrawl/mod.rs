@@ -177,7 +177,7 @@ pub fn plan(
         Some(c) if c == "url" => KeyStyle::Url,
         _ => KeyStyle::Surt,
     };
-    let mut scores = LinkScores::read(collection.dir(), opts.sort.clone())?;
+    let mut scores = LinkScores::of_collection(collection, opts.sort.clone())?;
     let path = collection.cdx_path();
     let file = File::open(&path).at(&path)?;
     progress.start(file.metadata().at(&path)?.len());
