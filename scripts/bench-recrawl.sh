@@ -8,7 +8,7 @@
 #
 # Usage: scripts/bench-recrawl.sh DATA_DIR [SIZE...]   (default sizes 100000 1000000)
 #   DATA_DIR keeps the generated CDX files (about 700 MB for a million URLs).
-#   MEMORY=MiB is the sorts' budget (--memory; default 64): peak RSS stays near it at
+#   MEMORY=MiB is the sorts' budget (--memory; default 16): peak RSS stays near it at
 #   every size, as the sorts spill what passes it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,7 +20,7 @@ source scripts/built-bin.sh
 bin=$(built_bin "${BENCH_PROFILE:-release}")
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
-echo "sorts' budget (--memory): ${MEMORY:-64} MiB"
+echo "sorts' budget (--memory): ${MEMORY:-16} MiB"
 echo
 echo "| URLs | schedule | seconds | CPU seconds | µs/URL | peak RSS MiB |"
 echo "|---:|---|---:|---:|---:|---:|"
@@ -31,7 +31,7 @@ for n in "${sizes[@]}"; do
     budget=$(( n / 30 ))
     for schedule in optimal nutch-adaptive; do
         /usr/bin/time -o "$tmp" -f "%e %M %U %S" "$bin" recrawl-plan "$dir" --budget "$budget" \
-            --as-of 2025-03-01 --schedule "$schedule" --memory "${MEMORY:-64}" -o /dev/null 2>/dev/null
+            --as-of 2025-03-01 --schedule "$schedule" --memory "${MEMORY:-16}" -o /dev/null 2>/dev/null
         read -r wall rss user sys < <(tail -1 "$tmp")
         awk -v n="$n" -v s="$schedule" -v w="$wall" -v r="$rss" -v u="$user" -v y="$sys" \
             'BEGIN { printf "| %d | %s | %.2f | %.2f | %.2f | %.0f |\n", n, s, w, u + y, w * 1e6 / n, r / 1024 }'

@@ -4,9 +4,10 @@
 # hosts, three crawls, 10% of the pages revised per crawl), each run through cdx → sort-cdx →
 # dedup-cdx → import -e → index → add-dates → near-dups, then kept by `warcdex update`, one batch per
 # crawl (update-N: the run that adds crawl N; its versions/s are the collection's versions
-# over that run's seconds). Each step's inputs are read once before it is timed, so every
-# size is timed with its inputs in the page cache (the 1M collection's 8 GB fit in this
-# machine's 24 GiB; read cold, they timed the disk: cdx read 103 MB/s at 1M, 146 at 100k).
+# over that run's seconds), and `recrawl-plan` over that collection. Each step's inputs are
+# read once before it is timed, so every size is timed with its inputs in the page cache (the
+# 1M collection's 8 GB fit in this machine's 24 GiB; read cold, they timed the disk: cdx read
+# 103 MB/s at 1M, 146 at 100k).
 # Per step and size: wall and CPU (user + system) seconds, versions per second and peak
 # RSS, in one Markdown table on stdout (and $OUT, default
 # target/bench-scale.md). Time per version should stay flat from 100,000 to 1,000,000, and
@@ -81,6 +82,14 @@ for n in "${sizes[@]}"; do
         && versions=$(sed -n 's/.*"new_versions": *\([0-9]*\).*/\1/p' "$w/coll/collection.json" | paste -sd+ | bc)
     steps=(cdx sort-cdx dedup-cdx import index add-dates near-dups)
     for i in "${files_updated[@]}"; do steps+=("update-$((i + 1))"); done
+    # The next crawl planned from the collection `update` kept: a monthly crawl of every
+    # URL as the budget, link scores over every batch's segments (docs/recrawl.md).
+    if [ -f "$w/coll/all.cdx" ]; then
+        urls=$(cut -d' ' -f1 "$w/coll/all.cdx" | uniq | wc -l)
+        warm=("$w/coll/all.cdx")
+        step recrawl-plan "$bin" recrawl-plan "$w/coll" --budget "$(( urls / 30 + 1 ))" --memory 64 -o /dev/null
+        steps+=(recrawl-plan)
+    fi
     for step in "${steps[@]}"; do
         read -r s rss u sy <<< "${res[$step]}"
         awk -v n="$n" -v v="$versions" -v step="$step" -v s="$s" -v r="$rss" -v c="$(echo "$u + $sy" | bc)" 'BEGIN {

@@ -9,18 +9,7 @@ use std::path::Path;
 use warcdex::render::page::{render, PageRequest};
 use warcdex::search::{NearDisplay, SearchIndex, SearchRequest, SearchResults};
 
-/// A tiny deterministic generator (the tests need no randomness, only variety).
-struct Lcg(u64);
-
-impl Lcg {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (self.0 >> 33) % n
-    }
-}
+use crate::util::Lcg;
 
 const SYLLABLES: [&str; 16] = [
     "ka", "lo", "mi", "ren", "tor", "vex", "sul", "dri", "pa", "nem", "ost", "bru", "fi", "gal",

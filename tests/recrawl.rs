@@ -15,7 +15,7 @@ use warcdex::recrawl::write::Tier;
 use warcdex::serve::ServeOptions;
 
 use crate::util::http::request;
-use crate::util::{fixtures, run_warcdex, start_in_process, unpack_wacz};
+use crate::util::{fixtures, run_warcdex, start_in_process, unpack_wacz, Lcg};
 
 /// One capture to write: URL, date (`YYYY-MM-DDTHH:MM:SSZ`), HTTP status, a `Location`
 /// for a redirect, and the HTML.
@@ -81,19 +81,6 @@ fn update(coll: &Path, warc: &Path) {
 
 fn page(title: &str, words: &str) -> String {
     format!("<html><head><title>{title}</title></head><body><p>{words}</p></body></html>")
-}
-
-/// A small deterministic generator (the tests' seeds are fixed and said).
-struct Lcg(u64);
-
-impl Lcg {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (self.0 >> 33) % n
-    }
 }
 
 /// Two batches of `n` pages: the first captures every page; the second changes some,
@@ -640,34 +627,22 @@ fn tiers_are_heritrix_seed_files_and_browsertrix_configs() {
         by_tier.entry(r[6].clone()).or_default().insert(url.clone());
     }
     assert!(by_tier.len() >= 2, "{by_tier:?}");
-    let heritrix = tmp.path().join("heritrix");
-    let (code, _, err) = run_warcdex(&[
-        "recrawl-plan",
-        c,
-        "--budget",
-        "3",
-        "--as-of",
-        "2024-02-20",
-        "--format",
-        "heritrix",
-        "-o",
-        heritrix.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let browsertrix = tmp.path().join("browsertrix");
-    let (code, _, err) = run_warcdex(&[
-        "recrawl-plan",
-        c,
-        "--budget",
-        "3",
-        "--as-of",
-        "2024-02-20",
-        "--format",
-        "browsertrix",
-        "-o",
-        browsertrix.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{err}");
+    let (heritrix, browsertrix) = (tmp.path().join("heritrix"), tmp.path().join("browsertrix"));
+    for (format, dir) in [("heritrix", &heritrix), ("browsertrix", &browsertrix)] {
+        let (code, _, err) = run_warcdex(&[
+            "recrawl-plan",
+            c,
+            "--budget",
+            "3",
+            "--as-of",
+            "2024-02-20",
+            "--format",
+            format,
+            "-o",
+            dir.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{err}");
+    }
     assert_eq!(
         std::fs::read_to_string(heritrix.join("plan.csv")).unwrap(),
         csv

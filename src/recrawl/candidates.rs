@@ -387,3 +387,24 @@ pub(super) fn merge(sorter: ExternalSorter, spill: &File) -> io::Result<u64> {
     out.flush()?;
     Ok(n)
 }
+
+/// Hands each candidate of `spill` (what [`merge`] wrote) to `f`, in order.
+pub(super) fn each_candidate(
+    spill: &File,
+    mut f: impl FnMut(Candidate) -> io::Result<()>,
+) -> io::Result<()> {
+    let mut reader = io::BufReader::new(super::rewound(spill)?);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if reader.read_until(b'\n', &mut line)? == 0 {
+            return Ok(());
+        }
+        if line.last() == Some(&b'\n') {
+            line.pop();
+        }
+        if let Some(c) = decode(&line) {
+            f(c)?;
+        }
+    }
+}

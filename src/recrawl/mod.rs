@@ -18,7 +18,7 @@ mod solve;
 pub mod write;
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Seek};
+use std::io::{self, BufReader, Seek};
 
 use warcdex_cdx::{KeyStyle, SortOptions};
 
@@ -219,19 +219,7 @@ pub fn plan(
         ..PlanSummary::default()
     };
     let (mut weighted, mut weights) = (0.0, 0.0);
-    let mut reader = BufReader::new(rewound(&spill)?);
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        if reader.read_until(b'\n', &mut line)? == 0 {
-            break;
-        }
-        if line.last() == Some(&b'\n') {
-            line.pop();
-        }
-        let Some(c) = candidates::decode(&line) else {
-            continue;
-        };
+    candidates::each_candidate(&spill, |c| {
         let freq = solved.freq_of(&c);
         // Rounded up: a longer interval spends less, so the plan stays within budget.
         let interval_days = ((1.0 / freq) * 1e4).ceil() / 1e4;
@@ -262,8 +250,8 @@ pub fn plan(
             captures: c.captures,
             last_capture: c.last_seconds,
             redirected_from: c.from,
-        })?;
-    }
+        })
+    })?;
     summary.expected_freshness = if weights > 0.0 {
         weighted / weights
     } else {

@@ -5,9 +5,9 @@
 //! flat however many URLs there are, and a million URLs take a few seconds.
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
+use std::io::{self, BufReader, BufWriter, Read, Write};
 
-use super::candidates::{decode, Candidate};
+use super::candidates::{each_candidate, Candidate};
 use super::{rewound, PlanOptions, Reason, Schedule};
 use crate::freshness::allocate::{freq_at, mu_for_budget, Page};
 
@@ -98,23 +98,13 @@ pub(super) fn solve(spill: &File, opts: &PlanOptions, prior: f64) -> io::Result<
     let (lo, hi) = (1.0 / bounds.max_days, 1.0 / bounds.min_days);
     let numbers = warcdex_cdx::sort::temp_file(opts.sort.tmp_dir.as_deref())?;
     let mut w = BufWriter::new(numbers.try_clone()?);
-    let mut reader = BufReader::new(rewound(spill)?);
     let (mut gone, mut live) = (0u64, 0u64);
     let (mut top, mut min_nutch, mut max_nutch) = (0.0f64, f64::INFINITY, 0.0f64);
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        if reader.read_until(b'\n', &mut line)? == 0 {
-            break;
-        }
-        if line.last() == Some(&b'\n') {
-            line.pop();
-        }
-        let Some(c) = decode(&line) else { continue };
+    each_candidate(spill, |c| {
         let n = Numbers::of(&c, prior);
         if n.gone {
             gone += 1;
-            continue;
+            return Ok(());
         }
         live += 1;
         if n.rate > 0.0 {
@@ -122,8 +112,8 @@ pub(super) fn solve(spill: &File, opts: &PlanOptions, prior: f64) -> io::Result<
         }
         min_nutch = min_nutch.min(n.nutch_days);
         max_nutch = max_nutch.max(n.nutch_days);
-        n.write(&mut w)?;
-    }
+        n.write(&mut w)
+    })?;
     w.flush()?;
     drop(w);
     // Gone URLs are at their floor whatever the rest get.

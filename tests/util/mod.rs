@@ -382,3 +382,18 @@ pub fn assert_closed_by_server(mut s: std::net::TcpStream, what: &str) -> Vec<u8
     }
     got
 }
+
+/// A tiny deterministic generator: the tests need variety, not randomness (their seeds are
+/// fixed).
+pub struct Lcg(pub u64);
+
+impl Lcg {
+    /// A number below `n`.
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 33) % n
+    }
+}
