@@ -602,6 +602,11 @@ fn the_plan_spends_its_budget_on_what_changes_and_backs_off_what_is_gone() {
         "2024-02-20",
     ]);
     assert_eq!(before, importance(&after));
+    // Without --as-of every capture is read, and nothing is due before today.
+    let (_, now, err) = run_warcdex(&["recrawl-plan", c, "--budget", "1.5"]);
+    assert!(err.contains(" 0 captures after --as-of left out"), "{err}");
+    let today = warcdex_cdx::date::Date14::now().iso()[..10].to_string();
+    assert!(plan_rows(&now).values().all(|r| r[2] >= today), "{now}");
     // An impossible budget says so and exits 1.
     let (code, _, err) = run_warcdex(&[
         "recrawl-plan",

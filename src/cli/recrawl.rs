@@ -50,8 +50,8 @@ pub struct RecrawlPlanArgs {
     /// The longest interval, in days (gone URLs get it).
     #[arg(long = "max", default_value_t = 365.0, value_parser = positive)]
     pub max_days: f64,
-    /// Plan from the captures up to this date (YYYY-MM-DD or 4 to 14 digits; default:
-    /// now); no URL is due before it.
+    /// Plan from the captures up to this date (YYYY-MM-DD or 4 to 14 digits), and no URL
+    /// due before it (default: every capture, and nothing due before now).
     #[arg(long, value_name = "DATE")]
     pub as_of: Option<String>,
     /// optimal or nutch-adaptive.
@@ -89,9 +89,12 @@ pub fn run(a: RecrawlPlanArgs) -> anyhow::Result<i32> {
         eprintln!("warcdex: --min is longer than --max");
         return Ok(2);
     }
-    let as_of = match a.as_of.as_deref() {
-        Some(d) => date_flag("--as-of", d, true).map_err(anyhow::Error::msg)?,
-        None => warcdex_cdx::date::now_seconds(),
+    let (as_of, due_from) = match a.as_of.as_deref() {
+        Some(d) => {
+            let t = date_flag("--as-of", d, true).map_err(anyhow::Error::msg)?;
+            (t, t)
+        }
+        None => (i64::MAX, warcdex_cdx::date::now_seconds()),
     };
     let collection = Collection::open(&a.coll);
     if !collection.cdx_path().is_file() {
@@ -107,6 +110,7 @@ pub fn run(a: RecrawlPlanArgs) -> anyhow::Result<i32> {
             max_days: a.max_days,
         },
         as_of,
+        due_from,
         schedule: a.schedule,
         drop_after: a.drop_after,
         sort: SortOptions {

@@ -57,8 +57,10 @@ pub struct PlanOptions {
     /// The shortest and longest interval, in days.
     pub bounds: Bounds,
     /// Plan from the history up to this date (seconds since 1970); captures after it are
-    /// left out, and no URL is due before it.
+    /// left out (`i64::MAX`: every capture).
     pub as_of: i64,
+    /// No URL is due before this date (seconds since 1970): `as_of`, or now.
+    pub due_from: i64,
     /// The schedule.
     pub schedule: Schedule,
     /// A URL whose latest this many captures answered 404 or 410 is dropped (0: never);
@@ -113,7 +115,7 @@ pub struct PlannedUrl {
     /// its budget).
     pub interval_days: f64,
     /// When it is next due (seconds since 1970): its latest capture plus the interval,
-    /// and not before the plan's date.
+    /// and not before the plan's date (`PlanOptions::due_from`).
     pub next_due: i64,
     /// Its change rate (changes a day): estimated, or the prior; `None` for a gone URL.
     pub change_rate: Option<f64>,
@@ -243,7 +245,7 @@ pub fn plan(
         emit(&PlannedUrl {
             url: c.url,
             interval_days,
-            next_due: due.max(opts.as_of),
+            next_due: due.max(opts.due_from),
             change_rate: rate,
             importance: c.importance,
             reason: c.reason,
