@@ -1211,3 +1211,60 @@ fn a_collection_that_cannot_be_written_is_searched() {
         "opening the collection wrote to it"
     );
 }
+
+/// A query no page holds every word of is asked again with fewer words required, one
+/// fewer at a time, and says so; a phrase, a field, or words no page holds stay empty.
+#[test]
+fn a_query_without_a_page_of_every_word_falls_back_to_fewer() {
+    let dir = tempfile::tempdir().unwrap();
+    let main = dir.path().join("pindexes/s/main");
+    write_rows_index(
+        &main,
+        vec![
+            row(
+                "http://a.example/",
+                "Alpha",
+                "alpha beta gamma",
+                "20200101000000",
+            ),
+            row("http://b.example/", "Beta", "alpha beta", "20200101000000"),
+            row("http://c.example/", "Delta", "delta", "20200101000000"),
+        ],
+    );
+    let index = SearchIndex::open(dir.path()).unwrap();
+    // Three words: the ranking lets one go, so two of three find a page without relaxing.
+    let r = search(&index, "alpha beta zeta", 0);
+    assert_eq!((titles(&r), r.relaxed), (vec!["Alpha", "Beta"], None));
+    // Three words two of which no page holds: one of three.
+    let r = search(&index, "alpha zeta omega", 0);
+    assert_eq!(titles(&r), ["Alpha", "Beta"]);
+    let x = r.relaxed.unwrap();
+    assert_eq!((x.words, x.needed), (3, 1));
+    assert!(
+        text::counts_line(&r).contains("pages with 1 of 3 words"),
+        "{}",
+        text::counts_line(&r)
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&warcdex::render::json::to_json(&r)).unwrap();
+    assert_eq!(json["relaxed"]["needed"], 1);
+    // Two words: both are required, then one.
+    let r = search(&index, "gamma zeta", 0);
+    assert_eq!(titles(&r), ["Alpha"]);
+    assert_eq!(r.relaxed.map(|x| (x.words, x.needed)), Some((2, 1)));
+    // Every word unknown, a phrase, a field: nothing, and no relaxing.
+    for q in [
+        "zeta omega",
+        "\"alpha zeta\"",
+        "title:zeta alpha",
+        "alpha -beta zeta",
+    ] {
+        let r = search(&index, q, 0);
+        assert_eq!((r.total, r.relaxed), (0, None), "{q}");
+    }
+    // Filters stay required: no page of site c holds alpha.
+    let r = search(&index, "alpha zeta site:c.example", 0);
+    assert_eq!((r.total, r.relaxed), (0, None));
+    // A query that finds pages is not relaxed.
+    assert_eq!(search(&index, "alpha beta", 0).relaxed, None);
+}

@@ -40,9 +40,21 @@ struct JsonResults<'a> {
     /// Only when a front server's shard servers did not all answer.
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     unavailable: &'a [String],
+    /// Only when no version held every word and the search was asked again with fewer:
+    /// `{"words": 4, "needed": 3, "message": "pages with 3 of 4 words (none has all)"}`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    relaxed: Option<JsonRelaxed>,
     hits: Vec<JsonHit<'a>>,
     facets: &'a Facets,
     timeline: &'a [MonthCount],
+}
+
+/// How a search that found nothing was relaxed, for the JSON.
+#[derive(Serialize)]
+struct JsonRelaxed {
+    words: usize,
+    needed: usize,
+    message: String,
 }
 
 /// `r` as pretty JSON; `total_results` is the count to announce
@@ -64,6 +76,11 @@ pub fn to_json(r: &SearchResults) -> String {
         sites_limited: r.sites_limited,
         response_time: r.response_time,
         unavailable: &r.unavailable,
+        relaxed: r.relaxed.map(|x| JsonRelaxed {
+            words: x.words,
+            needed: x.needed,
+            message: x.message(),
+        }),
         hits: r
             .hits
             .iter()

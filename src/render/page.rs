@@ -559,6 +559,15 @@ pub fn render(
                 escape(&r.unavailable.join("; "))
             );
         }
+        if let Some(x) = r.relaxed {
+            // Said above the hits: none of them holds every word the reader typed.
+            let _ = writeln!(
+                out,
+                "<p class=\"summary\" role=\"status\">No page holds all of <b>{}</b>: showing {}.</p>",
+                escape(query),
+                escape(&x.message())
+            );
+        }
         if r.hits.is_empty() {
             let _ = writeln!(
                 out,

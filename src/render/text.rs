@@ -26,6 +26,9 @@ pub fn counts_line(r: &SearchResults) -> String {
             r.start + r.hits.len()
         )),
     }
+    if let Some(x) = r.relaxed {
+        line.push_str(&format!("; showing {}", x.message()));
+    }
     if r.site_limited {
         line.push_str(&format!(
             " (at most {} a site: {} had more; --hits-per-site 0 shows every hit)",

@@ -72,7 +72,7 @@ pub use shards::{ShardHit, ShardResults};
 pub use stats::{ImpossibleStats, TermStats};
 pub(crate) use types::all_on_one_site;
 pub use types::{
-    BrokenSet, HitOrder, SearchRequest, SearchResults, SetSummary, DEFAULT_HITS_PER_SITE,
+    BrokenSet, HitOrder, Relaxed, SearchRequest, SearchResults, SetSummary, DEFAULT_HITS_PER_SITE,
     MAX_HITS_PER_PAGE, MAX_START,
 };
 use windows::Snippets;
@@ -252,23 +252,46 @@ impl SearchIndex {
         let hits = req.hits.clamp(1, MAX_HITS_PER_PAGE);
         let need = req.start + hits + 1;
         let views = self.views.views(&self.sets, req.viewer.as_ref());
-        let shape = |views| Shape {
+        let shape = |views, min_words| Shape {
             near: req.near,
             order: req.order,
             views,
+            min_words,
         };
         let mut r = self.rank(
             &req.query,
             req.hits_per_site,
             need,
             None,
-            shape(views.clone()),
+            shape(views.clone(), None),
         )?;
+        // Nothing holds every word (or all but the one the ranking lets go): asked again
+        // with fewer words required, one fewer at a time, down to any one of them, so a
+        // page that holds most of the words is found rather than nothing.
+        let mut relaxed = None;
+        if r.total == 0 {
+            let words = query::relaxable_words(&req.query);
+            for k in (1..words).rev() {
+                let again = self.rank(
+                    &req.query,
+                    req.hits_per_site,
+                    need,
+                    None,
+                    shape(views.clone(), Some(k)),
+                )?;
+                if again.total > 0 {
+                    r = again;
+                    relaxed = Some(Relaxed { words, needed: k });
+                    break;
+                }
+            }
+        }
+        let min_words = relaxed.map(|x| x.needed);
         if r.per_site > 0
             && !r.selection.hidden_sites.is_empty()
             && all_on_one_site(&r.tally, r.total)
         {
-            r = self.rank(&req.query, 0, need, None, shape(views))?;
+            r = self.rank(&req.query, 0, need, None, shape(views, min_words))?;
         }
         let has_more = r.selection.kept.len() > req.start + hits;
         let end = r.selection.kept.len().min(req.start + hits);
@@ -294,6 +317,7 @@ impl SearchIndex {
             facets: r.tally.facets(),
             timeline: r.tally.timeline(),
             one_site: all_on_one_site(&r.tally, r.total),
+            relaxed,
         })
     }
 
@@ -343,6 +367,7 @@ impl SearchIndex {
                     // Shards rank by score: dates would not merge across them.
                     order: HitOrder::Relevance,
                     views: self.views.views(&self.sets, viewer),
+                    min_words: None,
                 },
             )?;
             let positions: Vec<usize> = (0..r.selection.kept.len()).collect();

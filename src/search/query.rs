@@ -161,6 +161,10 @@ pub struct ParsedQuery {
     pub everything: bool,
     /// version of each URL live then (its latest capture at or before it) is searched.
     pub as_of: Option<u64>,
+    /// How many of the query's words a document must hold when a search that found
+    /// nothing is relaxed (`None`: as the ranking's weights say). Set by the search, not
+    /// read from the query.
+    pub min_words: Option<usize>,
 }
 
 impl ParsedQuery {
@@ -406,6 +410,39 @@ pub fn parse(q: &str) -> Result<ParsedQuery, QueryError> {
     Ok(parsed)
 }
 
+/// The words of a query a search that found nothing may ask again with fewer of: its
+/// plain words, when it is nothing but words (and filters, which stay required); 0 for a
+/// query with a phrase, an operator, a field or an exclusion of a word, whose reader asked
+/// for exactly that.
+pub(crate) fn relaxable_words(q: &str) -> usize {
+    let Ok(tokens) = tokens(q) else {
+        return 0;
+    };
+    let mut words = 0;
+    for t in &tokens {
+        let plain = t
+            .chars()
+            .all(|c| c.is_alphanumeric() || "._-/'".contains(c));
+        if t.contains(':') {
+            // A filter (`site:`, `date:`…) or a field: filters stay, a field is asked for.
+            let name = t
+                .trim_start_matches('-')
+                .split(':')
+                .next()
+                .unwrap_or_default();
+            if filter_field(name).is_some() || name == "as-of" {
+                continue;
+            }
+            return 0;
+        }
+        if !plain || t.starts_with('-') || matches!(t.as_str(), "OR" | "AND" | "NOT") {
+            return 0;
+        }
+        words += 1;
+    }
+    words
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -500,5 +537,17 @@ mod tests {
         assert!(parse("date:abcd").is_err());
         assert!(parse(&"a".repeat(MAX_QUERY_BYTES + 1)).is_err());
         assert!(parse(&"a ".repeat(MAX_CLAUSES + 1)).is_err());
+    }
+
+    #[test]
+    fn only_queries_of_plain_words_are_relaxed() {
+        assert_eq!(relaxable_words("alpha beta gamma"), 3);
+        assert_eq!(
+            relaxable_words("java.util.List iterator site:docs.example date:2007"),
+            2
+        );
+        for q in ["\"a b\" c", "a OR b", "a -b", "title:a b", "(a b)", "+a b"] {
+            assert_eq!(relaxable_words(q), 0, "{q}");
+        }
     }
 }

@@ -132,8 +132,14 @@ impl SearchIndex {
         given: Option<&TermStats>,
         shape: Shape,
     ) -> Result<Ranking, SearchError> {
-        let Shape { near, order, views } = shape;
-        let parsed = query::parse(query)?;
+        let Shape {
+            near,
+            order,
+            views,
+            min_words,
+        } = shape;
+        let mut parsed = query::parse(query)?;
+        parsed.min_words = min_words;
         let views = super::access_view::as_of(views, parsed.as_of);
         let per_site = if parsed.has_site_filter() {
             0
@@ -264,6 +270,8 @@ pub(super) struct Shape {
     pub(super) near: NearDisplay,
     pub(super) order: HitOrder,
     pub(super) views: Arc<Vec<SetView>>,
+    /// The words a document must hold, when a search that found nothing is relaxed.
+    pub(super) min_words: Option<usize>,
 }
 
 /// How many candidates each set's collector keeps.
@@ -340,13 +348,19 @@ fn by_best_field(q: Box<dyn Query>, tie: f32) -> Box<dyn Query> {
 /// a reader's own words often do. Only a query of words (each clause required or
 /// excluded) is relaxed; each word a page has still adds to its score, so pages with
 /// every word rank first among equals.
-fn relaxed(q: Box<dyn Query>, weights: &RankWeights) -> Box<dyn Query> {
+///
+/// `min_words`, when a search that found nothing is asked again, is how many words a page
+/// must hold instead (fewer than the weights say; two-word queries too).
+fn relaxed(q: Box<dyn Query>, weights: &RankWeights, min_words: Option<usize>) -> Box<dyn Query> {
     let Some(b) = q.downcast_ref::<BooleanQuery>() else {
         return q;
     };
     let clauses = b.clauses();
     let required = clauses.iter().filter(|(o, _)| *o == Occur::Must).count();
-    let need = weights.required_of(required);
+    let need = match min_words {
+        Some(k) => k.clamp(1, required.max(1)),
+        None => weights.required_of(required),
+    };
     if need == required || clauses.iter().any(|(o, _)| *o == Occur::Should) {
         return q;
     }
@@ -486,6 +500,7 @@ fn set_query(
                 s.weights.tie,
             ),
             &s.weights,
+            parsed.min_words,
         )),
     };
     let scored = match (&text, title_phrase(&parsed.text, s.weights.title_phrase)) {

@@ -210,6 +210,8 @@ pub fn merge(
         facets: tally.facets(),
         timeline: tally.timeline(),
         one_site: all_on_one_site(&tally, total),
+        // A front server does not relax a search its shards found nothing for (yet).
+        relaxed: None,
     }
 }
 

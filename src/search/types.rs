@@ -135,6 +135,29 @@ pub struct SearchResults {
     /// a front server asks its shard servers again without it).
     #[serde(skip)]
     pub one_site: bool,
+    /// Set when no document held the query's words and the search was asked again with
+    /// fewer of them required: the hits hold `needed` of the `words`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub relaxed: Option<Relaxed>,
+}
+
+/// How a search that found nothing was relaxed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Relaxed {
+    /// The query's words.
+    pub words: usize,
+    /// How many of them each hit holds at least.
+    pub needed: usize,
+}
+
+impl Relaxed {
+    /// What a reader is told: `pages with 3 of 4 words (none has all)`.
+    pub fn message(&self) -> String {
+        format!(
+            "pages with {} of {} words (none has all)",
+            self.needed, self.words
+        )
+    }
 }
 
 /// Whether every matching document is on one site: then the per-site limit is not
