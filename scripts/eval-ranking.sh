@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Ranking evaluation (not a test; docs/ranking.md): one crawl of the bench
 # (Debian docs of six sites, ../shared/bench/make_bench.py) indexed by `warcdex update`,
-# then known-item queries of four kinds (title, distinctive words, anchor text, URL words)
+# then known-item queries of five kinds (title, distinctive words, the words of highest tf-idf,
+# anchor text, URL words)
 # made from it with a seed, and the judged ad hoc topics of fixtures/ranking/ (tune and
 # check parts apart). Prints success@1, success@10, MRR@10 and nDCG@10 for warcdex's
 # ranking, for the ranking before field weights (NutchWAX's: score × link boost) and for plain
@@ -57,7 +58,8 @@ coll=$work/collection-$scale
 rm -rf "$coll"
 "$bin" update "$coll" "$bench"/full/*.warc.gz >&2
 
-rankings=(--ranking warcdex= --ranking before=nutch)
+# strict: warcdex's ranking without the fallback of a search that finds nothing (issue 61).
+rankings=(--ranking warcdex= --ranking strict=fallback=0 --ranking before=nutch)
 for r in ${RANKINGS:-}; do rankings+=(--ranking "$r"); done
 for seed in "${seeds[@]}"; do
     topics=()

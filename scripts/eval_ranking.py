@@ -92,7 +92,7 @@ def common_words(groups, share):
 
 
 def make_known_items(pages, seed, sample):
-    """(kind, query, url) triples: the four kinds for `sample` random pages."""
+    """(kind, query, url) triples: the five kinds for `sample` random pages."""
     by_site = collections.defaultdict(list)
     for p in pages.values():
         by_site[p.site].append(p)
@@ -122,6 +122,12 @@ def make_known_items(pages, seed, sample):
         text = sorted(set(words(p.text)), key=lambda w: (df[w], w))
         if len(text) >= 4:
             out.append(("words", " ".join(text[:4]), u))
+        # The four words of highest tf-idf in the page against the sample: words the page
+        # repeats that few pages use (issue 61: the kind where empty answers showed).
+        tf = collections.Counter(words(p.text))
+        tfidf = sorted(tf, key=lambda w: (-tf[w] * math.log(len(pages) / df[w]), w))
+        if len(tfidf) >= 4:
+            out.append(("tfidf", " ".join(tfidf[:4]), u))
         anchors = sorted({a for a in inbound[u] if len(anchor_targets[" ".join(words(a))]) <= 3})
         if anchors:
             out.append(("anchor", " ".join(words(rng.choice(anchors))), u))
@@ -209,6 +215,7 @@ def measure(results, judged):
     A hit is relevant at grade 2 or more (known items: grade 3)."""
     n = len(results)
     s1 = s10 = mrr = ndcg = 0.0
+    empty = sum(1 for urls in results.values() if not urls)
     for q, urls in results.items():
         grades = [judged[q].get(u, 0) for u in urls[:10]]
         rel = [g >= 2 for g in grades]
@@ -217,7 +224,8 @@ def measure(results, judged):
         mrr += next((1 / (i + 1) for i, r in enumerate(rel) if r), 0)
         ideal = dcg(sorted(judged[q].values(), reverse=True)[:10])
         ndcg += dcg(grades) / ideal if ideal else 0
-    return {"n": n, "success@1": s1 / n, "success@10": s10 / n, "MRR@10": mrr / n, "nDCG@10": ndcg / n}
+    return {"n": n, "success@1": s1 / n, "success@10": s10 / n, "MRR@10": mrr / n, "nDCG@10": ndcg / n,
+            "empty": empty}
 
 
 def load_adhoc(topics_path, qrels_path, part):
@@ -256,7 +264,7 @@ def main():
     t0 = time.time()
     pages = load_pages(args.collection)
     items = make_known_items(pages, args.seed, args.sample)
-    sets = collections.OrderedDict((k, {}) for k in ("title", "words", "anchor", "url"))
+    sets = collections.OrderedDict((k, {}) for k in ("title", "words", "tfidf", "anchor", "url"))
     for kind, q, u in items:
         sets[kind].setdefault(q, {})[u] = 3
     if args.topics:
@@ -290,14 +298,14 @@ def main():
                 wd.close()
     print(f"collection {args.collection}: {len(pages)} HTML pages; known items: seed {args.seed}, "
           f"{args.sample} pages; ad hoc topics: part {args.part}; {time.time() - t0:.0f} s")
-    print(f"{'set':12} {'n':>4} | {'ranking':10} {'s@1':>6} {'s@10':>6} {'MRR@10':>7} {'nDCG@10':>8} {'ΔMRR':>7}")
+    print(f"{'set':12} {'n':>4} | {'ranking':10} {'s@1':>6} {'s@10':>6} {'MRR@10':>7} {'nDCG@10':>8} {'ΔMRR':>7} {'empty':>5}")
     for kind, r in table.items():
         for name in names:
             m = r[name]
             d = m["MRR@10"] - r["bm25"]["MRR@10"]
             delta = f"{d:+7.3f}" if name != "bm25" else ""
             print(f"{kind:12} {m['n']:4} | {name:10} {m['success@1']:6.3f} {m['success@10']:6.3f} "
-                  f"{m['MRR@10']:7.3f} {m['nDCG@10']:8.3f} {delta}")
+                  f"{m['MRR@10']:7.3f} {m['nDCG@10']:8.3f} {delta:>7} {m['empty']:5d}")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"seed": args.seed, "rankings": dict(rankings), "table": table}, f, indent=1)

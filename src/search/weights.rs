@@ -51,6 +51,9 @@ pub(crate) struct RankWeights {
     /// A word found in several fields scores its best field's score plus `tie` times
     /// the others' (1: their sum).
     pub tie: Score,
+    /// A search that finds nothing is asked again with fewer words required (1), or not
+    /// (0: an empty answer, as before issue 61).
+    pub fallback: Score,
 }
 
 /// What ranking used before field weights were tuned: Nutch's field weights, score × boost.
@@ -70,6 +73,7 @@ pub(crate) const NUTCH_WEIGHTS: RankWeights = RankWeights {
     may_miss: 0.0,
     all_words: 0.0,
     tie: 1.0,
+    fallback: 0.0,
 };
 
 /// The weights ranking uses, chosen on the evaluation (docs/ranking.md has each one's
@@ -93,6 +97,7 @@ pub(crate) const DEFAULT_WEIGHTS: RankWeights = RankWeights {
     may_miss: 1.0,
     all_words: 1.0,
     tie: 1.0,
+    fallback: 1.0,
 };
 
 impl RankWeights {
@@ -139,6 +144,7 @@ impl RankWeights {
             "may_miss" => &mut self.may_miss,
             "all_words" => &mut self.all_words,
             "tie" => &mut self.tie,
+            "fallback" => &mut self.fallback,
             other => return Err(format!("{other:?}: no such weight")),
         };
         *slot = v;
