@@ -1248,6 +1248,18 @@ fn a_query_without_a_page_of_every_word_falls_back_to_fewer() {
     let json: serde_json::Value =
         serde_json::from_str(&warcdex::render::json::to_json(&r)).unwrap();
     assert_eq!(json["relaxed"]["needed"], 1);
+    let rss = warcdex::render::opensearch::rss(&r, &[]);
+    assert!(rss.contains("(showing pages with 1 of 3 words"), "{rss}");
+    let page = warcdex::render::page::render(
+        &warcdex::render::page::PageRequest {
+            query: Some("alpha zeta omega".into()),
+            ..Default::default()
+        },
+        Some(&r),
+        None,
+        "",
+    );
+    assert!(page.contains("showing pages with 1 of 3 words"), "{page}");
     // Two words: both are required, then one.
     let r = search(&index, "gamma zeta", 0);
     assert_eq!(titles(&r), ["Alpha"]);

@@ -40,6 +40,10 @@ pub fn rss(r: &SearchResults, params: &[(&str, String)]) -> String {
             r.unavailable.join("; ")
         );
     }
+    if let Some(x) = r.relaxed {
+        // No page held every word: the reader is told what the hits hold instead.
+        let _ = write!(description, " (showing {})", x.message());
+    }
     element(&mut out, "description", &description);
     out.push_str("<link/>\n");
     // NutchWAX's count, as its clients read it: the versions matched until the page
