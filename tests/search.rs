@@ -1279,4 +1279,17 @@ fn a_query_without_a_page_of_every_word_falls_back_to_fewer() {
     assert_eq!((r.total, r.relaxed), (0, None));
     // A query that finds pages is not relaxed.
     assert_eq!(search(&index, "alpha beta", 0).relaxed, None);
+    // A word cut short is completed from the index's words, and the answer says so.
+    let r = search(&index, "gamm", 0);
+    assert_eq!(titles(&r), ["Alpha"]);
+    assert_eq!(r.suggestion.as_deref(), Some("gamma"));
+    let json: serde_json::Value =
+        serde_json::from_str(&warcdex::render::json::to_json(&r)).unwrap();
+    assert_eq!(json["suggestion"], "gamma");
+    assert!(text::counts_line(&r).contains("showing \"gamma\""));
+    // Too short to complete, or nothing begins with it: no suggestion.
+    for q in ["gam", "zetaq"] {
+        let r = search(&index, q, 0);
+        assert_eq!((r.total, r.suggestion), (0, None), "{q}");
+    }
 }

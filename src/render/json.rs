@@ -44,6 +44,9 @@ struct JsonResults<'a> {
     /// `{"words": 4, "needed": 3, "message": "pages with 3 of 4 words (none has all)"}`.
     #[serde(skip_serializing_if = "Option::is_none")]
     relaxed: Option<JsonRelaxed>,
+    /// Only when no document held a word and the hits are this query's instead.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    suggestion: Option<&'a str>,
     hits: Vec<JsonHit<'a>>,
     facets: &'a Facets,
     timeline: &'a [MonthCount],
@@ -81,6 +84,7 @@ pub fn to_json(r: &SearchResults) -> String {
             needed: x.needed,
             message: x.message(),
         }),
+        suggestion: r.suggestion.as_deref(),
         hits: r
             .hits
             .iter()

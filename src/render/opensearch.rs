@@ -44,6 +44,9 @@ pub fn rss(r: &SearchResults, params: &[(&str, String)]) -> String {
         // No page held every word: the reader is told what the hits hold instead.
         let _ = write!(description, " (showing {})", x.message());
     }
+    if let Some(q) = &r.suggestion {
+        let _ = write!(description, " (no page holds every word: showing {q})");
+    }
     element(&mut out, "description", &description);
     out.push_str("<link/>\n");
     // NutchWAX's count, as its clients read it: the versions matched until the page

@@ -568,6 +568,14 @@ pub fn render(
                 escape(&x.message())
             );
         }
+        if let Some(q) = &r.suggestion {
+            let _ = writeln!(
+                out,
+                "<p class=\"summary\" role=\"status\">No page holds every word of <b>{}</b>: showing <b>{}</b>.</p>",
+                escape(query),
+                escape(q)
+            );
+        }
         if r.hits.is_empty() {
             let _ = writeln!(
                 out,

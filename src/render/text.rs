@@ -29,6 +29,9 @@ pub fn counts_line(r: &SearchResults) -> String {
     if let Some(x) = r.relaxed {
         line.push_str(&format!("; showing {}", x.message()));
     }
+    if let Some(q) = &r.suggestion {
+        line.push_str(&format!("; no page holds every word: showing {q:?}"));
+    }
     if r.site_limited {
         line.push_str(&format!(
             " (at most {} a site: {} had more; --hits-per-site 0 shows every hit)",

@@ -38,6 +38,7 @@ pub mod shards;
 mod snippet;
 pub mod stats;
 mod stored;
+mod suggest;
 mod types;
 mod unwalked;
 mod url_table;
@@ -287,6 +288,23 @@ impl SearchIndex {
                 }
             }
         }
+        // Still nothing: a word no document holds, put right from the index's words.
+        let mut suggestion = None;
+        if r.total == 0 && fallback {
+            if let Some(q) = self.suggestion(&req.query) {
+                let again = self.rank(
+                    &q,
+                    req.hits_per_site,
+                    need,
+                    None,
+                    shape(views.clone(), None),
+                )?;
+                if again.total > 0 {
+                    r = again;
+                    suggestion = Some(q);
+                }
+            }
+        }
         let min_words = relaxed.map(|x| x.needed);
         if r.per_site > 0
             && !r.selection.hidden_sites.is_empty()
@@ -319,6 +337,7 @@ impl SearchIndex {
             timeline: r.tally.timeline(),
             one_site: all_on_one_site(&r.tally, r.total),
             relaxed,
+            suggestion,
         })
     }
 

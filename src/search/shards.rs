@@ -212,6 +212,7 @@ pub fn merge(
         one_site: all_on_one_site(&tally, total),
         // A front server does not relax a search its shards found nothing for (yet).
         relaxed: None,
+        suggestion: None,
     }
 }
 

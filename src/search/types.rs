@@ -139,6 +139,10 @@ pub struct SearchResults {
     /// fewer of them required: the hits hold `needed` of the `words`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub relaxed: Option<Relaxed>,
+    /// Set when no document held a word of the query and the hits are those of this
+    /// query instead, each such word replaced by the indexed word it begins.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suggestion: Option<String>,
 }
 
 /// How a search that found nothing was relaxed.

@@ -1,0 +1,96 @@
+//! A word of the query that no document holds, put right from the index's own words: a
+//! word cut short (`accessibleextendedco`, as a reader copies an identifier) becomes the
+//! most frequent indexed word it begins (`accessibleextendedcomponent`). Asked only when a
+//! search found nothing even with one of its words required (issue 61); edit-distance and
+//! split or joined forms are not built yet.
+
+use tantivy::Term;
+
+use super::SearchIndex;
+
+/// The shortest word completed: shorter prefixes begin too many words to guess from.
+const MIN_PREFIX: usize = 4;
+
+/// Indexed words read at most, per set, when looking for completions of one word.
+const MAX_SCANNED: usize = 10_000;
+
+impl SearchIndex {
+    /// `query` with each plain word that no live set holds (in the title or the text)
+    /// replaced by the most frequent indexed word it begins; `None` when no word was
+    /// replaced. Only a query of plain words (what a search relaxes) is looked at.
+    pub(super) fn suggestion(&self, query: &str) -> Option<String> {
+        if super::query::relaxable_words(query) == 0 {
+            return None;
+        }
+        let mut changed = false;
+        let mut out = Vec::new();
+        for token in query.split_whitespace() {
+            let word = token.to_lowercase();
+            let plain = word.chars().all(char::is_alphanumeric);
+            if plain && word.chars().count() >= MIN_PREFIX && !self.holds(&word) {
+                if let Some(better) = self.completion(&word) {
+                    out.push(better);
+                    changed = true;
+                    continue;
+                }
+            }
+            out.push(token.to_string());
+        }
+        changed.then(|| out.join(" "))
+    }
+
+    /// Whether a live set's title or text holds `word`.
+    fn holds(&self, word: &str) -> bool {
+        self.sets.iter().enumerate().any(|(i, s)| {
+            self.live(i)
+                && [s.fields.content, s.fields.title].iter().any(|&f| {
+                    s.searcher
+                        .doc_freq(&Term::from_field_text(f, word))
+                        .is_ok_and(|n| n > 0)
+                })
+        })
+    }
+
+    /// The indexed text word beginning with `prefix` (and longer) that most documents
+    /// hold, over every live set (ties: the first in byte order).
+    fn completion(&self, prefix: &str) -> Option<String> {
+        let mut best: Option<(u64, String)> = None;
+        let mut upper = prefix.as_bytes().to_vec();
+        upper.push(0xff);
+        for (i, s) in self.sets.iter().enumerate() {
+            if !self.live(i) {
+                continue;
+            }
+            let Some(seg) = s.searcher.segment_readers().first() else {
+                continue;
+            };
+            let Ok(inverted) = seg.inverted_index(s.fields.content) else {
+                continue;
+            };
+            let Ok(mut stream) = inverted
+                .terms()
+                .range()
+                .gt(prefix.as_bytes())
+                .lt(&upper)
+                .into_stream()
+            else {
+                continue;
+            };
+            let mut scanned = 0;
+            while scanned < MAX_SCANNED && stream.advance() {
+                scanned += 1;
+                let Ok(term) = std::str::from_utf8(stream.key()) else {
+                    continue;
+                };
+                let n = u64::from(stream.value().doc_freq);
+                if best
+                    .as_ref()
+                    .is_none_or(|(m, w)| n > *m || (n == *m && term < w.as_str()))
+                {
+                    best = Some((n, term.to_string()));
+                }
+            }
+        }
+        best.map(|(_, w)| w)
+    }
+}
