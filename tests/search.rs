@@ -1287,8 +1287,14 @@ fn a_query_without_a_page_of_every_word_falls_back_to_fewer() {
         serde_json::from_str(&warcdex::render::json::to_json(&r)).unwrap();
     assert_eq!(json["suggestion"], "gamma");
     assert!(text::counts_line(&r).contains("showing \"gamma\""));
-    // Too short to complete, or nothing begins with it: no suggestion.
-    for q in ["gam", "zetaq"] {
+    // A word misspelt by one letter is corrected.
+    let r = search(&index, "gamna", 0);
+    assert_eq!(
+        (titles(&r), r.suggestion.as_deref()),
+        (vec!["Alpha"], Some("gamma"))
+    );
+    // Too short to complete, or nothing begins with it nor is near it: no suggestion.
+    for q in ["gam", "zetaqx"] {
         let r = search(&index, q, 0);
         assert_eq!((r.total, r.suggestion), (0, None), "{q}");
     }

@@ -1,9 +1,13 @@
 //! A word of the query that no document holds, put right from the index's own words: a
 //! word cut short (`accessibleextendedco`, as a reader copies an identifier) becomes the
-//! most frequent indexed word it begins (`accessibleextendedcomponent`). Asked only when a
-//! search found nothing even with one of its words required (issue 61); edit-distance and
-//! split or joined forms are not built yet.
+//! most frequent indexed word it begins (`accessibleextendedcomponent`); else a word
+//! misspelt becomes the most frequent indexed word within one edit (two from eight letters
+//! on; tantivy's Levenshtein automaton over the term dictionary). Asked only when a search
+//! found nothing even with one of its words required (issue 61); split or joined forms are
+//! not built yet.
 
+use tantivy::query::FuzzyTermQuery;
+use tantivy::schema::Field;
 use tantivy::Term;
 
 use super::SearchIndex;
@@ -28,7 +32,7 @@ impl SearchIndex {
             let word = token.to_lowercase();
             let plain = word.chars().all(char::is_alphanumeric);
             if plain && word.chars().count() >= MIN_PREFIX && !self.holds(&word) {
-                if let Some(better) = self.completion(&word) {
+                if let Some(better) = self.completion(&word).or_else(|| self.correction(&word)) {
                     out.push(better);
                     changed = true;
                     continue;
@@ -86,6 +90,48 @@ impl SearchIndex {
                 if best
                     .as_ref()
                     .is_none_or(|(m, w)| n > *m || (n == *m && term < w.as_str()))
+                {
+                    best = Some((n, term.to_string()));
+                }
+            }
+        }
+        best.map(|(_, w)| w)
+    }
+
+    /// The indexed text word within one edit of `word` (two from eight letters on) that
+    /// most documents hold, over every live set (ties: the first in byte order).
+    fn correction(&self, word: &str) -> Option<String> {
+        let distance = if word.chars().count() >= 8 { 2 } else { 1 };
+        let mut best: Option<(u64, String)> = None;
+        for (i, s) in self.sets.iter().enumerate() {
+            if !self.live(i) {
+                continue;
+            }
+            let field: Field = s.fields.content;
+            let query = FuzzyTermQuery::new(Term::from_field_text(field, word), distance, true);
+            let Ok(automaton) = query.automaton() else {
+                continue;
+            };
+            let Some(seg) = s.searcher.segment_readers().first() else {
+                continue;
+            };
+            let Ok(inverted) = seg.inverted_index(field) else {
+                continue;
+            };
+            let Ok(mut stream) = inverted.terms().search(automaton).into_stream() else {
+                continue;
+            };
+            let mut scanned = 0;
+            while scanned < MAX_SCANNED && stream.advance() {
+                scanned += 1;
+                let Ok(term) = std::str::from_utf8(stream.key()) else {
+                    continue;
+                };
+                let n = u64::from(stream.value().doc_freq);
+                if term != word
+                    && best
+                        .as_ref()
+                        .is_none_or(|(m, w)| n > *m || (n == *m && term < w.as_str()))
                 {
                     best = Some((n, term.to_string()));
                 }
