@@ -18,6 +18,29 @@ const MIN_PREFIX: usize = 4;
 /// Indexed words read at most, per set, when looking for completions of one word.
 const MAX_SCANNED: usize = 10_000;
 
+/// Reads at most [`MAX_SCANNED`] words of a term stream into `$best`, keeping the one most
+/// documents hold (ties: the first in byte order) other than `$skip`. A macro, not a
+/// function: the streams of a range and of an automaton are of types whose trait tantivy
+/// does not export.
+macro_rules! keep_most_frequent {
+    ($stream:ident, $skip:expr, $best:ident) => {{
+        let mut scanned = 0;
+        while scanned < MAX_SCANNED && $stream.advance() {
+            scanned += 1;
+            let Ok(term) = std::str::from_utf8($stream.key()) else {
+                continue;
+            };
+            let n = u64::from($stream.value().doc_freq);
+            let better = $best
+                .as_ref()
+                .is_none_or(|(m, w): &(u64, String)| n > *m || (n == *m && term < w.as_str()));
+            if term != $skip && better {
+                $best = Some((n, term.to_string()));
+            }
+        }
+    }};
+}
+
 impl SearchIndex {
     /// `query` with each plain word that no live set holds (in the title or the text)
     /// replaced by the most frequent indexed word it begins; `None` when no word was
@@ -80,20 +103,7 @@ impl SearchIndex {
             else {
                 continue;
             };
-            let mut scanned = 0;
-            while scanned < MAX_SCANNED && stream.advance() {
-                scanned += 1;
-                let Ok(term) = std::str::from_utf8(stream.key()) else {
-                    continue;
-                };
-                let n = u64::from(stream.value().doc_freq);
-                if best
-                    .as_ref()
-                    .is_none_or(|(m, w)| n > *m || (n == *m && term < w.as_str()))
-                {
-                    best = Some((n, term.to_string()));
-                }
-            }
+            keep_most_frequent!(stream, prefix, best);
         }
         best.map(|(_, w)| w)
     }
@@ -121,21 +131,7 @@ impl SearchIndex {
             let Ok(mut stream) = inverted.terms().search(automaton).into_stream() else {
                 continue;
             };
-            let mut scanned = 0;
-            while scanned < MAX_SCANNED && stream.advance() {
-                scanned += 1;
-                let Ok(term) = std::str::from_utf8(stream.key()) else {
-                    continue;
-                };
-                let n = u64::from(stream.value().doc_freq);
-                if term != word
-                    && best
-                        .as_ref()
-                        .is_none_or(|(m, w)| n > *m || (n == *m && term < w.as_str()))
-                {
-                    best = Some((n, term.to_string()));
-                }
-            }
+            keep_most_frequent!(stream, word, best);
         }
         best.map(|(_, w)| w)
     }
