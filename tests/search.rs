@@ -1299,3 +1299,21 @@ fn a_query_without_a_page_of_every_word_falls_back_to_fewer() {
         assert_eq!((r.total, r.suggestion), (0, None), "{q}");
     }
 }
+
+/// A suggested query's hits all on one site are shown without the per-site limit, as a
+/// query's own are (the search asked again is the suggested one).
+#[test]
+fn a_suggested_query_on_one_site_shows_every_hit() {
+    let dir = tempfile::tempdir().unwrap();
+    write_rows_index(
+        &dir.path().join("pindexes/s/main"),
+        vec![
+            row("http://a.example/1", "One", "gamma rays", "20200101000000"),
+            row("http://a.example/2", "Two", "gamma waves", "20200101000000"),
+        ],
+    );
+    let index = SearchIndex::open(dir.path()).unwrap();
+    let r = search(&index, "gamm", 1);
+    assert_eq!(r.suggestion.as_deref(), Some("gamma"));
+    assert_eq!(titles(&r), ["One", "Two"]);
+}

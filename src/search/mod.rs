@@ -253,19 +253,18 @@ impl SearchIndex {
         let hits = req.hits.clamp(1, MAX_HITS_PER_PAGE);
         let need = req.start + hits + 1;
         let views = self.views.views(&self.sets, req.viewer.as_ref());
-        let shape = |views, min_words| Shape {
-            near: req.near,
-            order: req.order,
-            views,
-            min_words,
+        // One search of `query` with `per_site` hits a site, `min_words` of its words
+        // required (`None`: as the weights say).
+        let rank = |query: &str, per_site: usize, min_words: Option<usize>| {
+            let shape = Shape {
+                near: req.near,
+                order: req.order,
+                views: views.clone(),
+                min_words,
+            };
+            self.rank(query, per_site, need, None, shape)
         };
-        let mut r = self.rank(
-            &req.query,
-            req.hits_per_site,
-            need,
-            None,
-            shape(views.clone(), None),
-        )?;
+        let mut r = rank(&req.query, req.hits_per_site, None)?;
         // Nothing holds every word (or all but the one the ranking lets go): asked again
         // with fewer words required, one fewer at a time, down to any one of them, so a
         // page that holds most of the words is found rather than nothing.
@@ -274,13 +273,7 @@ impl SearchIndex {
         if r.total == 0 && fallback {
             let words = query::relaxable_words(&req.query);
             for k in (1..words).rev() {
-                let again = self.rank(
-                    &req.query,
-                    req.hits_per_site,
-                    need,
-                    None,
-                    shape(views.clone(), Some(k)),
-                )?;
+                let again = rank(&req.query, req.hits_per_site, Some(k))?;
                 if again.total > 0 {
                     r = again;
                     relaxed = Some(Relaxed { words, needed: k });
@@ -292,25 +285,21 @@ impl SearchIndex {
         let mut suggestion = None;
         if r.total == 0 && fallback {
             if let Some(q) = self.suggestion(&req.query) {
-                let again = self.rank(
-                    &q,
-                    req.hits_per_site,
-                    need,
-                    None,
-                    shape(views.clone(), None),
-                )?;
+                let again = rank(&q, req.hits_per_site, None)?;
                 if again.total > 0 {
                     r = again;
                     suggestion = Some(q);
                 }
             }
         }
-        let min_words = relaxed.map(|x| x.needed);
         if r.per_site > 0
             && !r.selection.hidden_sites.is_empty()
             && all_on_one_site(&r.tally, r.total)
         {
-            r = self.rank(&req.query, 0, need, None, shape(views, min_words))?;
+            // Again without the per-site limit, as the query that found the hits: the
+            // suggested one, with as many words required.
+            let shown = suggestion.as_deref().unwrap_or(&req.query);
+            r = rank(shown, 0, relaxed.map(|x| x.needed))?;
         }
         let has_more = r.selection.kept.len() > req.start + hits;
         let end = r.selection.kept.len().min(req.start + hits);
