@@ -30,6 +30,11 @@ impl Capture {
     /// `urlkey timestamp original mime status digest …`); `None` for any other line.
     pub fn from_cdx_line(line: &str) -> Option<(&str, Capture)> {
         let f: Vec<&str> = line.split(' ').collect();
+        Self::from_cdx_fields(&f)
+    }
+
+    /// [`Capture::from_cdx_line`] of a line already split at its spaces.
+    pub fn from_cdx_fields<'a>(f: &[&'a str]) -> Option<(&'a str, Capture)> {
         if f.len() < 9 {
             return None;
         }
@@ -48,9 +53,15 @@ impl Capture {
     }
 
     /// Whether it holds the URL's content: a 2xx response, or a revisit of one.
-    fn is_content(&self) -> bool {
-        self.revisit || (200..300).contains(&self.status)
+    pub fn is_content(&self) -> bool {
+        holds_content(self.status, self.revisit)
     }
+}
+
+/// Whether a capture of HTTP `status` (0: none), a revisit record or not, holds the URL's
+/// content: a 2xx response, or a revisit (which repeats content captured before).
+pub fn holds_content(status: u16, revisit: bool) -> bool {
+    revisit || (200..300).contains(&status)
 }
 
 /// What the captures of one URL say for planning its next fetch.

@@ -132,10 +132,7 @@ pub(super) fn first_pass(
         locate,
         line: Vec::new(),
     };
-    let mut group: VecDeque<(Capture, String)> = VecDeque::new();
-    // Where the group's latest capture is: (archive, offset, length), from a CDX11 line.
-    let mut place: Option<(String, u64, u64)> = None;
-    let mut captures = 0u64;
+    let mut group = Group::default();
     let mut key = String::new();
     let mut reported = 0;
     for (n, line) in cdx.split(b'\n').enumerate() {
@@ -149,7 +146,8 @@ pub(super) fn first_pass(
         if text.is_empty() || text.starts_with(" CDX") {
             continue;
         }
-        let Some((k, capture)) = Capture::from_cdx_line(text) else {
+        let f: Vec<&str> = text.split(' ').collect();
+        let Some((k, capture)) = Capture::from_cdx_fields(&f) else {
             state.counts.bad_lines += 1;
             if reported < 10 {
                 reported += 1;
@@ -166,29 +164,73 @@ pub(super) fn first_pass(
             continue;
         }
         if k != key {
-            if !group.is_empty() {
-                state.flush(&key, &group, captures, place.take(), scores)?;
+            if !group.captures.is_empty() {
+                state.flush(&key, &mut group, scores)?;
             }
             group.clear();
-            captures = 0;
             key.clear();
             key.push_str(k);
         }
-        let f: Vec<&str> = text.split(' ').collect();
-        let original = f[2].to_string();
-        place = (f.len() >= 11)
-            .then(|| Some((f[10].to_string(), f[9].parse().ok()?, f[8].parse().ok()?)))
-            .flatten();
-        if group.len() == MAX_CAPTURES {
-            group.pop_front();
-        }
-        group.push_back((capture, original));
-        captures += 1;
+        group.push(capture, &f);
     }
-    if !group.is_empty() {
-        state.flush(&key, &group, captures, place.take(), scores)?;
+    if !group.captures.is_empty() {
+        state.flush(&key, &mut group, scores)?;
     }
     Ok((state.sorter, state.rates, state.counts))
+}
+
+/// The captures of the URL being read, and what its plan needs of their CDX lines.
+#[derive(Debug, Default)]
+struct Group {
+    /// The latest [`MAX_CAPTURES`], in date order.
+    captures: VecDeque<Capture>,
+    /// All of them, counted.
+    count: u64,
+    /// The URL as the latest capture of content gave it (http and https of one page share
+    /// a key), and as the latest capture did.
+    content_url: String,
+    last_url: String,
+    /// Where the latest capture is: archive, offset and length (CDX11 lines only).
+    archive: String,
+    place: Option<(u64, u64)>,
+}
+
+impl Group {
+    fn clear(&mut self) {
+        self.captures.clear();
+        self.count = 0;
+        self.content_url.clear();
+    }
+
+    /// Adds `capture`, whose CDX line's fields are `f`.
+    fn push(&mut self, capture: Capture, f: &[&str]) {
+        if capture.is_content() {
+            self.content_url.clear();
+            self.content_url.push_str(f[2]);
+        }
+        self.last_url.clear();
+        self.last_url.push_str(f[2]);
+        self.place = None;
+        if f.len() >= 11 {
+            self.archive.clear();
+            self.archive.push_str(f[10]);
+            self.place = f[9].parse().ok().zip(f[8].parse().ok());
+        }
+        if self.captures.len() == MAX_CAPTURES {
+            self.captures.pop_front();
+        }
+        self.captures.push_back(capture);
+        self.count += 1;
+    }
+
+    /// The URL to fetch: the latest capture of content's, else the latest capture's.
+    fn url(&self) -> &str {
+        if self.content_url.is_empty() {
+            &self.last_url
+        } else {
+            &self.content_url
+        }
+    }
 }
 
 struct Pass<'a> {
@@ -202,29 +244,13 @@ struct Pass<'a> {
 }
 
 impl Pass<'_> {
-    fn flush(
-        &mut self,
-        key: &str,
-        group: &VecDeque<(Capture, String)>,
-        captures: u64,
-        place: Option<(String, u64, u64)>,
-        scores: &mut LinkScores,
-    ) -> io::Result<()> {
+    fn flush(&mut self, key: &str, group: &mut Group, scores: &mut LinkScores) -> io::Result<()> {
         self.counts.urls += 1;
-        let caps: Vec<Capture> = group.iter().map(|(c, _)| c.clone()).collect();
-        let Some(h) = history(&caps) else {
+        let Some(h) = history(group.captures.make_contiguous()) else {
             return Ok(());
         };
         let importance = scores.boost_of(key.as_bytes()).unwrap_or(scores.floor());
-        // The URL to fetch: the latest capture of content's, else the latest capture's
-        // (http and https of one page share a key).
-        let url = group
-            .iter()
-            .rev()
-            .find(|(c, _)| c.revisit || (200..300).contains(&c.status))
-            .or(group.back())
-            .map(|(_, u)| u.as_str())
-            .unwrap_or_default();
+        let url = group.url();
         if !(url.starts_with("http://") || url.starts_with("https://")) {
             self.counts.skipped += 1;
             return Ok(());
@@ -241,13 +267,13 @@ impl Pass<'_> {
             importance,
             nutch_days,
             last_seconds: h.last_seconds,
-            captures,
+            captures: group.count,
             from: None,
         };
         let mut plan_key = key.to_string();
         if h.gone_streak > 0 {
             c.reason = Reason::Gone;
-        } else if let Some(target) = self.redirect_of(&h, place).and_then(|t| resolve(url, &t)) {
+        } else if let Some(target) = self.redirect_of(&h, group).and_then(|t| resolve(url, &t)) {
             match url_key(&target, self.style) {
                 Ok(k) if k != key => {
                     c.reason = Reason::Redirect;
@@ -280,15 +306,15 @@ impl Pass<'_> {
 impl Pass<'_> {
     /// Where a URL whose latest capture is a redirect leads: its CDX line's `redirect`
     /// field, else the `Location` of its record.
-    fn redirect_of(&mut self, h: &History, place: Option<(String, u64, u64)>) -> Option<String> {
+    fn redirect_of(&mut self, h: &History, group: &Group) -> Option<String> {
         if !(300..400).contains(&h.last_status) {
             return None;
         }
         if let Some(r) = &h.redirect {
             return Some(r.clone());
         }
-        let (file, offset, length) = place?;
-        let found = (self.locate)(&file, offset, length);
+        let (offset, length) = group.place?;
+        let found = (self.locate)(&group.archive, offset, length);
         if found.is_none() {
             self.counts.unread_redirects += 1;
         }

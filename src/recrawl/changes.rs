@@ -128,7 +128,7 @@ struct Seen {
 
 impl Seen {
     fn is_content(&self) -> bool {
-        self.revisit || (200..300).contains(&self.status)
+        crate::freshness::history::holds_content(self.status, self.revisit)
     }
 }
 
@@ -174,17 +174,14 @@ fn sha1(digest: &str) -> String {
 #[derive(Debug, Default)]
 struct UrlState {
     key: String,
-    /// The content captured last: (date, digest, url).
+    /// The content captured last: (date, digest).
     content: Option<(u64, String)>,
     /// Whether content was captured outside the window before.
     existed: bool,
-    /// Whether the URL's first content was in the window (it is new).
-    new: bool,
-    /// The last capture.
-    last: Option<Seen>,
-    /// The first 404/410 of the run the captures end with, if in the window.
+    /// The first 404/410 of the run the captures end with, if in the window and after
+    /// content.
     gone_since: Option<Seen>,
-    /// The last content's (date, digest) before the run of 404/410.
+    /// The changed and new entries found so far.
     entries: Vec<ChangeEntry>,
 }
 
@@ -206,7 +203,7 @@ pub fn scan(
     let mut finish = |s: UrlState, counts: &mut ChangeCounts| -> io::Result<()> {
         counts.urls += 1;
         let mut entries = s.entries;
-        if let (Some(g), true) = (s.gone_since, s.existed || s.new) {
+        if let Some(g) = s.gone_since {
             let (previous_date, previous_digest) = match s.content {
                 Some((d, dg)) => (Some(d.to_string()), Some(sha1(&dg))),
                 None => (None, None),
@@ -282,7 +279,6 @@ fn step(s: &mut UrlState, seen: Seen) {
         if seen.in_window {
             match &s.content {
                 None => {
-                    s.new = true;
                     s.entries
                         .push(entry(ChangeKind::New, &s.key, &seen, &digest, None));
                 }
@@ -303,7 +299,6 @@ fn step(s: &mut UrlState, seen: Seen) {
         }
         s.content = Some((seen.date, digest));
     }
-    s.last = Some(seen);
 }
 
 fn entry(
