@@ -23,8 +23,8 @@ use crate::pindex::open::open_parallel_index_released;
 
 /// The boosts of a collection's URLs in URL key order, for lookups in ascending key order.
 pub struct LinkScores {
-    /// `KEY \x01 SET \x01 BOOST_BITS`, sorted: the last line of a key is its latest set's.
-    lines: Box<dyn Iterator<Item = Vec<u8>>>,
+    /// (URL key, boost) in key order; a key may come more than once (the last counts).
+    boosts: Box<dyn Iterator<Item = (Vec<u8>, f64)>>,
     /// The next line read and not yet used.
     pending: Option<(Vec<u8>, f64)>,
     /// The least boost seen (the boost of a URL without one).
@@ -69,20 +69,18 @@ impl LinkScores {
         // One JSON line a URL key, in key order: its `key` and `boost_bits`. Read through
         // once for the least boost, then handed on line by line (the handle keeps the
         // file readable after the temporary directory is gone).
-        let parse = |line: io::Result<String>| -> Option<(String, u64)> {
+        let parse = |line: io::Result<String>| -> Option<(Vec<u8>, f64)> {
             let v: serde_json::Value = serde_json::from_str(&line.ok()?).ok()?;
-            Some((v["key"].as_str()?.to_string(), v["boost_bits"].as_u64()?))
+            let key = v["key"].as_str()?.as_bytes().to_vec();
+            Some((key, f64::from_bits(v["boost_bits"].as_u64()?)))
         };
         let file = File::open(&path).at(&path)?;
-        let again = file.try_clone().at(&path)?;
-        let floor = (BufReader::new(file).lines().filter_map(parse))
-            .map(|(_, bits)| f64::from_bits(bits))
+        let floor = (BufReader::new(&file).lines().filter_map(parse))
+            .map(|(_, boost)| boost)
             .fold(f64::INFINITY, f64::min);
-        let again = rewound(again).at(&path)?;
-        let lines = (BufReader::new(again).lines().filter_map(parse))
-            .map(|(key, bits)| format!("{key}\x01{:06}\x01{bits:016x}", 0).into_bytes());
+        let again = super::rewound(&file).at(&path)?;
         Ok(LinkScores {
-            lines: Box::new(lines),
+            boosts: Box::new(BufReader::new(again).lines().filter_map(parse)),
             pending: None,
             floor: if floor.is_finite() { floor } else { 1.0 },
         })
@@ -140,22 +138,13 @@ impl LinkScores {
         // written to a temporary file and read back line by line.
         let tmp = warcdex_cdx::sort::temp_file(sort.tmp_dir.as_deref())?;
         sorter.finish_into(tmp.try_clone()?)?;
-        let reader = io::BufReader::new(rewound(tmp)?);
-        let iter = io::BufRead::split(reader, b'\n').map_while(|l| l.ok());
+        let reader = BufReader::new(super::rewound(&tmp)?);
+        let boosts = (reader.split(b'\n').map_while(|l| l.ok())).filter_map(|l| parse(&l));
         Ok(LinkScores {
-            lines: Box::new(iter),
+            boosts: Box::new(boosts),
             pending: None,
             floor: if floor.is_finite() { floor } else { 1.0 },
         })
-    }
-
-    /// No link scores: every URL's importance is 1.
-    pub fn none() -> LinkScores {
-        LinkScores {
-            lines: Box::new(std::iter::empty()),
-            pending: None,
-            floor: 1.0,
-        }
     }
 
     /// The importance of a URL without a boost.
@@ -169,11 +158,10 @@ impl LinkScores {
         let mut found = None;
         loop {
             if self.pending.is_none() {
-                let Some(line) = self.lines.next() else {
+                self.pending = self.boosts.next();
+                if self.pending.is_none() {
                     return found;
-                };
-                self.pending = parse(&line);
-                continue;
+                }
             }
             let (k, boost) = self.pending.as_ref()?;
             match k.as_slice().cmp(key) {
@@ -186,18 +174,13 @@ impl LinkScores {
     }
 }
 
+/// A line of the sort: `KEY \x01 SET \x01 BOOST_BITS` (the set orders a key's lines).
 fn parse(line: &[u8]) -> Option<(Vec<u8>, f64)> {
     let mut parts = line.split(|&b| b == 0x01);
     let key = parts.next()?.to_vec();
     let _set = parts.next()?;
     let bits = u64::from_str_radix(std::str::from_utf8(parts.next()?).ok()?, 16).ok()?;
     Some((key, f64::from_bits(bits)))
-}
-
-fn rewound(mut f: std::fs::File) -> io::Result<std::fs::File> {
-    use std::io::Seek;
-    f.seek(io::SeekFrom::Start(0))?;
-    Ok(f)
 }
 
 /// The parallel sets under `dir/pindexes/`, in name order.
