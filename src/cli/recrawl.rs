@@ -137,12 +137,7 @@ pub fn run(a: RecrawlPlanArgs) -> anyhow::Result<i32> {
             } else {
                 TierFormat::Browsertrix
             };
-            let name = collection_name(
-                &std::fs::canonicalize(&a.coll)?
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default(),
-            );
+            let name = collection_name(&collection.dir_name().unwrap_or_default());
             write_tiers(&collection, &opts, &bar, dir, tf, &name)?
         }
     };
@@ -323,10 +318,7 @@ pub fn changes(a: ChangesArgs) -> anyhow::Result<i32> {
         sort,
     };
     let feed = collect(&collection, index.as_ref(), &opts, viewer.as_ref(), filter)?;
-    let name = std::fs::canonicalize(&a.coll)?
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let name = collection.dir_name().unwrap_or_default();
     super::with_output(a.output.output.as_deref(), |out| {
         match a.format.as_str() {
             "jsonl" => write_jsonl(&feed, out)?,

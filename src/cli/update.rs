@@ -161,10 +161,7 @@ pub fn run(args: UpdateArgs) -> Result<i32> {
         );
     }
     let name = args.collection_name.clone().unwrap_or_else(|| {
-        std::fs::canonicalize(&args.collection)
-            .unwrap_or_else(|_| args.collection.clone())
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
+        (warcdex::collection::Collection::open(&args.collection).dir_name())
             .unwrap_or_else(|| "default".into())
     });
     let opts = UpdateOptions {

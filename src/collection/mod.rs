@@ -55,6 +55,14 @@ impl Collection {
         &self.layout.dir
     }
 
+    /// Its directory's own name, links and `.` resolved (as given when that fails); `None`
+    /// for a directory without one (`/`). What a collection is called when nothing names it.
+    pub fn dir_name(&self) -> Option<String> {
+        let dir = &self.layout.dir;
+        let full = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.clone());
+        full.file_name().map(|n| n.to_string_lossy().into_owned())
+    }
+
     /// Where things are in it.
     pub fn layout(&self) -> &Layout {
         &self.layout

@@ -400,7 +400,7 @@ pub fn date_flag(flag: &str, value: &str, end: bool) -> Result<i64, String> {
     let d = if end {
         Date14::pad_up(&digits)
     } else {
-        let full = format!("{digits}{}", &"00000101000000"[digits.len()..]);
+        let full = crate::search::history::pad_date(&digits).unwrap_or_default();
         Date14::parse(&full).map_err(|e| format!("{flag} {value}: {e}"))?
     };
     Ok(d.unix_seconds())

@@ -84,9 +84,7 @@ async fn changes(State(state): State<Arc<AppState>>, p: Params, uri: Uri, json: 
     let self_link = uri
         .path_and_query()
         .map_or("/changes".to_string(), |p| p.as_str().to_string());
-    let name = (collection.dir().canonicalize().ok())
-        .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
-        .unwrap_or_default();
+    let name = collection.dir_name().unwrap_or_default();
     streamed(&state.permits, move |w| {
         if !collection.cdx_path().is_file() {
             return Err((
