@@ -26,7 +26,7 @@ fn main() {
     let mut w = MainWriter::create(Path::new(out), warcdex::index::DEFAULT_WRITER_MEMORY)
         .expect("output creatable");
     for r in &rows {
-        w.add(r, &[], &[], 1.0).expect("document added");
+        w.add(r, Default::default(), 1.0).expect("document added");
     }
     w.finish(String::new(), Vec::new(), &LinkOptions::default(), None)
         .expect("index written");

@@ -8,6 +8,11 @@
 # ranking, for the ranking before field weights (NutchWAX's: score × link boost) and for plain
 # BM25 (tantivy over title + text, default settings), all in one run.
 #
+# With MULTISITE=1, the collection is ten documentation sites that link to each other
+# (scripts/make_multisite_bench.py: Python, PostgreSQL, Django, Sphinx, Flask, Jinja,
+# Werkzeug, Click, pytest, attrs; links between them rewritten to their archived URLs),
+# and the known items gain the kind anchor-ext (anchors of links from another host).
+#
 # Usage: scripts/eval-ranking.sh [SEED...]     (default: seeds 1 and 2, then a random one)
 # Env:   SCALE (1.0: the whole bench, ~11,800 pages), WORK (target/eval-ranking),
 #        BENCH_GEN (../shared/bench/make_bench.py), WARCDEX_BIN (a binary to measure
@@ -25,6 +30,12 @@ seeds=("$@")
 mkdir -p "$work"
 
 packages=(python3.11-doc postgresql-doc-15 python-django-doc openjdk-17-doc rust-doc sphinx-doc)
+kind=""
+if [ "${MULTISITE:-0}" = 1 ]; then
+    kind=multisite-
+    packages=(python3.11-doc postgresql-doc-15 python-django-doc sphinx-doc python-flask-doc python-jinja2-doc
+              python-werkzeug-doc python-click-doc python-pytest-doc python-attr-doc)
+fi
 missing=()
 for p in "${packages[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -47,14 +58,19 @@ else
     bin=$(realpath "$(built_bin release)")
 fi
 
-bench=$work/bench-$scale
+bench=$work/${kind}bench-$scale
 if [ ! -s "$bench/STATS.json" ]; then
     [ -f "$gen" ] || { echo "eval-ranking: $gen is missing (set BENCH_GEN)" >&2; exit 2; }
     rm -rf "$bench"
-    "$venv/bin/python" "$gen" --scale "$scale" --crawls 1 --variants full --out "$bench" >&2
+    if [ -n "$kind" ]; then
+        "$venv/bin/python" scripts/make_multisite_bench.py --gen "$gen" --scale "$scale" --crawls 1 \
+            --variants full --out "$bench" >&2
+    else
+        "$venv/bin/python" "$gen" --scale "$scale" --crawls 1 --variants full --out "$bench" >&2
+    fi
     rm -f "$bench/full-all.warc.gz"
 fi
-coll=$work/collection-$scale
+coll=$work/${kind}collection-$scale
 rm -rf "$coll"
 "$bin" update "$coll" "$bench"/full/*.warc.gz >&2
 
@@ -64,9 +80,9 @@ for r in ${RANKINGS:-}; do rankings+=(--ranking "$r"); done
 for seed in "${seeds[@]}"; do
     topics=()
     # The judged topics once, with the first seed.
-    [ "$seed" = "${seeds[0]}" ] && topics=(--topics fixtures/ranking/topics.tsv --qrels fixtures/ranking/qrels.tsv)
+    [ -z "$kind" ] && [ "$seed" = "${seeds[0]}" ] && topics=(--topics fixtures/ranking/topics.tsv --qrels fixtures/ranking/qrels.tsv)
     "$venv/bin/python" scripts/eval_ranking.py "$coll" --bin "$bin" --seed "$seed" "${rankings[@]}" "${topics[@]}" \
-        --json "$work/figures-seed$seed.json"
+        --json "$work/${kind}figures-seed$seed.json"
     echo
 done
 echo "machine: $(nproc) cores, $(uname -r); warcdex $("$bin" --version 2>/dev/null || echo "$bin")"

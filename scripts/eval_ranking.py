@@ -9,6 +9,9 @@ seed: pages picked at random among HTML pages with a title, and for each
   words   the four words of its text rarest in the collection;
   anchor  the words of a link that another page makes to it (a descriptive one: an anchor
           text used for at most three targets);
+  anchor-ext  the same from a page of another host, for pages that have one (sampled
+          apart: on a collection of sites that link to each other, scripts/
+          make_multisite_bench.py; none on the one-site bench);
   url     the words of its URL path and its site's name, without the words most of the
           site's URLs have (`postgresql rules views`).
 
@@ -103,12 +106,15 @@ def make_known_items(pages, seed, sample):
     for p in pages.values():
         df.update(set(words(p.text)))
     inbound = collections.defaultdict(list)
+    inbound_ext = collections.defaultdict(list)
     anchor_targets = collections.defaultdict(set)
     for p in pages.values():
         for target, anchor in p.outlinks:
             target = target.split("#")[0]
             if target != p.url and target in pages and words(anchor):
                 inbound[target].append(anchor)
+                if host_of(target) != host_of(p.url):
+                    inbound_ext[target].append(anchor)
                 anchor_targets[" ".join(words(anchor))].add(target)
     rng = random.Random(seed)
     candidates = sorted(u for u, p in pages.items() if words(p.title))
@@ -135,7 +141,15 @@ def make_known_items(pages, seed, sample):
         name = p.site.split(".")[-2] if p.site.count(".") >= 1 else p.site
         if uw:
             out.append(("url", " ".join(dict.fromkeys([name] + uw)), u))
+    descriptive = lambda anchors: sorted({a for a in anchors if len(anchor_targets[" ".join(words(a))]) <= 3})
+    linked = sorted(u for u in inbound_ext if words(pages[u].title) and descriptive(inbound_ext[u]))
+    for u in rng.sample(linked, min(sample, len(linked))):
+        out.append(("anchor-ext", " ".join(words(rng.choice(descriptive(inbound_ext[u])))), u))
     return out
+
+
+def host_of(url):
+    return urllib.parse.urlsplit(url).netloc.lower()
 
 
 def tantivy_query_text(q):
@@ -264,7 +278,7 @@ def main():
     t0 = time.time()
     pages = load_pages(args.collection)
     items = make_known_items(pages, args.seed, args.sample)
-    sets = collections.OrderedDict((k, {}) for k in ("title", "words", "tfidf", "anchor", "url"))
+    sets = collections.OrderedDict((k, {}) for k in ("title", "words", "tfidf", "anchor", "anchor-ext", "url"))
     for kind, q, u in items:
         sets[kind].setdefault(q, {})[u] = 3
     if args.topics:

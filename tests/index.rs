@@ -81,7 +81,7 @@ fn worked_example_dumpindex_and_determinism() {
     let main = import_and_index(dir.path(), "example", Some(&list));
     let all = dump_str(&[&main], DumpMode::All);
     assert_eq!(all.lines().count(), 6, "{all}");
-    assert!(all.starts_with("anchor\tboost\tcollection\tcontent\tdate\tdigest\tfilename\thost\tkey\tlang\tlength\tmain\toffset\tseq\tsite\tstatus\ttext_source\ttitle\ttype\turl\turlkey\t\n"), "{all}");
+    assert!(all.starts_with("anchor\tanchor_internal\tboost\tcollection\tcontent\tdate\tdigest\tfilename\thost\tkey\tlang\tlength\tmain\toffset\tseq\tsite\tstatus\ttext_source\ttitle\ttype\turl\turlkey\t\n"), "{all}");
     check_snapshot("example/dumpindex-main.txt", &all).unwrap();
     assert_eq!(
         dump_str(&[&main], DumpMode::Field("title".into())),

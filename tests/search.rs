@@ -1317,3 +1317,41 @@ fn a_suggested_query_on_one_site_shows_every_hit() {
     assert_eq!(r.suggestion.as_deref(), Some("gamma"));
     assert_eq!(titles(&r), ["One", "Two"]);
 }
+
+/// A word that is two indexed words run together is split, and two words of which one is
+/// unknown and whose join is indexed are joined; the answer says what it searched.
+#[test]
+fn words_run_together_are_split_and_words_cut_apart_joined() {
+    let dir = tempfile::tempdir().unwrap();
+    write_rows_index(
+        &dir.path().join("pindexes/s/main"),
+        vec![
+            row(
+                "http://a.example/neon",
+                "Neon",
+                "vreinterpretq_u64 casts the lanes",
+                "20200101000000",
+            ),
+            row(
+                "http://b.example/arm",
+                "Arm",
+                "builds for aarch64 hosts",
+                "20200101000000",
+            ),
+        ],
+    );
+    let index = SearchIndex::open(dir.path()).unwrap();
+    let r = search(&index, "vreinterpretqu64", 0);
+    assert_eq!(
+        (titles(&r), r.suggestion.as_deref()),
+        (vec!["Neon"], Some("vreinterpretq u64"))
+    );
+    let r = search(&index, "aarch 64", 0);
+    assert_eq!(
+        (titles(&r), r.suggestion.as_deref()),
+        (vec!["Arm"], Some("aarch64"))
+    );
+    // Both halves known: the words are searched as they are (here: nothing holds both).
+    let r = search(&index, "lanes hosts", 0);
+    assert_eq!(r.suggestion, None);
+}

@@ -84,6 +84,7 @@ fn request(q: &str, start: usize, per_site: usize) -> SearchRequest {
         history: true,
         viewer: None,
         order: Default::default(),
+        strict: false,
     }
 }
 

@@ -58,6 +58,10 @@ pub struct SearchArgs {
     /// (newest last capture first, at or before the query's as-of:).
     #[arg(long, default_value = "relevance", value_parser = parse_order, allow_hyphen_values = true)]
     pub sort: HitOrder,
+    /// Only pages with every word: no fallback to fewer words or to a suggested query
+    /// when nothing holds them all.
+    #[arg(long)]
+    pub strict: bool,
     /// The query: words, "phrases", site:HOST, type:MIME, lang:xx, collection:NAME,
     /// date:YYYY[MM[DD…]] or date:A-B (several words are joined by spaces).
     #[arg(required = true, num_args = 1..)]
@@ -280,6 +284,7 @@ pub fn run(a: SearchArgs) -> anyhow::Result<i32> {
             collapse_urls: a.collapse == CollapseArg::Near,
         },
         history: true,
+        strict: a.strict,
     };
     let results = match index.search(&req) {
         Ok(r) => r,

@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 use fst::Streamer;
 use serde::{Deserialize, Serialize};
 
+use super::links;
 use super::versions::{absorb_all, sort_safe};
 use super::{
     canonicalizer_of, first_pass, versions_in_order, Error, IndexOptions, MainWriter, Result,
@@ -68,6 +69,10 @@ struct GraphLine {
     /// written before.
     #[serde(default)]
     sources: Vec<u64>,
+    /// Whether each anchor is from the same host; absent in graphs written before
+    /// (all external).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    internal: Vec<bool>,
 }
 
 /// Computes the link graph of `segments` (all of the collection's) and writes it split
@@ -123,6 +128,7 @@ pub fn build_graph(
             boost_bits: boost.to_bits(),
             anchors: a.texts,
             sources: a.sources,
+            internal: a.internal,
             key,
         };
         serde_json::to_writer(&mut files[k], &line).map_err(io::Error::other)?;
@@ -176,7 +182,7 @@ impl GraphReader {
     /// The boost and anchors of `key` (sort-safe); keys must be asked in increasing
     /// order, the same key any number of times. A key the file does not have is an
     /// error: the graph was made from other segments.
-    fn entry(&mut self, key: &str) -> io::Result<(f64, &[String], &[u64])> {
+    fn entry(&mut self, key: &str) -> io::Result<(f64, links::AnchorList<'_>)> {
         loop {
             if let Some(c) = &self.current {
                 match c.key.as_str().cmp(key) {
@@ -208,7 +214,12 @@ impl GraphReader {
             self.current = Some(parsed);
         }
         let c = self.current.as_ref().expect("just matched");
-        Ok((f64::from_bits(c.boost_bits), &c.anchors, &c.sources))
+        let anchors = links::AnchorList {
+            texts: &c.anchors,
+            sources: &c.sources,
+            internal: &c.internal,
+        };
+        Ok((f64::from_bits(c.boost_bits), anchors))
     }
 }
 
@@ -241,10 +252,8 @@ pub(crate) fn index_with_graph(
             if !shard.holds(&row.urlkey) {
                 return Ok(());
             }
-            let (boost, anchors, sources) = reader.entry(&sort_safe(&row.urlkey))?;
-            writer
-                .add(&row, anchors, sources, boost)
-                .map_err(io::Error::from)
+            let (boost, anchors) = reader.entry(&sort_safe(&row.urlkey))?;
+            writer.add(&row, anchors, boost).map_err(io::Error::from)
         })?;
         Ok(writer)
     })?;

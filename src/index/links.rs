@@ -3,8 +3,10 @@
 //!
 //! - **Anchors**: every outlink whose target (canonicalized) is a URL of the collection
 //!   gives its anchor text to every document of that URL. Links between pages of the
-//!   same host are ignored unless `internal_links` (Nutch `db.ignore.internal.links`);
-//!   one anchor per (source URL, anchor text), at most `max_anchors` per target.
+//!   same host give theirs apart, marked internal (the `anchor_internal` field, weighed on
+//!   its own: Nutch ignores them, `db.ignore.internal.links`), unless `internal_links`,
+//!   which counts them as external ones (NutchWAX's option); one anchor per (source URL,
+//!   anchor text), at most `max_anchors` of each kind per target.
 //! - **Score**: OPIC's cash distribution run to a fixed point, i.e. PageRank with the
 //!   score-splitting rule: every URL starts at 1.0, and each iteration gives a URL
 //!   `(1 - damping) + damping * sum(score(u) / outdegree(u))` over the URLs `u` that
@@ -105,7 +107,8 @@ impl LinkCollector {
         });
         let mut anchors = BufWriter::new(tempfile_in(sort)?);
         let mut current: Vec<u8> = Vec::new();
-        let mut kept = 0usize;
+        // Anchors kept for the current target: external, internal.
+        let mut kept = [0usize; 2];
         let mut seen: HashSet<(u32, String)> = HashSet::new();
         // Links arrive in target order and the keys are sorted: a cursor over the keys
         // finds each target without a lookup from the root of the map.
@@ -141,21 +144,22 @@ impl LinkCollector {
             if target != current.as_slice() {
                 current.clear();
                 current.extend_from_slice(target);
-                kept = 0;
+                kept = [0; 2];
                 seen.clear();
             }
-            if anchor.is_empty() || (internal && !opts.internal_links) || kept >= opts.max_anchors {
+            let internal = internal && !opts.internal_links;
+            if anchor.is_empty() || kept[internal as usize] >= opts.max_anchors {
                 return Ok(());
             }
             let anchor = String::from_utf8_lossy(anchor).into_owned();
             if !seen.insert((src, anchor.clone())) {
                 return Ok(());
             }
-            kept += 1;
+            kept[internal as usize] += 1;
             anchors.write_all(target)?;
             anchors.write_all(b"\x01")?;
             anchors.write_all(from)?;
-            anchors.write_all(b"\x01")?;
+            anchors.write_all(if internal { b"\x011\x01" } else { b"\x010\x01" })?;
             anchors.write_all(anchor.as_bytes())?;
             anchors.write_all(b"\n")
         })?;
@@ -306,17 +310,51 @@ impl ResolvedLinks {
 #[derive(Debug)]
 pub struct AnchorReader {
     lines: io::Split<BufReader<File>>,
-    pending: Option<(Vec<u8>, String, u64)>,
+    pending: Option<(Vec<u8>, String, u64, bool)>,
 }
 
 /// The anchors of one URL: each text with the hash of its source's URL key
-/// ([`crate::schema::anchor_source`]), in the same order.
+/// ([`crate::schema::anchor_source`]) and whether it comes from the same host, in the
+/// same order.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Anchors {
     /// The anchor texts.
     pub texts: Vec<String>,
     /// Where each comes from.
     pub sources: Vec<u64>,
+    /// Whether each is from a page of the same host; empty (all external) in what was
+    /// written before internal anchors were kept.
+    #[serde(default)]
+    pub internal: Vec<bool>,
+}
+
+impl Anchors {
+    /// The three lists, borrowed.
+    pub fn as_list(&self) -> AnchorList<'_> {
+        AnchorList {
+            texts: &self.texts,
+            sources: &self.sources,
+            internal: &self.internal,
+        }
+    }
+}
+
+/// The anchors of one URL, borrowed (see [`Anchors`]): what a document is written with.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AnchorList<'a> {
+    /// The anchor texts.
+    pub texts: &'a [String],
+    /// The hash of each one's source URL key; may be shorter (unknown sources).
+    pub sources: &'a [u64],
+    /// Whether each is internal; may be shorter (the rest external).
+    pub internal: &'a [bool],
+}
+
+impl AnchorList<'_> {
+    /// Whether anchor `i` comes from the same host.
+    pub fn is_internal(&self, i: usize) -> bool {
+        self.internal.get(i).copied().unwrap_or(false)
+    }
 }
 
 impl AnchorReader {
@@ -336,16 +374,22 @@ impl AnchorReader {
                     .ok()
                     .and_then(|h| u64::from_str_radix(h, 16).ok())
                     .ok_or_else(corrupt)?;
-                let anchor = String::from_utf8_lossy(&rest[at2 + 1..]).into_owned();
-                self.pending = Some((line[..at].to_vec(), anchor, from));
+                let rest = &rest[at2 + 1..];
+                if rest.len() < 2 || rest[1] != 1 {
+                    return Err(corrupt());
+                }
+                let internal = rest[0] == b'1';
+                let anchor = String::from_utf8_lossy(&rest[2..]).into_owned();
+                self.pending = Some((line[..at].to_vec(), anchor, from, internal));
             }
-            let (k, _, _) = self.pending.as_ref().unwrap();
+            let (k, _, _, _) = self.pending.as_ref().unwrap();
             match k.as_slice().cmp(key.as_bytes()) {
                 std::cmp::Ordering::Less => self.pending = None,
                 std::cmp::Ordering::Equal => {
-                    let (_, text, from) = self.pending.take().unwrap();
+                    let (_, text, from, internal) = self.pending.take().unwrap();
                     out.texts.push(text);
                     out.sources.push(from);
+                    out.internal.push(internal);
                 }
                 std::cmp::Ordering::Greater => return Ok(out),
             }
@@ -373,6 +417,14 @@ impl LinkAnalysis {
         self.anchors
             .get(urlkey)
             .map_or(&[], |a| a.sources.as_slice())
+    }
+
+    /// Every anchor of links to `urlkey`, with its source and kind.
+    pub fn anchor_list_of(&self, urlkey: &str) -> AnchorList<'_> {
+        self.anchors
+            .get(urlkey)
+            .map(Anchors::as_list)
+            .unwrap_or_default()
     }
 
     /// The link score of `urlkey` (1.0 for an unknown URL).
@@ -551,25 +603,42 @@ mod tests {
     }
 
     #[test]
-    fn internal_links_give_no_anchor_unless_asked() {
+    fn internal_links_give_internal_anchors_unless_counted_as_external() {
         let rows = vec![
-            page("http://a.example/", &[("http://a.example/x", "inside")]),
+            page(
+                "http://a.example/",
+                &[
+                    ("http://a.example/x", "inside"),
+                    ("http://b.example/x", "out"),
+                ],
+            ),
             page("http://a.example/x", &[]),
+            page("http://b.example/x", &[("http://a.example/x", "across")]),
         ];
         let x = url_key("http://a.example/x", KeyStyle::Surt).unwrap();
-        assert!(analyse(&rows, &LinkOptions::default(), KeyStyle::Surt)
-            .unwrap()
-            .anchors_of(&x)
-            .is_empty());
+        let y = url_key("http://b.example/x", KeyStyle::Surt).unwrap();
+        let kinds = |a: &LinkAnalysis, k: &str| {
+            let l = a.anchor_list_of(k);
+            (l.texts.iter())
+                .enumerate()
+                .map(|(i, t)| (t.clone(), l.is_internal(i)))
+                .collect::<Vec<_>>()
+        };
+        let apart = analyse(&rows, &LinkOptions::default(), KeyStyle::Surt).unwrap();
+        assert_eq!(
+            kinds(&apart, &x),
+            [("inside".to_string(), true), ("across".to_string(), false)]
+        );
+        assert_eq!(kinds(&apart, &y), [("out".to_string(), false)]);
+        // NutchWAX's option: links within a host count as any other.
         let with = LinkOptions {
             internal_links: true,
             ..LinkOptions::default()
         };
+        let together = analyse(&rows, &with, KeyStyle::Surt).unwrap();
         assert_eq!(
-            analyse(&rows, &with, KeyStyle::Surt)
-                .unwrap()
-                .anchors_of(&x),
-            ["inside"]
+            kinds(&together, &x),
+            [("inside".to_string(), false), ("across".to_string(), false)]
         );
     }
 }

@@ -10,7 +10,7 @@ use tantivy::schema::Value;
 use tantivy::{DocAddress, TantivyDocument};
 use warcdex_cdx::sort::SortOptions;
 
-use super::links::LinkOptions;
+use super::links::{self, LinkOptions};
 use super::versions::{absorb_all, VersionGroup, VersionRecord, VersionSorter};
 use super::{same_canonicalizer, MainWriter, Result};
 use crate::path_error::ResultAtPath;
@@ -56,27 +56,30 @@ pub fn merge_indexes(indexes: &[PathBuf], out: &Path, sort: &SortOptions) -> Res
             .flat_map(|(v, g)| g.iter().map(move |(i, r)| (*i, v, r)))
             .collect();
         by_input.sort_by_key(|(i, v, _)| (*i, *v));
-        let mut anchors: Vec<String> = Vec::new();
-        let mut sources: Vec<u64> = Vec::new();
+        let mut anchors = links::Anchors::default();
         let mut boost = f64::NEG_INFINITY;
         for (_, _, r) in &by_input {
             // An input without sources gives its anchors an unknown source (0): an
             // access view treats such anchors as from a page that may be hidden.
             for (i, a) in r.anchors.iter().enumerate() {
                 let from = r.anchor_sources.get(i).copied().unwrap_or(0);
-                if !anchors
+                let internal = r.anchor_internal.get(i).copied().unwrap_or(false);
+                let seen = (anchors
+                    .texts
                     .iter()
-                    .zip(&sources)
-                    .any(|(t, &s)| t == a && s == from)
-                {
-                    anchors.push(a.clone());
-                    sources.push(from);
+                    .zip(&anchors.sources)
+                    .zip(&anchors.internal))
+                .any(|((t, &s), &k)| t == a && s == from && k == internal);
+                if !seen {
+                    anchors.texts.push(a.clone());
+                    anchors.sources.push(from);
+                    anchors.internal.push(internal);
                 }
             }
             boost = boost.max(r.boost.unwrap_or(1.0));
         }
         for group in url.drain(..) {
-            writer.add(&absorb_all(group), &anchors, &sources, boost)?;
+            writer.add(&absorb_all(group), anchors.as_list(), boost)?;
         }
         Ok(())
     };
@@ -150,7 +153,20 @@ fn record_of(f: &Fields, doc: &TantivyDocument) -> VersionRecord {
             // Not in the index: the segments hold it.
             archive: String::new(),
         },
-        anchors: all(f.anchor),
+        anchors: {
+            let mut a = all(f.anchor);
+            a.extend(f.anchor_internal.map(all).unwrap_or_default());
+            a
+        },
+        anchor_internal: {
+            let external = doc.get_all(f.anchor).count();
+            let internal = f.anchor_internal.map_or(0, |i| doc.get_all(i).count());
+            if internal == 0 {
+                Vec::new()
+            } else {
+                (0..external + internal).map(|i| i >= external).collect()
+            }
+        },
         anchor_sources: match f.anchor_from {
             Some(from) => doc.get_all(from).filter_map(|v| v.as_u64()).collect(),
             None => Vec::new(),

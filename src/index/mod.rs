@@ -161,8 +161,7 @@ pub fn build_index(segments: &[PathBuf], out: &Path, opts: &IndexOptions) -> Res
         writer
             .add(
                 &row,
-                &these_anchors.texts,
-                &these_anchors.sources,
+                these_anchors.as_list(),
                 scores[node].powf(opts.links.score_power),
             )
             .map_err(io::Error::other)

@@ -32,6 +32,10 @@ pub struct VersionRecord {
     /// empty for segments and for an index built before anchors had sources.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub anchor_sources: Vec<u64>,
+    /// Whether each anchor is from the same host, in the same order; empty when all are
+    /// external (segments, and indexes built before internal anchors were kept).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub anchor_internal: Vec<bool>,
     /// Link boost already computed (an index being merged).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub boost: Option<f64>,

@@ -30,8 +30,7 @@ pub fn write_index(
     for row in rows {
         w.add(
             row,
-            graph.anchors_of(&row.urlkey),
-            graph.anchor_sources_of(&row.urlkey),
+            graph.anchor_list_of(&row.urlkey),
             graph.boost_of(&row.urlkey),
         )?;
     }
@@ -108,17 +107,16 @@ impl MainWriter {
     }
 
     /// Adds the next document: a version with the anchors of its URL (each with the hash
-    /// of its source's URL key, `sources`, in the same order) and its boost.
+    /// of its source's URL key and its kind) and its boost.
     pub fn add(
         &mut self,
         row: &SegmentRow,
-        anchors: &[String],
-        sources: &[u64],
+        anchors: links::AnchorList<'_>,
         boost: f64,
     ) -> Result<()> {
         self.checksum.update(row.key.as_bytes());
         self.checksum.update(b"\n");
-        let doc = document(&self.fields, row, self.docs, (anchors, sources), boost);
+        let doc = document(&self.fields, row, self.docs, anchors, boost);
         self.sigs
             .push(&crate::near::Signature::of(&row.text, row.title.as_deref()))?;
         self.writer.add_document(doc).map_err(|e| self.failed(e))?;
@@ -220,7 +218,7 @@ fn document(
     f: &Fields,
     row: &SegmentRow,
     seq: u64,
-    (anchors, sources): (&[String], &[u64]),
+    anchors: links::AnchorList<'_>,
     boost: f64,
 ) -> TantivyDocument {
     let mut d = TantivyDocument::default();
@@ -246,12 +244,18 @@ fn document(
         d.add_text(f.title, t);
     }
     d.add_text(f.content, &row.text);
-    for a in anchors {
-        d.add_text(f.anchor, a);
-    }
-    if let Some(from) = f.anchor_from {
-        for &s in sources {
-            d.add_u64(from, s);
+    // External anchors first, then internal ones, each kind's sources in the same order:
+    // a merge reads the two fields back and pairs them with `anchor_from` in that order.
+    let internal = |i: usize| f.anchor_internal.is_some() && anchors.is_internal(i);
+    for want in [false, true] {
+        for (i, a) in anchors.texts.iter().enumerate() {
+            if internal(i) != want {
+                continue;
+            }
+            d.add_text(f.anchor_internal.filter(|_| want).unwrap_or(f.anchor), a);
+            if let (Some(from), Some(&s)) = (f.anchor_from, anchors.sources.get(i)) {
+                d.add_u64(from, s);
+            }
         }
     }
     d.add_f64(f.boost, boost);
@@ -304,7 +308,7 @@ mod tests {
             .collect();
         let mut w = MainWriter::create(&out, MIN_WRITER_MEMORY).unwrap();
         for row in &rows {
-            w.add(row, &[], &[], 1.0).unwrap();
+            w.add(row, Default::default(), 1.0).unwrap();
         }
         // 21 MB of text, a commit every 8 MiB: two segments committed, a third to come.
         assert_eq!(w.index.searchable_segment_ids().unwrap().len(), 2);

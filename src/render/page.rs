@@ -26,6 +26,8 @@ pub struct PageRequest {
     pub as_of: Option<String>,
     /// `sort=`: `relevance`, `date` or `-date`.
     pub order: crate::search::HitOrder,
+    /// `strict=1`: only pages with every word, no fallback (kept in the links).
+    pub strict: bool,
 }
 
 const STYLE: &str = r#"
@@ -98,7 +100,22 @@ fn link(query: &str, start: usize, req: &PageRequest, per_site: usize) -> String
     if req.order != crate::search::HitOrder::Relevance {
         let _ = write!(s, "&sort={}", req.order.name());
     }
+    if req.strict {
+        s.push_str("&strict=1");
+    }
     s
+}
+
+/// The link to the same query without the fallback: only pages with every word.
+fn strict_link(query: &str, req: &PageRequest) -> String {
+    let strict = PageRequest {
+        strict: true,
+        ..req.clone()
+    };
+    format!(
+        " <a href=\"{}\">Only pages with every word</a>",
+        escape(&link(query, 0, &strict, req.hits_per_site))
+    )
 }
 
 fn hit_html(out: &mut String, h: &Hit, req: &PageRequest, query: &str) {
@@ -563,17 +580,19 @@ pub fn render(
             // Said above the hits: none of them holds every word the reader typed.
             let _ = writeln!(
                 out,
-                "<p class=\"summary\" role=\"status\">No page holds all of <b>{}</b>: showing {}.</p>",
+                "<p class=\"summary\" role=\"status\">No page holds all of <b>{}</b>: showing {}.{}</p>",
                 escape(query),
-                escape(&x.message())
+                escape(&x.message()),
+                strict_link(query, req)
             );
         }
         if let Some(q) = &r.suggestion {
             let _ = writeln!(
                 out,
-                "<p class=\"summary\" role=\"status\">No page holds every word of <b>{}</b>: showing <b>{}</b>.</p>",
+                "<p class=\"summary\" role=\"status\">No page holds every word of <b>{}</b>: showing <b>{}</b>.{}</p>",
                 escape(query),
-                escape(q)
+                escape(q),
+                strict_link(query, req)
             );
         }
         if r.hits.is_empty() {

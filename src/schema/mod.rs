@@ -68,6 +68,10 @@ pub struct Fields {
     /// ([`crate::segment::SegmentRow::text_source`]; stored). `None` in indexes built
     /// before it existed.
     pub text_source: Option<Field>,
+    /// Anchor text of inbound links from pages of the same host (tokenized, stored; one
+    /// value per link), weighed apart from `anchor`. `None` in indexes built before it
+    /// existed, whose anchors are all external.
+    pub anchor_internal: Option<Field>,
     /// The stemmed text, one field per language of [`analysis::STEMMED_LANGUAGES`] (in
     /// its order), of some indexes of version 1 (`None` from version 2 on: the ranking
     /// gave them weight 0, and analysing each text a second time made `index` slower,
@@ -77,6 +81,9 @@ pub struct Fields {
 
 /// The field of [`Fields::text_source`].
 pub const TEXT_SOURCE_FIELD: &str = "text_source";
+
+/// The field of [`Fields::anchor_internal`].
+pub const ANCHOR_INTERNAL_FIELD: &str = "anchor_internal";
 
 /// The field of [`Fields::anchor_from`].
 pub const ANCHOR_FROM_FIELD: &str = "anchor_from";
@@ -128,6 +135,7 @@ pub fn schema() -> (Schema, Fields) {
         stems: [None; STEMS],
         anchor_from: Some(b.add_u64_field(ANCHOR_FROM_FIELD, INDEXED | STORED)),
         text_source: Some(b.add_text_field(TEXT_SOURCE_FIELD, STORED)),
+        anchor_internal: Some(b.add_text_field(ANCHOR_INTERNAL_FIELD, analyzed_text())),
     };
     (b.build(), f)
 }

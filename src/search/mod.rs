@@ -269,7 +269,7 @@ impl SearchIndex {
         // with fewer words required, one fewer at a time, down to any one of them, so a
         // page that holds most of the words is found rather than nothing.
         let mut relaxed = None;
-        let fallback = self.sets.first().is_some_and(|s| s.weights.fallback > 0.0);
+        let fallback = !req.strict && self.sets.first().is_some_and(|s| s.weights.fallback > 0.0);
         if r.total == 0 && fallback {
             let words = query::relaxable_words(&req.query);
             for k in (1..words).rev() {

@@ -444,6 +444,7 @@ fn fields_of(index: &Index, dir: &Path) -> pindex::Result<Fields> {
         main: optional("main"),
         anchor_from: optional(crate::schema::ANCHOR_FROM_FIELD),
         text_source: optional(crate::schema::TEXT_SOURCE_FIELD),
+        anchor_internal: optional(crate::schema::ANCHOR_INTERNAL_FIELD),
         stems: std::array::from_fn(|i| {
             optional(&crate::schema::analysis::stem_field_name(
                 crate::schema::analysis::STEMMED_LANGUAGES[i].0,
@@ -620,6 +621,10 @@ pub(crate) fn open(dir: &Path, released: bool) -> io::Result<OpenSet> {
     // `main` is searched only in the indexes of version 1 that indexed it.
     let main = (fields.main).filter(|&m| weights.main != 0.0 && is_indexed(&set.main, m));
     defaults.extend(main);
+    // Anchors of links within a host: searched only when weighed (and indexed).
+    let internal = (fields.anchor_internal)
+        .filter(|&a| weights.anchor_internal != 0.0 && is_indexed(&set.main, a));
+    defaults.extend(internal);
     // Only the stemmed fields of languages the set has.
     let stems: Vec<Field> = (fields.stems.iter().flatten().copied())
         .filter(|&f| weights.stem != 0.0 && has_terms(&searcher, f))
@@ -635,6 +640,9 @@ pub(crate) fn open(dir: &Path, released: bool) -> io::Result<OpenSet> {
         if let Some(main) = main {
             parser.set_field_boost(main, weights.main);
         }
+        if let Some(internal) = internal {
+            parser.set_field_boost(internal, weights.anchor_internal);
+        }
         for &f in &stems {
             parser.set_field_boost(f, weights.stem);
         }
@@ -642,7 +650,7 @@ pub(crate) fn open(dir: &Path, released: bool) -> io::Result<OpenSet> {
     };
     let parser_without_anchors = make_parser(
         (defaults.iter().copied())
-            .filter(|&f| f != fields.anchor)
+            .filter(|&f| f != fields.anchor && Some(f) != fields.anchor_internal)
             .collect(),
     )?;
     let parser = make_parser(defaults)?;

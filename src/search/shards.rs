@@ -273,6 +273,7 @@ mod tests {
             history: true,
             viewer: None,
             order: Default::default(),
+            strict: false,
         }
     }
 

@@ -2,9 +2,11 @@
 //! word cut short (`accessibleextendedco`, as a reader copies an identifier) becomes the
 //! most frequent indexed word it begins (`accessibleextendedcomponent`); else a word
 //! misspelt becomes the most frequent indexed word within one edit (two from eight letters
-//! on; tantivy's Levenshtein automaton over the term dictionary). Asked only when a search
-//! found nothing even with one of its words required (issue 61); split or joined forms are
-//! not built yet.
+//! on; tantivy's Levenshtein automaton over the term dictionary); else a word that is two
+//! indexed words run together (`vreinterpretqu64`) is split (`vreinterpretq u64`). Two
+//! neighbouring words of which one is unknown and whose join is indexed (`aarch 64`) are
+//! joined first (`aarch64`). Asked only when a search found nothing even with one of its
+//! words required (issue 61).
 
 use tantivy::query::FuzzyTermQuery;
 use tantivy::schema::Field;
@@ -51,11 +53,32 @@ impl SearchIndex {
         }
         let mut changed = false;
         let mut out = Vec::new();
-        for token in query.split_whitespace() {
+        let tokens: Vec<&str> = query.split_whitespace().collect();
+        let plain = |t: &str| t.chars().all(char::is_alphanumeric);
+        let mut i = 0;
+        while i < tokens.len() {
+            let token = tokens[i];
             let word = token.to_lowercase();
-            let plain = word.chars().all(char::is_alphanumeric);
-            if plain && word.chars().count() >= MIN_PREFIX && !self.holds(&word) {
-                if let Some(better) = self.completion(&word).or_else(|| self.correction(&word)) {
+            // Two words, one of them unknown, that the index holds as one.
+            if let Some(next) = tokens.get(i + 1).map(|t| t.to_lowercase()) {
+                let joined = format!("{word}{next}");
+                if plain(&word)
+                    && plain(&next)
+                    && (!self.holds(&word) || !self.holds(&next))
+                    && self.holds(&joined)
+                {
+                    out.push(joined);
+                    changed = true;
+                    i += 2;
+                    continue;
+                }
+            }
+            i += 1;
+            if plain(&word) && word.chars().count() >= MIN_PREFIX && !self.holds(&word) {
+                let better = (self.completion(&word))
+                    .or_else(|| self.correction(&word))
+                    .or_else(|| self.split(&word));
+                if let Some(better) = better {
                     out.push(better);
                     changed = true;
                     continue;
@@ -68,14 +91,38 @@ impl SearchIndex {
 
     /// Whether a live set's title or text holds `word`.
     fn holds(&self, word: &str) -> bool {
-        self.sets.iter().enumerate().any(|(i, s)| {
-            self.live(i)
-                && [s.fields.content, s.fields.title].iter().any(|&f| {
-                    s.searcher
-                        .doc_freq(&Term::from_field_text(f, word))
-                        .is_ok_and(|n| n > 0)
-                })
-        })
+        self.doc_freq(word) > 0
+    }
+
+    /// The documents of live sets whose title or text holds `word` (the larger of the
+    /// two fields' counts, summed over the sets).
+    fn doc_freq(&self, word: &str) -> u64 {
+        (self.sets.iter().enumerate())
+            .filter(|&(i, _)| self.live(i))
+            .map(|(_, s)| {
+                [s.fields.content, s.fields.title]
+                    .iter()
+                    .map(|&f| (s.searcher.doc_freq(&Term::from_field_text(f, word))).unwrap_or(0))
+                    .max()
+                    .unwrap_or(0)
+            })
+            .sum()
+    }
+
+    /// `word` as two indexed words of at least two letters each (`vreinterpretq u64`):
+    /// of the cuts whose halves are both indexed, the one whose rarer half most documents
+    /// hold.
+    fn split(&self, word: &str) -> Option<String> {
+        let cuts: Vec<usize> = word.char_indices().map(|(i, _)| i).collect();
+        let mut best: Option<(u64, usize)> = None;
+        for &at in cuts.iter().skip(2).take(cuts.len().saturating_sub(3)) {
+            let (a, b) = word.split_at(at);
+            let n = self.doc_freq(a).min(self.doc_freq(b));
+            if n > 0 && best.is_none_or(|(m, _)| n > m) {
+                best = Some((n, at));
+            }
+        }
+        best.map(|(_, at)| format!("{} {}", &word[..at], &word[at..]))
     }
 
     /// The indexed text word beginning with `prefix` (and longer) that most documents

@@ -44,6 +44,9 @@ pub struct SearchRequest {
     pub viewer: Option<crate::access::Viewer>,
     /// The order of the hits: by relevance, or by capture date (`sort=date`, `-date`).
     pub order: HitOrder,
+    /// Only pages with every word (`strict=1`): no fallback to fewer words or to a
+    /// suggested query when nothing holds them all.
+    pub strict: bool,
 }
 
 /// The order of hits.
@@ -91,6 +94,7 @@ impl Default for SearchRequest {
             history: true,
             viewer: None,
             order: HitOrder::Relevance,
+            strict: false,
         }
     }
 }

@@ -16,8 +16,11 @@ use crate::schema::Fields;
 pub(crate) struct RankWeights {
     /// Weight of a word in the title.
     pub title: Score,
-    /// In the anchor text of inbound links.
+    /// In the anchor text of inbound links from other hosts.
     pub anchor: Score,
+    /// In the anchor text of inbound links from the same host (0: not searched, as
+    /// Nutch ignores them).
+    pub anchor_internal: Score,
     /// In the URL.
     pub url: Score,
     /// In the visible text.
@@ -60,6 +63,7 @@ pub(crate) struct RankWeights {
 pub(crate) const NUTCH_WEIGHTS: RankWeights = RankWeights {
     title: 1.5,
     anchor: 2.0,
+    anchor_internal: 0.0,
     url: 1.0,
     content: 1.0,
     main: 1.0,
@@ -84,6 +88,7 @@ pub(crate) const NUTCH_WEIGHTS: RankWeights = RankWeights {
 pub(crate) const DEFAULT_WEIGHTS: RankWeights = RankWeights {
     title: 3.0,
     anchor: 2.0,
+    anchor_internal: 0.0,
     url: 2.0,
     content: 1.0,
     main: 0.0,
@@ -131,6 +136,7 @@ impl RankWeights {
         let slot = match name.trim() {
             "title" => &mut self.title,
             "anchor" => &mut self.anchor,
+            "anchor_internal" => &mut self.anchor_internal,
             "url" => &mut self.url,
             "content" => &mut self.content,
             "main" => &mut self.main,

@@ -29,6 +29,8 @@ pub(super) struct Params {
     pub(super) as_of: Option<String>,
     /// `sort=relevance|date|-date`.
     pub(super) order: HitOrder,
+    /// `strict=1`: only pages with every word, no fallback.
+    pub(super) strict: bool,
     /// As given, echoed in the RSS.
     pub(super) raw: Vec<(String, String)>,
     /// Who asks, under the server's access rules (`None`: no rules, everything shown).
@@ -150,6 +152,11 @@ fn params(raw: Vec<(String, String)>, opts: &ServeOptions) -> Result<Params, Str
         Some(v) => HitOrder::parse(v)
             .ok_or("sort is relevance, date (oldest first) or -date (newest first)")?,
     };
+    let strict = match last(&raw, "strict") {
+        None | Some("" | "0" | "false") => false,
+        Some("1" | "true") => true,
+        Some(v) => return Err(format!("strict is 1 or 0, not {v:?}")),
+    };
     Ok(Params {
         query,
         start,
@@ -158,6 +165,7 @@ fn params(raw: Vec<(String, String)>, opts: &ServeOptions) -> Result<Params, Str
         near,
         as_of,
         order,
+        strict,
         raw,
         viewer: None,
     })

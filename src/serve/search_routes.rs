@@ -36,6 +36,7 @@ pub(super) async fn run_search(
         replay_prefix: state.opts.replay_prefix.clone(),
         near: p.near,
         history,
+        strict: p.strict,
     };
     let local = match &state.backend {
         Backend::Local(l) => l,
@@ -86,6 +87,7 @@ pub(super) async fn search_page(
         show_versions: p.near.show_versions,
         as_of: p.as_of.clone(),
         order: p.order,
+        strict: p.strict,
     };
     if p.query.is_none() {
         return html(
