@@ -645,6 +645,15 @@ fn hidden_pages_anchor_text_finds_nothing() {
                  tapirlink gallery</a>.</p></body></html>"
             ),
         ),
+        // A hidden page of the same host: its anchor is internal (`anchor_internal`).
+        (
+            "http://museum.example/private/notes".to_string(),
+            "2020-05-01T10:07:00Z".to_string(),
+            format!(
+                "<html><head><title>Notes</title></head><body><p>See <a href=\"{target}\">\
+                 okapiinside hall</a>.</p></body></html>"
+            ),
+        ),
     ];
     let warc = tmp.path().join("crawl.warc");
     write_warc(&warc, &caps);
@@ -655,7 +664,9 @@ fn hidden_pages_anchor_text_finds_nothing() {
     std::fs::create_dir_all(&acl).unwrap();
     std::fs::write(
         acl.join("rules.aclj"),
-        "example,secret)/ - {\"access\": \"exclude\"}\n\
+        "example,museum)/private - {\"access\": \"exclude\"}\n\
+         example,museum)/private - {\"access\": \"allow\", \"user\": \"staff\"}\n\
+         example,secret)/ - {\"access\": \"exclude\"}\n\
          example,secret)/ - {\"access\": \"allow\", \"user\": \"staff\"}\n",
     )
     .unwrap();
@@ -690,6 +701,25 @@ fn hidden_pages_anchor_text_finds_nothing() {
         .map(|h| h["url"].as_str().unwrap())
         .collect();
     assert!(urls.contains(&target), "{v}");
+    // So does a hidden page's anchor within the host, weighed apart.
+    let (_, out, _) = run_warcdex(&[
+        "search",
+        "-d",
+        coll.to_str().unwrap(),
+        "--json",
+        "okapiinside",
+    ]);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert!(
+        (v["hits"].as_array().unwrap().iter()).any(|h| h["url"] == target),
+        "{v}"
+    );
+    assert_eq!(
+        total("okapiinside", None),
+        0,
+        "the hidden page's internal anchor"
+    );
+    assert_eq!(total("okapiinside", Some("staff")), 2, "staff see both");
     // The excluded page itself holds the word, and its anchor made the target match.
     assert_eq!(
         total("quetzalanchor", None),

@@ -59,7 +59,9 @@ pub struct SegmentInputs {
 /// The link analysis flags of `index` and `link-graph`.
 #[derive(Debug, Args)]
 pub struct LinkFlags {
-    /// Keep anchor text of links within one host (Nutch `db.ignore.internal.links=false`).
+    /// Count the anchor text of links within one host as that of links from other hosts
+    /// (NutchWAX's `db.ignore.internal.links=false`); by default it is indexed apart
+    /// (`anchor_internal`), weighed on its own.
     #[arg(long)]
     pub internal_links: bool,
     /// Link score damping factor.

@@ -116,7 +116,8 @@ pub struct DatesCounts {
 /// Link analysis settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LinkOptions {
-    /// Keep anchors of links within one host.
+    /// Anchors of links within one host count as external ones (NutchWAX's option);
+    /// otherwise they are kept apart, marked internal.
     pub internal_links: bool,
     /// PageRank damping factor.
     pub damping: f64,
