@@ -1116,3 +1116,63 @@ fn warcs_ranges_hold_only_records_the_asker_may_see_at_every_offset() {
         &std::fs::read(crawl.join("mixed.warc")).unwrap()[..100]
     );
 }
+
+/// A suggestion for a word no page holds never names a word only hidden pages hold: the
+/// public gets none (and no hit), the staff who may see the page get it.
+#[test]
+fn a_suggestion_never_names_a_hidden_pages_word() {
+    let tmp = tempfile::tempdir().unwrap();
+    let caps = vec![
+        (
+            "http://open.example/a".to_string(),
+            "2020-05-01T10:00:00Z".to_string(),
+            page("Open", "harbour lighthouse keepers"),
+        ),
+        (
+            "http://secret.example/b".to_string(),
+            "2020-05-01T10:01:00Z".to_string(),
+            page("Secret", "harbour zanzibarcode plans"),
+        ),
+    ];
+    let warc = tmp.path().join("crawl.warc");
+    write_warc(&warc, &caps);
+    let coll = tmp.path().join("coll");
+    let (code, _, err) = run_warcdex(&["update".as_ref(), coll.as_os_str(), warc.as_os_str()]);
+    assert_eq!(code, 0, "{err}");
+    let acl = tmp.path().join("rules.aclj");
+    std::fs::write(
+        &acl,
+        "example,secret)/ - {\"access\": \"exclude\"}\n\
+         example,secret)/ - {\"access\": \"allow\", \"user\": \"staff\"}\n",
+    )
+    .unwrap();
+    let ask = |q: &str, user: Option<&str>| -> Value {
+        let mut args = vec!["search", "-d", coll.to_str().unwrap(), "--json"];
+        args.extend(["--acl", acl.to_str().unwrap()]);
+        if let Some(u) = user {
+            args.extend(["--user", u]);
+        }
+        args.push(q);
+        let (code, out, err) = run_warcdex(&args);
+        assert_eq!(code, 0, "{q}: {err}");
+        serde_json::from_str(&out).unwrap()
+    };
+    // Cut short, misspelt, or with two words the public may see around it.
+    for q in [
+        "zanzibarcod",
+        "zanzibarcofe",
+        "zanzibarcod lighthousx keeperz",
+    ] {
+        let public = ask(q, None);
+        if !q.contains(' ') {
+            assert!(public["suggestion"].is_null(), "{q}: {public}");
+        }
+        assert!(
+            !public.to_string().contains("zanzibarcode"),
+            "{q}: {public}"
+        );
+    }
+    let staff = ask("zanzibarcod", Some("staff"));
+    assert_eq!(staff["suggestion"], "zanzibarcode", "{staff}");
+    assert_eq!(staff["total"], 1, "{staff}");
+}

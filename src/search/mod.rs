@@ -284,7 +284,8 @@ impl SearchIndex {
         // Still nothing: a word no document holds, put right from the index's words.
         let mut suggestion = None;
         if r.total == 0 && fallback {
-            if let Some(q) = self.suggestion(&req.query) {
+            let visible = |words: &str| rank(words, 0, None).is_ok_and(|r| r.total > 0);
+            if let Some(q) = self.suggestion(&req.query, &visible) {
                 let again = rank(&q, req.hits_per_site, None)?;
                 if again.total > 0 {
                     r = again;

@@ -45,9 +45,11 @@ macro_rules! keep_most_frequent {
 
 impl SearchIndex {
     /// `query` with each plain word that no live set holds (in the title or the text)
-    /// replaced by the most frequent indexed word it begins; `None` when no word was
-    /// replaced. Only a query of plain words (what a search relaxes) is looked at.
-    pub(super) fn suggestion(&self, query: &str) -> Option<String> {
+    /// put right as the module says; `None` when no word was. Only a query of plain words
+    /// (what a search relaxes) is looked at. A replacement is kept only when `visible`
+    /// says the asker may see a page that holds it: the term dictionary counts every
+    /// document, and a suggestion must not name a word only hidden pages hold.
+    pub(crate) fn suggestion(&self, query: &str, visible: &dyn Fn(&str) -> bool) -> Option<String> {
         if super::query::relaxable_words(query) == 0 {
             return None;
         }
@@ -66,6 +68,7 @@ impl SearchIndex {
                     && plain(&next)
                     && (!self.holds(&word) || !self.holds(&next))
                     && self.holds(&joined)
+                    && visible(&joined)
                 {
                     out.push(joined);
                     changed = true;
@@ -75,9 +78,9 @@ impl SearchIndex {
             }
             i += 1;
             if plain(&word) && word.chars().count() >= MIN_PREFIX && !self.holds(&word) {
-                let better = (self.completion(&word))
-                    .or_else(|| self.correction(&word))
-                    .or_else(|| self.split(&word));
+                let better = (self.completion(&word).filter(|w| visible(w)))
+                    .or_else(|| self.correction(&word).filter(|w| visible(w)))
+                    .or_else(|| self.split(&word).filter(|w| visible(w)));
                 if let Some(better) = better {
                     out.push(better);
                     changed = true;
