@@ -246,6 +246,38 @@ fn shards_rank_as_one_index_in_one_process_and_through_a_front() {
     assert!(ties > 10, "{ties} ties");
     assert!(multi_shard > 10, "{multi_shard} mixed pages");
 
+    // A search that finds nothing is asked again through the front as by one index:
+    // fewer words required, then the shards' suggestion; `strict=1` keeps it empty.
+    for q in [
+        "lisbon zzqqxx",
+        "internet assigned zzqq yyxx",
+        "lisbo",
+        "poetri",
+    ] {
+        let a = one.search(&request(q, 0, 2)).unwrap();
+        assert!(
+            a.total > 0 && (a.relaxed.is_some() || a.suggestion.is_some()),
+            "{q}"
+        );
+        let c = get_json(&format!(
+            "{front_url}/search.json?{}",
+            serde_urlencoded::to_string([("query", q)]).unwrap()
+        ));
+        assert_eq!(hits(&a), json_hits(&c), "{q}: through the front");
+        assert_eq!(c["total"].as_u64(), Some(a.total), "{q}");
+        assert_eq!(
+            c["relaxed"]["needed"].as_u64(),
+            a.relaxed.map(|x| x.needed as u64),
+            "{q}"
+        );
+        assert_eq!(c["suggestion"].as_str(), a.suggestion.as_deref(), "{q}");
+        let strict = get_json(&format!(
+            "{front_url}/search.json?strict=1&{}",
+            serde_urlencoded::to_string([("query", q)]).unwrap()
+        ));
+        assert_eq!(strict["total"], 0, "{q}: {strict}");
+    }
+
     // A shard server that is down is named, and the others answer.
     let closed = {
         let l = TcpListener::bind("127.0.0.1:0").unwrap();

@@ -69,7 +69,7 @@ use rank::{Ranking, Shape};
 use reload::{resolved_pindexes, Stamp};
 use select::Candidate;
 pub(crate) use set::OpenSet;
-pub use shards::{ShardHit, ShardResults};
+pub use shards::{ShardHit, ShardResults, ShardSuggestion};
 pub use stats::{ImpossibleStats, TermStats};
 pub(crate) use types::all_on_one_site;
 pub use types::{
@@ -331,6 +331,30 @@ impl SearchIndex {
         })
     }
 
+    /// A shard server's suggestion for a query its front server found nothing for: as
+    /// [`SearchIndex::search`] makes it, from this server's words, naming only words a
+    /// page `viewer` may see here holds.
+    pub fn shard_suggestion(
+        &self,
+        query: &str,
+        viewer: Option<&Viewer>,
+    ) -> Result<Option<String>, SearchError> {
+        query::parse(query)?;
+        self.retrying(|| {
+            let views = self.views.views(&self.sets, viewer);
+            let visible = |words: &str| {
+                let shape = Shape {
+                    near: NearDisplay::default(),
+                    order: HitOrder::Relevance,
+                    views: views.clone(),
+                    min_words: None,
+                };
+                (self.rank(words, 0, 1, None, shape)).is_ok_and(|r| r.total > 0)
+            };
+            Ok(self.suggestion(query, &visible))
+        })
+    }
+
     /// The statistics of `query`'s terms over every set searched here, counting only the
     /// versions `viewer` may see: what a front server sums over its shard servers
     /// ([`stats`]).
@@ -358,6 +382,7 @@ impl SearchIndex {
         need: usize,
         stats: &TermStats,
         viewer: Option<&Viewer>,
+        min_words: Option<usize>,
     ) -> Result<ShardResults, SearchError> {
         let most = MAX_START + MAX_HITS_PER_PAGE + 1;
         if need > most {
@@ -377,7 +402,7 @@ impl SearchIndex {
                     // Shards rank by score: dates would not merge across them.
                     order: HitOrder::Relevance,
                     views: self.views.views(&self.sets, viewer),
-                    min_words: None,
+                    min_words,
                 },
             )?;
             let positions: Vec<usize> = (0..r.selection.kept.len()).collect();

@@ -32,6 +32,14 @@ pub struct ShardHit {
     pub urlkey: String,
 }
 
+/// What a shard server answers to `/shard/suggest.json`: its suggestion for a query the
+/// front server found nothing for.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShardSuggestion {
+    /// The query put right from this server's words, if it could be.
+    pub suggestion: Option<String>,
+}
+
 /// What a shard server answers to a front server (`/shard/search.json`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ShardResults {
@@ -101,6 +109,9 @@ pub struct Plan {
     pub need: usize,
     /// The per-site limit (0 with `site:`).
     pub per_site: usize,
+    /// How many of the query's words a hit must hold (`None`: as the shards' weights
+    /// say): a search that found nothing is asked again with fewer (issue 61).
+    pub min_words: Option<usize>,
 }
 
 /// The plan of the request `req`; a malformed query or an out-of-range request is the
@@ -120,6 +131,7 @@ pub fn plan(req: &SearchRequest) -> Result<Plan, SearchError> {
         hits_per_page,
         need: req.start + hits_per_page + 1,
         per_site,
+        min_words: None,
     })
 }
 
@@ -137,6 +149,7 @@ pub fn merge(
         hits_per_page,
         need,
         per_site,
+        ..
     } = *plan;
     let mut total = 0;
     let mut tally = Tally::default();
@@ -210,7 +223,7 @@ pub fn merge(
         facets: tally.facets(),
         timeline: tally.timeline(),
         one_site: all_on_one_site(&tally, total),
-        // A front server does not relax a search its shards found nothing for (yet).
+        // Said by the front server when it asked again (`remote.rs`).
         relaxed: None,
         suggestion: None,
     }

@@ -73,7 +73,8 @@ pub use remote::Front;
 // What the route modules share, by the names they use it under (`super::plain`, …).
 use respond::plain;
 use search_routes::{
-    healthz, opensearch_rss, search_json, search_page, shard_search, shard_stats, warc,
+    healthz, opensearch_rss, search_json, search_page, shard_search, shard_stats, shard_suggest,
+    warc,
 };
 use state::{current, AppState, Backend, Loaded, LocalState};
 
@@ -151,7 +152,8 @@ fn routes(state: Arc<AppState>, shard_routes: bool) -> Router {
     if shard_routes {
         r = r
             .route("/shard/stats.json", get(shard_stats))
-            .route("/shard/search.json", post(shard_search));
+            .route("/shard/search.json", post(shard_search))
+            .route("/shard/suggest.json", get(shard_suggest));
     }
     r.fallback(unknown_path)
         .layer(axum::middleware::from_fn_with_state(

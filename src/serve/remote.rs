@@ -40,7 +40,7 @@ use tokio::sync::{Semaphore, SemaphorePermit, TryAcquireError};
 
 use crate::search::shards::{merge, plan, Plan, ShardAnswer};
 use crate::search::{
-    QueryError, SearchError, SearchRequest, SearchResults, ShardResults, TermStats,
+    QueryError, SearchError, SearchRequest, SearchResults, ShardResults, ShardSuggestion, TermStats,
 };
 
 /// The largest answer read from a shard server, whatever it was asked for. The deepest
@@ -382,6 +382,10 @@ impl Front {
 
     /// [`Front::search`] for a user: the header naming them (`serve --user-header`) is
     /// passed on to every shard server, whose access rules decide what it shows.
+    /// A search its shards find nothing for is asked again as one index does
+    /// ([`SearchIndex::search`](crate::search::SearchIndex::search)): with one word fewer
+    /// required at a time, then as the query the shards suggest (the one most of them
+    /// suggest; ties: the first server's), unless `req.strict`.
     pub async fn search_as(
         &self,
         req: &SearchRequest,
@@ -389,9 +393,74 @@ impl Front {
     ) -> Result<SearchResults, SearchError> {
         let user = user.as_ref();
         let t0 = Instant::now();
-        let plan = plan(req)?;
-        let query = serde_urlencoded::to_string([("query", req.query.as_str())])
-            .expect("a string pair encodes");
+        let mut r = self.search_once(req, &req.query, None, user, t0).await?;
+        if r.total > 0 || req.strict {
+            return Ok(r);
+        }
+        let words = crate::search::query::relaxable_words(&req.query);
+        for k in (1..words).rev() {
+            let again = self.search_once(req, &req.query, Some(k), user, t0).await?;
+            if again.total > 0 {
+                r = again;
+                r.relaxed = Some(crate::search::Relaxed { words, needed: k });
+                return Ok(r);
+            }
+        }
+        if let Some(q) = self.suggestion(&req.query, user).await {
+            let mut again = self.search_once(req, &q, None, user, t0).await?;
+            if again.total > 0 {
+                again.query = req.query.clone();
+                again.suggestion = Some(q);
+                return Ok(again);
+            }
+        }
+        Ok(r)
+    }
+
+    /// The suggestion most shard servers make for `query` (ties: the first server's);
+    /// `None` when none makes one. A server that fails is left out.
+    async fn suggestion(&self, query: &str, user: Option<&ForwardedUser>) -> Option<String> {
+        let encoded =
+            serde_urlencoded::to_string([("query", query)]).expect("a string pair encodes");
+        let encoded = &encoded;
+        let bound = stats_answer_bound(encoded);
+        let answers = join_all(self.servers.iter().map(|s| async move {
+            let url = format!("{s}/shard/suggest.json?{encoded}");
+            self.call_json::<ShardSuggestion>(Method::GET, url, Vec::new(), bound, user)
+                .await
+        }))
+        .await;
+        let mut counts: Vec<(String, usize)> = Vec::new();
+        for (server, a) in self.servers.iter().zip(answers) {
+            match a {
+                Ok(ShardSuggestion {
+                    suggestion: Some(s),
+                }) => match counts.iter_mut().find(|(q, _)| *q == s) {
+                    Some((_, n)) => *n += 1,
+                    None => counts.push((s, 1)),
+                },
+                Ok(_) => {}
+                Err(e) => eprintln!("warcdex serve: shard server {server}: {}", e.message()),
+            }
+        }
+        // The first of the most frequent: `max_by_key` keeps the last of equals.
+        let most = counts.iter().map(|(_, n)| *n).max()?;
+        counts.into_iter().find(|(_, n)| *n == most).map(|(q, _)| q)
+    }
+
+    /// One search of `text` across the shard servers, `min_words` of its words required
+    /// (`None`: as the shards' weights say).
+    async fn search_once(
+        &self,
+        req: &SearchRequest,
+        text: &str,
+        min_words: Option<usize>,
+        user: Option<&ForwardedUser>,
+        t0: Instant,
+    ) -> Result<SearchResults, SearchError> {
+        let mut plan = plan(req)?;
+        plan.min_words = min_words;
+        let query = serde_urlencoded::to_string([("query", text)]).expect("a string pair encodes");
         // Round 1: the collection's statistics, each server's checked before they are
         // added: one server's impossible statistics would make the sums impossible and
         // every server refuse them.
@@ -428,7 +497,6 @@ impl Front {
         }
         // Round 2: each server's best hits, ranked with the sums.
         let body = serde_json::to_vec(&total).expect("statistics serialize");
-        let mut plan = plan;
         loop {
             let answers = self.best_hits(query, &plan, &body, &failed, user).await?;
             let r = merge(req, &plan, answers, t0.elapsed());
@@ -454,10 +522,13 @@ impl Front {
     ) -> Result<Vec<ShardAnswer>, SearchError> {
         let bound = search_answer_bound(plan.need);
         let asked = join_all(self.servers.iter().zip(failed).map(|(s, f)| {
-            let url = format!(
+            let mut url = format!(
                 "{s}/shard/search.json?{query}&need={}&hitsPerSite={}",
                 plan.need, plan.per_site
             );
+            if let Some(k) = plan.min_words {
+                url.push_str(&format!("&minWords={k}"));
+            }
             let body = body.to_vec();
             async move {
                 match f {

@@ -262,7 +262,25 @@ pub(super) async fn shard_stats(State(state): State<Arc<AppState>>, p: Params) -
     json_result(r.await)
 }
 
-/// `POST /shard/search.json?query=Q&need=N&hitsPerSite=P` with the collection's term
+/// `/shard/suggest.json?query=Q`: this server's suggestion for a query the front server
+/// found nothing for (`{"suggestion": "…"}` or `null`), under the access rules of the
+/// user the front passes on.
+pub(super) async fn shard_suggest(State(state): State<Arc<AppState>>, p: Params) -> Response {
+    let r = async {
+        let query = shard_query(&p)?;
+        let loaded = current(local_index(&state), &state.opts).await;
+        let viewer = p.viewer;
+        blocking(&state.permits, move || {
+            (loaded.index)
+                .shard_suggestion(&query, viewer.as_ref())
+                .map(|suggestion| crate::search::ShardSuggestion { suggestion })
+        })
+        .await
+    };
+    json_result(r.await)
+}
+
+/// `POST /shard/search.json?query=Q&need=N&hitsPerSite=P[&minWords=K]` with the collection's term
 /// statistics as the JSON body: this server's best N hits under the per-site limit.
 pub(super) async fn shard_search(
     State(state): State<Arc<AppState>>,
@@ -273,13 +291,18 @@ pub(super) async fn shard_search(
         let query = shard_query(&p)?;
         let bad = |e: String| (StatusCode::BAD_REQUEST, e);
         let need = number(&p.raw, &["need"], 11).map_err(bad)?;
+        let min_words = match number(&p.raw, &["minWords"], 0).map_err(bad)? {
+            0 => None,
+            k => Some(k),
+        };
         let per_site = p.hits_per_site;
         let stats: TermStats = serde_json::from_slice(&body)
             .map_err(|e| bad(format!("the body is not term statistics: {e}")))?;
         let loaded = current(local_index(&state), &state.opts).await;
         let viewer = p.viewer;
         blocking(&state.permits, move || {
-            (loaded.index).search_shard(&query, per_site, need, &stats, viewer.as_ref())
+            let viewer = viewer.as_ref();
+            (loaded.index).search_shard(&query, per_site, need, &stats, viewer, min_words)
         })
         .await
     };
