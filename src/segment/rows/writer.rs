@@ -3,7 +3,9 @@
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::{sync_channel, SyncSender};
 use std::sync::Arc;
+use std::thread::JoinHandle;
 
 use arrow_array::builder::{
     ArrayBuilder, Int16Builder, Int64Builder, ListBuilder, StringBuilder, StructBuilder,
@@ -283,9 +285,17 @@ fn row_bytes(row: &SegmentRow) -> usize {
 /// The file is only valid once [`RowWriter::finish`] returns: a writer dropped before
 /// that (or after an error) leaves a file without a footer, which is why callers write
 /// to a temporary name and rename it.
+///
+/// Batches are encoded (Parquet pages, zstd) on a thread of their own while the next batch
+/// is built, one batch handed over at a time: the import's tail, rows read back from its
+/// sort and encoded, ran on one core (docs/performance.md).
 pub struct RowWriter {
     path: PathBuf,
-    writer: ArrowWriter<File>,
+    /// Batches to the encoding thread, then `None` to finish the file; `None` here once
+    /// finished or failed. Dropped without the last `None`, the file gets no footer.
+    batches: Option<SyncSender<Option<RecordBatch>>>,
+    /// The encoding thread: the Parquet writer's error, if any, when it ends.
+    encoder: Option<JoinHandle<parquet::errors::Result<()>>>,
     builders: Builders,
     batch_rows: usize,
     buffered_rows: usize,
@@ -321,11 +331,28 @@ impl RowWriter {
             });
         }
         let file = File::create(path).at(path)?;
-        let writer =
+        let mut writer =
             ArrowWriter::try_new(file, schema(), Some(writer_properties(&opts))).at(path)?;
+        // A rendezvous: the builder thread waits while the encoder still has a batch, so
+        // at most one batch is built and one encoded at a time.
+        let (batches, received) = sync_channel::<Option<RecordBatch>>(0);
+        let encoder = std::thread::Builder::new()
+            .name("rows-encoder".into())
+            .spawn(move || {
+                for batch in received {
+                    match batch {
+                        Some(batch) => writer.write(&batch)?,
+                        None => return writer.into_inner().map(drop),
+                    }
+                }
+                // Dropped unfinished: no footer, as an unfinished file has none.
+                Ok(())
+            })
+            .at(path)?;
         Ok(RowWriter {
             path: path.to_path_buf(),
-            writer,
+            batches: Some(batches),
+            encoder: Some(encoder),
             builders: Builders::new(),
             batch_rows: opts.batch_rows,
             buffered_rows: 0,
@@ -369,7 +396,15 @@ impl RowWriter {
             return Ok(());
         }
         let batch = self.builders.finish().at(&self.path)?;
-        self.writer.write(&batch).at(&self.path)?;
+        let sent = (self.batches.as_ref()).is_some_and(|b| b.send(Some(batch)).is_ok());
+        if !sent {
+            // The encoder stopped: its error says why (it stops on nothing else).
+            self.encoded()?;
+            return Err(Error::Io(std::io::Error::other(format!(
+                "{}: the rows file's encoder stopped",
+                self.path.display()
+            ))));
+        }
         self.rows += self.buffered_rows as u64;
         self.buffered_rows = 0;
         self.buffered_bytes = 0;
@@ -380,7 +415,35 @@ impl RowWriter {
     /// of rows written. The data is flushed to the operating system, not synced to disk.
     pub fn finish(mut self) -> Result<u64> {
         self.flush_batch()?;
-        self.writer.into_inner().at(&self.path)?;
+        if let Some(b) = self.batches.take() {
+            // A refusal means the encoder stopped on an error, which `encoded` returns.
+            let _ = b.send(None);
+        }
+        self.encoded()?;
         Ok(self.rows)
+    }
+
+    /// Closes the batches and waits for the encoder: its error, if it stopped on one.
+    fn encoded(&mut self) -> Result<()> {
+        self.batches = None;
+        match self.encoder.take().map(JoinHandle::join) {
+            None => Err(Error::Io(std::io::Error::other(format!(
+                "{}: the rows file's encoder stopped",
+                self.path.display()
+            )))),
+            Some(Ok(r)) => r.at(&self.path).map_err(Error::from),
+            Some(Err(panic)) => std::panic::resume_unwind(panic),
+        }
+    }
+}
+
+impl Drop for RowWriter {
+    /// An unfinished writer stops its encoder (the file keeps no footer) and waits for it,
+    /// so that the file is closed when the writer is gone.
+    fn drop(&mut self) {
+        self.batches = None;
+        if let Some(e) = self.encoder.take() {
+            let _ = e.join();
+        }
     }
 }
