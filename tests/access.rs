@@ -1175,4 +1175,19 @@ fn a_suggestion_never_names_a_hidden_pages_word() {
     let staff = ask("zanzibarcod", Some("staff"));
     assert_eq!(staff["suggestion"], "zanzibarcode", "{staff}");
     assert_eq!(staff["total"], 1, "{staff}");
+    // `--strict`: only pages with every word, no suggestion.
+    let (code, out, err) = run_warcdex(&[
+        "search",
+        "-d",
+        coll.to_str().unwrap(),
+        "--json",
+        "--strict",
+        "zanzibarcod",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let strict: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (strict["total"].as_u64(), strict["suggestion"].is_null()),
+        (Some(0), true)
+    );
 }

@@ -1287,6 +1287,7 @@ fn a_query_without_a_page_of_every_word_falls_back_to_fewer() {
         serde_json::from_str(&warcdex::render::json::to_json(&r)).unwrap();
     assert_eq!(json["suggestion"], "gamma");
     assert!(text::counts_line(&r).contains("showing \"gamma\""));
+    assert!(text::counts_line(&r).contains("--strict"));
     // A word misspelt by one letter is corrected.
     let r = search(&index, "gamna", 0);
     assert_eq!(

@@ -27,10 +27,15 @@ pub fn counts_line(r: &SearchResults) -> String {
         )),
     }
     if let Some(x) = r.relaxed {
-        line.push_str(&format!("; showing {}", x.message()));
+        line.push_str(&format!(
+            "; showing {} (--strict: only pages with every word)",
+            x.message()
+        ));
     }
     if let Some(q) = &r.suggestion {
-        line.push_str(&format!("; no page holds every word: showing {q:?}"));
+        line.push_str(&format!(
+            "; no page holds every word: showing {q:?} (--strict: only pages with every word)"
+        ));
     }
     if r.site_limited {
         line.push_str(&format!(
