@@ -284,7 +284,7 @@ impl SearchIndex {
         // Still nothing: a word no document holds, put right from the index's words.
         let mut suggestion = None;
         if r.total == 0 && fallback {
-            let visible = |words: &str| rank(words, 0, None).is_ok_and(|r| r.total > 0);
+            let visible = |words: &str| self.shown_somewhere(words, &views);
             if let Some(q) = self.suggestion(&req.query, &visible) {
                 let again = rank(&q, req.hits_per_site, None)?;
                 if again.total > 0 {
@@ -342,17 +342,25 @@ impl SearchIndex {
         query::parse(query)?;
         self.retrying(|| {
             let views = self.views.views(&self.sets, viewer);
-            let visible = |words: &str| {
-                let shape = Shape {
-                    near: NearDisplay::default(),
-                    order: HitOrder::Relevance,
-                    views: views.clone(),
-                    min_words: None,
-                };
-                (self.rank(words, 0, 1, None, shape)).is_ok_and(|r| r.total > 0)
-            };
+            let visible = |words: &str| self.shown_somewhere(words, &views);
             Ok(self.suggestion(query, &visible))
         })
+    }
+
+    /// Whether a version shown under `views` matches `words`: what a suggestion may name
+    /// ([`SearchIndex::suggestion`]).
+    fn shown_somewhere(
+        &self,
+        words: &str,
+        views: &std::sync::Arc<Vec<access_view::SetView>>,
+    ) -> bool {
+        let shape = Shape {
+            near: NearDisplay::default(),
+            order: HitOrder::Relevance,
+            views: views.clone(),
+            min_words: None,
+        };
+        (self.rank(words, 0, 1, None, shape)).is_ok_and(|r| r.total > 0)
     }
 
     /// The statistics of `query`'s terms over every set searched here, counting only the

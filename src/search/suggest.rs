@@ -56,17 +56,25 @@ impl SearchIndex {
         let mut changed = false;
         let mut out = Vec::new();
         let tokens: Vec<&str> = query.split_whitespace().collect();
-        let plain = |t: &str| t.chars().all(char::is_alphanumeric);
+        // Each word lower-cased, and whether it is plain and indexed: looked up once.
+        let words: Vec<(String, bool, bool)> = (tokens.iter())
+            .map(|t| {
+                let word = t.to_lowercase();
+                let plain = word.chars().all(char::is_alphanumeric);
+                let known = plain && self.holds(&word);
+                (word, plain, known)
+            })
+            .collect();
         let mut i = 0;
         while i < tokens.len() {
             let token = tokens[i];
-            let word = token.to_lowercase();
+            let (word, plain, known) = &words[i];
             // Two words, one of them unknown, that the index holds as one.
-            if let Some(next) = tokens.get(i + 1).map(|t| t.to_lowercase()) {
+            if let Some((next, next_plain, next_known)) = words.get(i + 1) {
                 let joined = format!("{word}{next}");
-                if plain(&word)
-                    && plain(&next)
-                    && (!self.holds(&word) || !self.holds(&next))
+                if *plain
+                    && *next_plain
+                    && !(*known && *next_known)
                     && self.holds(&joined)
                     && visible(&joined)
                 {
@@ -77,10 +85,11 @@ impl SearchIndex {
                 }
             }
             i += 1;
-            if plain(&word) && word.chars().count() >= MIN_PREFIX && !self.holds(&word) {
-                let better = (self.completion(&word).filter(|w| visible(w)))
-                    .or_else(|| self.correction(&word).filter(|w| visible(w)))
-                    .or_else(|| self.split(&word).filter(|w| visible(w)));
+            let word = word.as_str();
+            if *plain && !*known && word.chars().count() >= MIN_PREFIX {
+                let better = (self.completion(word).filter(|w| visible(w)))
+                    .or_else(|| self.correction(word).filter(|w| visible(w)))
+                    .or_else(|| self.split(word).filter(|w| visible(w)));
                 if let Some(better) = better {
                     out.push(better);
                     changed = true;
