@@ -43,6 +43,14 @@ use crate::search::{
     QueryError, SearchError, SearchRequest, SearchResults, ShardResults, ShardSuggestion, TermStats,
 };
 
+/// Round 1's outcome for one query: the query as a URL parameter, the summed statistics
+/// as the body of round 2, and the servers round 1 lost (their error).
+struct CollectionStats {
+    query: String,
+    body: Vec<u8>,
+    failed: Vec<Option<String>>,
+}
+
 /// The largest answer read from a shard server, whatever it was asked for. The deepest
 /// page (10,101 hits, each with its snippet, dates and history) is a few MB.
 const MAX_ANSWER_BYTES: usize = 32 << 20;
@@ -393,13 +401,20 @@ impl Front {
     ) -> Result<SearchResults, SearchError> {
         let user = user.as_ref();
         let t0 = Instant::now();
-        let mut r = self.search_once(req, &req.query, None, user, t0).await?;
+        // A malformed query or request is the user's error, found before any shard is asked.
+        let plan = plan(req)?;
+        // The statistics of the query's terms do not change with the words required: asked
+        // once for every level.
+        let stats = self.collection_stats(&req.query, user).await?;
+        let mut r = self.search_once(req, plan, &stats, None, user, t0).await?;
         if r.total > 0 || req.strict {
             return Ok(r);
         }
         let words = crate::search::query::relaxable_words(&req.query);
         for k in (1..words).rev() {
-            let again = self.search_once(req, &req.query, Some(k), user, t0).await?;
+            let again = self
+                .search_once(req, plan, &stats, Some(k), user, t0)
+                .await?;
             if again.total > 0 {
                 r = again;
                 r.relaxed = Some(crate::search::Relaxed { words, needed: k });
@@ -407,7 +422,8 @@ impl Front {
             }
         }
         if let Some(q) = self.suggestion(&req.query, user).await {
-            let mut again = self.search_once(req, &q, None, user, t0).await?;
+            let stats = self.collection_stats(&q, user).await?;
+            let mut again = self.search_once(req, plan, &stats, None, user, t0).await?;
             if again.total > 0 {
                 again.query = req.query.clone();
                 again.suggestion = Some(q);
@@ -448,29 +464,22 @@ impl Front {
         counts.into_iter().find(|(_, n)| *n == most).map(|(q, _)| q)
     }
 
-    /// One search of `text` across the shard servers, `min_words` of its words required
-    /// (`None`: as the shards' weights say).
-    async fn search_once(
+    /// Round 1 of a search of `text`: the collection's statistics of its terms, each
+    /// server's checked before they are added (one server's impossible statistics would
+    /// make the sums impossible and every server refuse them).
+    async fn collection_stats(
         &self,
-        req: &SearchRequest,
         text: &str,
-        min_words: Option<usize>,
         user: Option<&ForwardedUser>,
-        t0: Instant,
-    ) -> Result<SearchResults, SearchError> {
-        let mut plan = plan(req)?;
-        plan.min_words = min_words;
+    ) -> Result<CollectionStats, SearchError> {
         let query = serde_urlencoded::to_string([("query", text)]).expect("a string pair encodes");
-        // Round 1: the collection's statistics, each server's checked before they are
-        // added: one server's impossible statistics would make the sums impossible and
-        // every server refuse them.
         let bound = stats_answer_bound(&query);
-        let query = &query;
+        let encoded = &query;
         let stats = join_all(self.servers.iter().map(|s| async move {
             let st = self
                 .call_json::<TermStats>(
                     Method::GET,
-                    format!("{s}/shard/stats.json?{query}"),
+                    format!("{s}/shard/stats.json?{encoded}"),
                     Vec::new(),
                     bound,
                     user,
@@ -495,10 +504,33 @@ impl Front {
                 }
             }
         }
-        // Round 2: each server's best hits, ranked with the sums.
         let body = serde_json::to_vec(&total).expect("statistics serialize");
+        Ok(CollectionStats {
+            query,
+            body,
+            failed,
+        })
+    }
+
+    /// Round 2: one search of the query of `stats` across the shard servers, ranked with
+    /// its sums, `min_words` of its words required (`None`: as the shards' weights say).
+    async fn search_once(
+        &self,
+        req: &SearchRequest,
+        mut plan: Plan,
+        stats: &CollectionStats,
+        min_words: Option<usize>,
+        user: Option<&ForwardedUser>,
+        t0: Instant,
+    ) -> Result<SearchResults, SearchError> {
+        plan.min_words = min_words;
+        let CollectionStats {
+            query,
+            body,
+            failed,
+        } = stats;
         loop {
-            let answers = self.best_hits(query, &plan, &body, &failed, user).await?;
+            let answers = self.best_hits(query, &plan, body, failed, user).await?;
             let r = merge(req, &plan, answers, t0.elapsed());
             // Every match on one site: the per-site limit would leave only its first
             // hits, so the shards are asked again without it (as one index does).
@@ -510,7 +542,7 @@ impl Front {
         }
     }
 
-    /// Round 2 of a search: each server's best hits under `plan`, ranked with the
+    /// Each server's best hits under `plan`, ranked with the
     /// collection's statistics `body`; `failed` names the servers round 1 lost.
     async fn best_hits(
         &self,
