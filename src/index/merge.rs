@@ -118,6 +118,17 @@ fn record_of(f: &Fields, doc: &TantivyDocument) -> VersionRecord {
             .collect()
     };
     let dates = all(f.date);
+    // External anchors, then internal ones: the order `document` writes them, and their
+    // sources, in.
+    let mut anchors = all(f.anchor);
+    let internal = f.anchor_internal.map(all).unwrap_or_default();
+    let anchor_internal = match internal.len() {
+        0 => Vec::new(),
+        n => std::iter::repeat_n(false, anchors.len())
+            .chain(std::iter::repeat_n(true, n))
+            .collect(),
+    };
+    anchors.extend(internal);
     VersionRecord {
         row: SegmentRow {
             key: text(f.key),
@@ -153,20 +164,8 @@ fn record_of(f: &Fields, doc: &TantivyDocument) -> VersionRecord {
             // Not in the index: the segments hold it.
             archive: String::new(),
         },
-        anchors: {
-            let mut a = all(f.anchor);
-            a.extend(f.anchor_internal.map(all).unwrap_or_default());
-            a
-        },
-        anchor_internal: {
-            let external = doc.get_all(f.anchor).count();
-            let internal = f.anchor_internal.map_or(0, |i| doc.get_all(i).count());
-            if internal == 0 {
-                Vec::new()
-            } else {
-                (0..external + internal).map(|i| i >= external).collect()
-            }
-        },
+        anchors,
+        anchor_internal,
         anchor_sources: match f.anchor_from {
             Some(from) => doc.get_all(from).filter_map(|v| v.as_u64()).collect(),
             None => Vec::new(),

@@ -250,12 +250,31 @@ fn shard_query(p: &Params) -> Result<String, (StatusCode, String)> {
 /// sets, which a front server sums over its shard servers; under access rules, over
 /// the versions the user the front passes on may see.
 pub(super) async fn shard_stats(State(state): State<Arc<AppState>>, p: Params) -> Response {
+    shard_answer(&state, p, |index, query, viewer| {
+        index.term_stats(query, viewer)
+    })
+    .await
+}
+
+/// A shard route that asks this server's sets one thing of the request's query for the
+/// user the front passes on, on the blocking pool, and answers it as JSON.
+async fn shard_answer<T: serde::Serialize + Send + 'static>(
+    state: &AppState,
+    p: Params,
+    ask: impl FnOnce(
+            &crate::search::SearchIndex,
+            &str,
+            Option<&crate::access::Viewer>,
+        ) -> Result<T, SearchError>
+        + Send
+        + 'static,
+) -> Response {
     let r = async {
         let query = shard_query(&p)?;
-        let loaded = current(local_index(&state), &state.opts).await;
+        let loaded = current(local_index(state), &state.opts).await;
         let viewer = p.viewer;
         blocking(&state.permits, move || {
-            loaded.index.term_stats(&query, viewer.as_ref())
+            ask(&loaded.index, &query, viewer.as_ref())
         })
         .await
     };
@@ -266,18 +285,11 @@ pub(super) async fn shard_stats(State(state): State<Arc<AppState>>, p: Params) -
 /// found nothing for (`{"suggestion": "…"}` or `null`), under the access rules of the
 /// user the front passes on.
 pub(super) async fn shard_suggest(State(state): State<Arc<AppState>>, p: Params) -> Response {
-    let r = async {
-        let query = shard_query(&p)?;
-        let loaded = current(local_index(&state), &state.opts).await;
-        let viewer = p.viewer;
-        blocking(&state.permits, move || {
-            (loaded.index)
-                .shard_suggestion(&query, viewer.as_ref())
-                .map(|suggestion| crate::search::ShardSuggestion { suggestion })
-        })
-        .await
-    };
-    json_result(r.await)
+    shard_answer(&state, p, |index, query, viewer| {
+        (index.shard_suggestion(query, viewer))
+            .map(|suggestion| crate::search::ShardSuggestion { suggestion })
+    })
+    .await
 }
 
 /// `POST /shard/search.json?query=Q&need=N&hitsPerSite=P[&minWords=K]` with the collection's term
