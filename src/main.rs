@@ -54,6 +54,7 @@ fn main() -> ExitCode {
         cli::Command::AddDates(a) => cli::dates::run(a),
         cli::Command::Search(a) => cli::search::run(a),
         cli::Command::Serve(a) => cli::search::serve_cmd(a),
+        cli::Command::Mcp(a) => cli::mcp::run(a),
         cli::Command::Update(a) => cli::update::run(a),
         cli::Command::PywbConfig(a) => cli::pywb::run(a),
         cli::Command::NearDups(a) => cli::near::near_dups(a),

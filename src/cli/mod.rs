@@ -10,6 +10,7 @@ pub mod import;
 pub mod index;
 pub mod inflate;
 pub mod lists;
+pub mod mcp;
 pub mod near;
 pub mod pywb;
 pub mod records;
@@ -101,6 +102,11 @@ pub enum Command {
     /// query, the change feeds (Atom, JSON) and /healthz; or a front server over shard
     /// servers (`--remote`).
     Serve(search::ServeArgs),
+    /// A Model Context Protocol server over stdio for language-model agents: tools
+    /// `search`, `get_text`, `list_captures`, `history` and `diff`, every answer with its
+    /// provenance (archive, offset, digest), under the access rules (docs/mcp.md). `serve`
+    /// answers the same at `/mcp`.
+    Mcp(mcp::McpArgs),
     /// A pywb 2.10 config.yaml that replays the collection from `warcdex serve`: captures
     /// found through its /cdx route, records read from its /warcs/ route by byte range.
     PywbConfig(pywb::PywbConfigArgs),

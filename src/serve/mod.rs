@@ -18,7 +18,9 @@
 //! - `/history/URL` and `/diff/…` a URL's versions and their differences (`versions.rs`);
 //! - `/cdx` pywb's CDX server API (`cdx_api.rs`); `/export` every match as a file
 //!   (`export_route.rs`); `/pages` wabac.js's page query (ReplayWeb.page's
-//!   `pagesQueryUrl`: search and URL lookup, `pages_route.rs`).
+//!   `pagesQueryUrl`: search and URL lookup, `pages_route.rs`);
+//! - `/mcp` the Model Context Protocol server over streamable HTTP (`mcp/`, which is
+//!   also `warcdex mcp` over stdio).
 //!
 //! With [`ServeOptions::scripts`] a second router answers the replay origin, where the
 //! captures run their scripts through wabac.js's service worker (`replay_origin.rs`).
@@ -38,6 +40,7 @@ mod cdxj_index;
 mod changes_route;
 mod conn;
 mod export_route;
+pub mod mcp;
 mod options;
 mod pages_route;
 mod params;
@@ -95,17 +98,8 @@ pub fn routers(
     index: SearchIndex,
     opts: ServeOptions,
 ) -> (Router, Option<Router>) {
-    let collection = Arc::new(collection);
-    let positions = Arc::new(warcs_access::PositionsCache::new(&collection));
-    let backend = Backend::Local(LocalState {
-        collection,
-        positions,
-        current: RwLock::new(Loaded::new(index)),
-        checked: Mutex::new(Instant::now()),
-        reloading: AtomicBool::new(false),
-    });
     let shard = opts.shard;
-    let state = app_state(backend, opts);
+    let state = local_state(collection, index, opts);
     let replay = state
         .opts
         .scripts
@@ -118,6 +112,20 @@ pub fn routers(
 /// and their hits merged (`serve --remote`).
 pub fn front_router(front: Front, opts: ServeOptions) -> Router {
     routes(app_state(Backend::Remote(front), opts), false)
+}
+
+/// The state of a server of sets over `collection` and its opened `index`.
+fn local_state(collection: Collection, index: SearchIndex, opts: ServeOptions) -> Arc<AppState> {
+    let collection = Arc::new(collection);
+    let positions = Arc::new(warcs_access::PositionsCache::new(&collection));
+    let backend = Backend::Local(LocalState {
+        collection,
+        positions,
+        current: RwLock::new(Loaded::new(index)),
+        checked: Mutex::new(Instant::now()),
+        reloading: AtomicBool::new(false),
+    });
+    app_state(backend, opts)
 }
 
 fn app_state(backend: Backend, opts: ServeOptions) -> Arc<AppState> {
@@ -148,7 +156,8 @@ fn routes(state: Arc<AppState>, shard_routes: bool) -> Router {
         .route("/export", get(export_route::export))
         .route("/pages", get(pages_route::pages))
         .route("/changes", get(changes_route::changes_atom))
-        .route("/changes.json", get(changes_route::changes_json));
+        .route("/changes.json", get(changes_route::changes_json))
+        .route_service("/mcp", mcp::http_service(state.clone()));
     if shard_routes {
         r = r
             .route("/shard/stats.json", get(shard_stats))

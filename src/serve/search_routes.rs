@@ -38,6 +38,16 @@ pub(super) async fn run_search(
         history,
         strict: p.strict,
     };
+    run_request(state, req, headers).await
+}
+
+/// Runs `req` here on the blocking pool, or on the shard servers of a front server (the
+/// user `headers` name forwarded to them).
+pub(super) async fn run_request(
+    state: &Arc<AppState>,
+    req: SearchRequest,
+    headers: &HeaderMap,
+) -> Result<SearchResults, (StatusCode, String)> {
     let local = match &state.backend {
         Backend::Local(l) => l,
         Backend::Remote(front) => {

@@ -17,7 +17,7 @@ use crate::path_error::Chain;
 use crate::replay::versions_page::{diff_page, history_page};
 use crate::search::history::{diff_versions, history, history_for, pad_date, Version};
 
-fn versions_of(
+pub(super) fn versions_of(
     index: &super::Loaded,
     url: &str,
     viewer: Option<&Viewer>,
@@ -32,7 +32,7 @@ fn versions_of(
 
 /// A URL with no version to show: a 451 when a capture of it is blocked to the asker,
 /// else as if it had never been archived.
-fn absent(index: &super::Loaded, url: &str, viewer: Option<&Viewer>) -> Refusal {
+pub(super) fn absent(index: &super::Loaded, url: &str, viewer: Option<&Viewer>) -> Refusal {
     let Some(v) = viewer.filter(|v| !v.sees_everything()) else {
         return not_archived(url);
     };

@@ -49,7 +49,7 @@ form-action 'self'; frame-ancestors 'self'";
 /// `viewer` may see, found by lookups in the sorted CDX (never a reading of every capture
 /// of the URL); counted up to `count_at_most` (0: not counted). A 451 when every
 /// capture is hidden and one of them is blocked.
-fn lookup(
+pub(super) fn lookup(
     collection: &Collection,
     url: &str,
     date: &str,
