@@ -68,6 +68,11 @@ scripts/test-captures-duckdb.sh
 # segments' Parquet outlinks.
 scripts/test-graph-networkx.sh
 
+# The MCP server (`warcdex mcp` over stdio and `serve`'s /mcp) driven by the official
+# Python MCP client (`mcp` from PyPI into target/mcp-venv): tools, provenance, tool errors
+# for bad arguments, and an excluded host's pages never found.
+scripts/test-mcp.sh
+
 # The Spark build against the single-machine build (installs PySpark into
 # target/spark-venv when missing; Debian's OpenJDK 17 when java is missing).
 scripts/test-spark.sh

@@ -42,6 +42,11 @@ impl ArchiveLocation {
         &self.file
     }
 
+    /// The WARC's path in its WACZ (`archive/data.warc.gz`); `None` for a whole file.
+    pub fn entry_name(&self) -> Option<&str> {
+        self.part.as_ref().map(|e| e.name.as_str())
+    }
+
     /// How messages name the archive: the file, or `WACZ#archive/NAME`.
     pub fn display(&self) -> PathBuf {
         match &self.part {

@@ -17,6 +17,9 @@ pub struct Provenance {
     pub timestamp: String,
     /// The archive file holding its record (as the collection names it).
     pub archive: String,
+    /// For a WARC inside a WACZ: the WACZ's file name and the WARC's path in it
+    /// (`crawl.wacz#archive/data.warc.gz`); offsets are the WARC's own.
+    pub container: Option<String>,
     /// The record's offset in that file (bytes).
     pub offset: u64,
     /// The record's stored length (bytes).
@@ -141,6 +144,8 @@ pub struct CaptureRow {
     pub digest: String,
     /// The archive file holding its record.
     pub archive: String,
+    /// For a WARC inside a WACZ: `WACZ#PATH` (see [`Provenance::container`]).
+    pub container: Option<String>,
     /// The record's offset in that file.
     pub offset: u64,
     /// The record's stored length.
@@ -233,8 +238,9 @@ pub trait Render {
 }
 
 fn cite(p: &Provenance) -> String {
+    let inside = (p.container.as_ref()).map_or_else(String::new, |c| format!(" (in {c})"));
     format!(
-        "{} @ {} — {} offset {} length {} {}",
+        "{} @ {} — {}{inside} offset {} length {} {}",
         p.url, p.timestamp, p.archive, p.offset, p.length, p.digest
     )
 }
@@ -291,9 +297,10 @@ impl Render for CapturesAnswer {
             s.push_str(" (more exist)");
         }
         for c in &self.captures {
+            let inside = (c.container.as_ref()).map_or_else(String::new, |w| format!(" (in {w})"));
             let _ = write!(
                 s,
-                "\n{} {} {} {} {} {} offset {} length {}",
+                "\n{} {} {} {} {} {}{inside} offset {} length {}",
                 c.timestamp, c.status, c.mime, c.url, c.digest, c.archive, c.offset, c.length
             );
         }

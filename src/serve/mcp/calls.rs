@@ -88,6 +88,15 @@ impl Ask {
     }
 }
 
+/// For an archive inside a WACZ: `WACZ-FILE-NAME#PATH-IN-IT` (no folder: the server's
+/// paths are not the asker's business).
+fn container(collection: &crate::collection::Collection, archive: &str) -> Option<String> {
+    let loc = collection.archives().location(archive).ok()??;
+    let entry = loc.entry_name()?;
+    let file = loc.path().file_name()?.to_string_lossy().into_owned();
+    Some(format!("{file}#{entry}"))
+}
+
 fn refusal_text((_, msg): (axum::http::StatusCode, String)) -> String {
     msg
 }
@@ -200,6 +209,7 @@ async fn provenance_of_hits(ask: &Ask, hits: &[Hit]) -> Result<Vec<Provenance>, 
         url: h.url.clone(),
         timestamp: h.dates.first().cloned().unwrap_or_default(),
         archive: h.filename.clone(),
+        container: None,
         offset: h.offset,
         length: h.length,
         digest: h.digest.clone(),
@@ -221,6 +231,7 @@ async fn provenance_of_hits(ask: &Ask, hits: &[Hit]) -> Result<Vec<Provenance>, 
                     Some(c) if c.timestamp == date => Provenance {
                         url: c.original,
                         timestamp: c.timestamp,
+                        container: container(&collection, &c.filename),
                         archive: c.filename,
                         offset: c.offset,
                         length: c.length,
@@ -263,10 +274,11 @@ pub async fn get_text(ask: &Ask, a: GetTextArgs) -> Result<TextAnswer, String> {
                 .ok_or_else(|| {
                     format!("the capture of {url} on {} was not indexed (its type has no text, or it was left out at import)", c.timestamp)
                 })?;
-            Ok((url, c, t))
+            let inside = container(&collection, &c.filename);
+            Ok((url, c, t, inside))
         })
         .await?;
-    let (url, c, t) = found;
+    let (url, c, t, inside) = found;
     let total = t.text.chars().count() as u64;
     if offset > total {
         return Err(format!(
@@ -281,6 +293,7 @@ pub async fn get_text(ask: &Ask, a: GetTextArgs) -> Result<TextAnswer, String> {
             url: c.original,
             timestamp: c.timestamp,
             archive: c.filename,
+            container: inside,
             offset: c.offset,
             length: c.length,
             digest: t.digest.clone(),
@@ -333,9 +346,11 @@ pub async fn list_captures(ask: &Ask, a: ListCapturesArgs) -> Result<CapturesAns
                     "the collection could not be read".to_string()
                 }
             })?;
-            Ok(out)
+            Ok((out, collection))
         })
         .await?;
+    let (lines, collection) = lines;
+    let mut inside: std::collections::HashMap<String, Option<String>> = Default::default();
     let mut captures: Vec<CaptureRow> = Vec::new();
     for line in lines.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
         let v: serde_json::Value = serde_json::from_slice(line).map_err(|e| e.to_string())?;
@@ -351,6 +366,9 @@ pub async fn list_captures(ask: &Ask, a: ListCapturesArgs) -> Result<CapturesAns
                 true => digest,
                 false => format!("sha1:{digest}"),
             },
+            container: (inside.entry(s("filename")))
+                .or_insert_with(|| container(&collection, &s("filename")))
+                .clone(),
             archive: s("filename"),
             offset: n("offset"),
             length: n("length"),
