@@ -1191,3 +1191,136 @@ fn a_suggestion_never_names_a_hidden_pages_word() {
         (Some(0), true)
     );
 }
+
+/// `tools/call` of `tool` over `/mcp` as `user` (the public without one).
+fn mcp_as(addr: &str, tool: &str, args: Value, user: Option<&str>) -> Value {
+    let extra = user.map_or(String::new(), |u| format!("{USER}: {u}\r\n"));
+    crate::util::http::mcp_tool(addr, tool, args, &extra)
+}
+
+#[test]
+fn mcp_tools_hold_the_rules_for_the_public_and_the_user() {
+    let tmp = tempfile::tempdir().unwrap();
+    let coll = collection(tmp.path(), |_| true);
+    let addr = serve_with(&coll, Some(rules_in(tmp.path())));
+    let hidden = [
+        ("narwhalprivate", "private/diary"),
+        ("zanzibarblock", "news.example/court"),
+        ("quokkaexclude", "news.example/robots"),
+        ("ocelotrecent", "news.example/story"),
+        ("lynxfresh", "news.example/fresh"),
+    ];
+    for (word, url) in hidden {
+        let r = mcp_as(&addr, "search", serde_json::json!({"query": word}), None);
+        assert_eq!(r["structuredContent"]["total"], 0, "{word}: {r}");
+        assert!(!r.to_string().contains(url), "{word}: {r}");
+    }
+    let all = mcp_as(
+        &addr,
+        "search",
+        serde_json::json!({"query": "archive town", "page_size": 50}),
+        None,
+    )
+    .to_string();
+    for (word, url) in hidden {
+        // The story's old version is the public's; its recent one is not.
+        let url_hidden = url != "news.example/story";
+        assert!(
+            !(all.contains(word) || url_hidden && all.contains(url)),
+            "{word} in {all}"
+        );
+    }
+    // A version with an embargoed capture: only its other date, and that capture's record.
+    let r = mcp_as(&addr, "search", serde_json::json!({"query": "sunny"}), None);
+    let hit = &r["structuredContent"]["hits"][0];
+    assert_eq!(
+        hit["capture_dates"],
+        serde_json::json!(["20200501100000"]),
+        "{r}"
+    );
+    assert_eq!(hit["provenance"]["timestamp"], "20200501100000");
+    assert_eq!(hit["provenance"]["archive"], "crawl-2020.warc");
+    // By URL: blocked is named as blocked, excluded and embargoed as never archived; no
+    // digest, date or archive of theirs in any answer.
+    for (url, status) in HIDDEN_BY_URL {
+        let says = if status == 451 {
+            "blocked"
+        } else {
+            "not in this collection"
+        };
+        for (tool, args) in [
+            ("get_text", serde_json::json!({"url": url})),
+            ("list_captures", serde_json::json!({"url": url})),
+            ("history", serde_json::json!({"url": url})),
+            (
+                "diff",
+                serde_json::json!({"url": url, "date1": "2020", "date2": "2030"}),
+            ),
+        ] {
+            let r = mcp_as(&addr, tool, args, None);
+            assert_eq!(r["isError"], true, "{tool} {url}: {r}");
+            if tool != "list_captures" {
+                assert!(r.to_string().contains(says), "{tool} {url}: {r}");
+            }
+            assert!(
+                !r.to_string().contains("sha1:") && !r.to_string().contains(".warc"),
+                "{tool} {url}: {r}"
+            );
+        }
+    }
+    let r = mcp_as(
+        &addr,
+        "list_captures",
+        serde_json::json!({"url": "news.example", "match_type": "domain"}),
+        None,
+    );
+    let listed = r["structuredContent"]["captures"].to_string();
+    for url in [
+        "news.example/court",
+        "news.example/robots",
+        "news.example/fresh",
+    ] {
+        assert!(!listed.contains(url), "{url} in {listed}");
+    }
+    // The user a rule names sees the ruling: found, read, listed.
+    let staff = Some("staff");
+    let r = mcp_as(
+        &addr,
+        "search",
+        serde_json::json!({"query": "zanzibarblock"}),
+        staff,
+    );
+    assert_eq!(r["structuredContent"]["total"], 1, "{r}");
+    let r = mcp_as(
+        &addr,
+        "get_text",
+        serde_json::json!({"url": "http://news.example/court"}),
+        staff,
+    );
+    assert!(
+        r["structuredContent"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("zanzibarblock"),
+        "{r}"
+    );
+    let r = mcp_as(
+        &addr,
+        "list_captures",
+        serde_json::json!({"url": "http://news.example/court"}),
+        staff,
+    );
+    assert_eq!(
+        r["structuredContent"]["captures"].as_array().unwrap().len(),
+        1,
+        "{r}"
+    );
+    // Another user is the public.
+    let r = mcp_as(
+        &addr,
+        "search",
+        serde_json::json!({"query": "zanzibarblock"}),
+        Some("visitor"),
+    );
+    assert_eq!(r["structuredContent"]["total"], 0, "{r}");
+}

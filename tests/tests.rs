@@ -28,6 +28,7 @@ mod import;
 mod index;
 mod layering;
 mod lists_cli;
+mod mcp;
 mod near_dups;
 mod paging;
 mod ranking;

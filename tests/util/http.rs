@@ -58,3 +58,57 @@ pub fn request(addr: &str, method: &str, path: &str, extra: impl AsRef<[u8]>) ->
         body: raw[split + 4..].to_vec(),
     }
 }
+
+/// One JSON-RPC call to the MCP server at `addr`'s `/mcp` (stateless streamable HTTP),
+/// with `extra` header lines; the parsed answer and its HTTP status.
+pub fn mcp(
+    addr: &str,
+    method: &str,
+    params: serde_json::Value,
+    extra: &str,
+) -> (u16, serde_json::Value) {
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    let a = post(addr, "/mcp", body.to_string().as_bytes(), extra);
+    let v = serde_json::from_slice(&a.body).unwrap_or(serde_json::Value::Null);
+    (a.status, v)
+}
+
+/// `tools/call` of `tool` with `args` over [`mcp`]: the result (`isError`,
+/// `structuredContent`, `content`).
+pub fn mcp_tool(addr: &str, tool: &str, args: serde_json::Value, extra: &str) -> serde_json::Value {
+    let (status, v) = mcp(
+        addr,
+        "tools/call",
+        serde_json::json!({"name": tool, "arguments": args}),
+        extra,
+    );
+    assert_eq!(status, 200, "{tool} {v}");
+    v["result"].clone()
+}
+
+/// POSTs `body` as JSON to `path` with `extra` header lines, as an MCP client does.
+pub fn post(addr: &str, path: &str, body: &[u8], extra: &str) -> Answer {
+    let head = format!(
+        "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+         MCP-Protocol-Version: 2025-06-18\r\nContent-Length: {}\r\n{extra}",
+        body.len()
+    );
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    let mut req = format!("POST {path} HTTP/1.0\r\nHost: {addr}\r\n{head}\r\n").into_bytes();
+    req.extend_from_slice(body);
+    // A server may answer (and close) before reading a body it refuses.
+    let _ = s.write_all(&req);
+    let mut raw = Vec::new();
+    let _ = s.read_to_end(&mut raw);
+    let split = (raw.windows(4))
+        .position(|w| w == b"\r\n\r\n")
+        .expect("a response head");
+    let head = String::from_utf8(raw[..split].to_vec()).unwrap();
+    let status = head[9..12].parse().unwrap();
+    Answer {
+        status,
+        headers: Vec::new(),
+        body: raw[split + 4..].to_vec(),
+    }
+}
