@@ -15,7 +15,8 @@ pub struct Provenance {
     pub url: String,
     /// The capture's date, 14 digits (UTC).
     pub timestamp: String,
-    /// The archive file holding its record (as the collection names it).
+    /// The archive file holding its record (as the collection names it; empty in the
+    /// rare hit whose capture the CDX does not list, under access rules).
     pub archive: String,
     /// For a WARC inside a WACZ: the WACZ's file name and the WARC's path in it
     /// (`crawl.wacz#archive/data.warc.gz`); offsets are the WARC's own.

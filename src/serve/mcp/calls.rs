@@ -237,7 +237,16 @@ async fn provenance_of_hits(ask: &Ask, hits: &[Hit]) -> Result<Vec<Provenance>, 
                         length: c.length,
                         digest: format!("sha1:{}", c.digest),
                     },
-                    _ => fallback,
+                    // The hit's own record is its version's first capture: only an asker
+                    // who sees everything may be told where it is without the CDX's word.
+                    _ if viewer.as_ref().is_none_or(|v| v.sees_everything()) => fallback,
+                    _ => Provenance {
+                        archive: String::new(),
+                        container: None,
+                        offset: 0,
+                        length: 0,
+                        ..fallback
+                    },
                 }
             })
             .collect())
