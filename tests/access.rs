@@ -232,6 +232,15 @@ const HIDDEN_BY_URL: [(&str, u16); 4] = [
     ("http://news.example/fresh", 404),
 ];
 
+/// Each hidden capture's own word, and its URL.
+const HIDDEN_WORDS: [(&str, &str); 5] = [
+    ("narwhalprivate", "private/diary"),
+    ("zanzibarblock", "news.example/court"),
+    ("quokkaexclude", "news.example/robots"),
+    ("ocelotrecent", "news.example/story"),
+    ("lynxfresh", "news.example/fresh"),
+];
+
 #[test]
 fn hidden_captures_are_absent_from_every_route_for_the_public_only() {
     let tmp = tempfile::tempdir().unwrap();
@@ -241,13 +250,7 @@ fn hidden_captures_are_absent_from_every_route_for_the_public_only() {
     let staff = Some("staff");
 
     // Each hidden word: no hit, no count, on the page, the feed and the JSON.
-    let hidden = [
-        ("narwhalprivate", "private/diary"),
-        ("zanzibarblock", "news.example/court"),
-        ("quokkaexclude", "news.example/robots"),
-        ("ocelotrecent", "news.example/story"),
-        ("lynxfresh", "news.example/fresh"),
-    ];
+    let hidden = HIDDEN_WORDS;
     for (word, url) in hidden {
         let r = search(&addr, word, public);
         assert_eq!(r["total"], 0, "{word}: {r}");
@@ -1203,13 +1206,7 @@ fn mcp_tools_hold_the_rules_for_the_public_and_the_user() {
     let tmp = tempfile::tempdir().unwrap();
     let coll = collection(tmp.path(), |_| true);
     let addr = serve_with(&coll, Some(rules_in(tmp.path())));
-    let hidden = [
-        ("narwhalprivate", "private/diary"),
-        ("zanzibarblock", "news.example/court"),
-        ("quokkaexclude", "news.example/robots"),
-        ("ocelotrecent", "news.example/story"),
-        ("lynxfresh", "news.example/fresh"),
-    ];
+    let hidden = HIDDEN_WORDS;
     for (word, url) in hidden {
         let r = mcp_as(&addr, "search", serde_json::json!({"query": word}), None);
         assert_eq!(r["structuredContent"]["total"], 0, "{word}: {r}");

@@ -140,6 +140,7 @@ fn serve_one_liner_names_every_route_of_the_api() {
             "/export" => "export",
             "/pages" => "page query",
             "/changes" => "change feeds",
+            "/mcp" => "MCP",
             "/shard/stats.json" => "front server",
             other => panic!("a route the test does not know: {other}; name it here"),
         };

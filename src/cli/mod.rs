@@ -99,8 +99,8 @@ pub enum Command {
     /// view (pages run their scripts on a replay origin of their own with `--wabac`) with the
     /// indexed text, history and diff pages, Memento, pywb's CDX API, /warcs (archives by
     /// byte range, and the CDXJ index ReplayWeb.page opens), export, ReplayWeb.page's page
-    /// query, the change feeds (Atom, JSON) and /healthz; or a front server over shard
-    /// servers (`--remote`).
+    /// query, the change feeds (Atom, JSON), the MCP server (/mcp) and /healthz; or a front
+    /// server over shard servers (`--remote`).
     Serve(search::ServeArgs),
     /// A Model Context Protocol server over stdio for language-model agents: tools
     /// `search`, `get_text`, `list_captures`, `history` and `diff`, every answer with its
