@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# warcdex's MCP server driven by the official Python MCP client (`mcp` from PyPI, pinned,
-# into target/mcp-venv when missing), over stdio (`warcdex mcp`) and over `serve`'s /mcp
+# warcdex's MCP server driven by the official Python MCP client (`mcp` from PyPI, 2.3.0
+# and 1.30.0, into target/mcp-venv and target/mcp1-venv when missing), over stdio (`warcdex mcp`) and over `serve`'s /mcp
 # (streamable HTTP), on a collection of the example crawls (ARC, WARC) and a Browsertrix
 # WACZ: the five tools, search with provenance, text, captures, history and diff, tool
 # errors for bad arguments with the server still answering; then both again under an
@@ -11,13 +11,18 @@ cd "$(dirname "$0")/.."
 
 die() { echo "test-mcp: $*" >&2; exit 1; }
 
-venv=target/mcp-venv
-if ! "$venv/bin/python" -c "import mcp" 2> /dev/null; then
-    echo "test-mcp: installing the mcp client into $venv" >&2
-    python3 -m venv "$venv" || die "cannot make $venv"
-    "$venv/bin/pip" install --quiet --disable-pip-version-check "mcp==2.3.0" >&2 \
-        || die "cannot install mcp"
-fi
+# venv DIR VERSION: the mcp client VERSION in DIR (made when missing).
+venv() {
+    if ! "$1/bin/python" -c "import mcp" 2> /dev/null; then
+        echo "test-mcp: installing the mcp client $2 into $1" >&2
+        python3 -m venv "$1" || die "cannot make $1"
+        "$1/bin/pip" install --quiet --disable-pip-version-check "mcp==$2" >&2 \
+            || die "cannot install mcp $2"
+    fi
+}
+# The current client, and the last of the 1.x line that most agents' servers still use.
+venv target/mcp-venv 2.3.0
+venv target/mcp1-venv 1.30.0
 if [ -n "${WARCDEX_BIN:-}" ]; then
     bin=$WARCDEX_BIN
 else
@@ -52,9 +57,12 @@ mcp_url() {
 start "$tmp/open.log"
 start "$tmp/excluded.log" --acl "$tmp/exclude.aclj"
 
-py=$venv/bin/python
+py=target/mcp-venv/bin/python
 $py scripts/test_mcp.py stdio "$bin" "$tmp/coll" || die "stdio"
 $py scripts/test_mcp.py http "$(mcp_url "$tmp/open.log")" || die "/mcp"
+py1=target/mcp1-venv/bin/python
+$py1 scripts/test_mcp.py stdio "$bin" "$tmp/coll" || die "stdio, mcp 1.30"
+$py1 scripts/test_mcp.py http "$(mcp_url "$tmp/open.log")" || die "/mcp, mcp 1.30"
 $py scripts/test_mcp.py stdio "$bin" "$tmp/coll" --acl "$tmp/exclude.aclj" --excluded || die "stdio under an exclude rule"
 $py scripts/test_mcp.py http "$(mcp_url "$tmp/excluded.log")" --excluded || die "/mcp under an exclude rule"
 echo "test-mcp: passed"

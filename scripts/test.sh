@@ -69,7 +69,7 @@ scripts/test-captures-duckdb.sh
 scripts/test-graph-networkx.sh
 
 # The MCP server (`warcdex mcp` over stdio and `serve`'s /mcp) driven by the official
-# Python MCP client (`mcp` from PyPI into target/mcp-venv): tools, provenance, tool errors
+# Python MCP client (`mcp` 2.3.0 and 1.30.0 from PyPI into target/mcp-venv, mcp1-venv): tools, provenance, tool errors
 # for bad arguments, and an excluded host's pages never found.
 scripts/test-mcp.sh
 

@@ -41,15 +41,25 @@ SPA = "https://spa.example.org/"  # its rendered text alone holds "quillwort"
 failures = []
 
 
+def attr(obj, snake, camel):
+    """A field by its mcp 2.x name or its mcp 1.x one."""
+    return getattr(obj, snake) if hasattr(obj, snake) else getattr(obj, camel)
+
+
 def check(ok, what, detail=""):
     if not ok:
         failures.append(f"{what}: {detail}")
         print(f"FAIL {what}: {detail}"[:2000], file=sys.stderr)
 
 
+class Answer:
+    def __init__(self, r):
+        self.is_error = attr(r, "is_error", "isError")
+
+
 async def call(s, name, args):
     r = await s.call_tool(name, args)
-    return r, (r.structured_content or {}), "".join(
+    return Answer(r), (attr(r, "structured_content", "structuredContent") or {}), "".join(
         getattr(c, "text", "") for c in r.content)
 
 
@@ -58,8 +68,9 @@ async def full_checks(s):
     names = sorted(t.name for t in tools.tools)
     check(names == ["diff", "get_text", "history", "list_captures", "search"], "five tools", names)
     for t in tools.tools:
-        check(t.input_schema.get("type") == "object", f"{t.name} has an argument schema", t.input_schema)
-        check((t.output_schema or {}).get("type") == "object", f"{t.name} has a result schema", t.output_schema)
+        schema, out = attr(t, "input_schema", "inputSchema"), attr(t, "output_schema", "outputSchema")
+        check(schema.get("type") == "object", f"{t.name} has an argument schema", schema)
+        check((out or {}).get("type") == "object", f"{t.name} has a result schema", out)
 
     # A word only one page holds finds that page, with its provenance.
     for word, url, archive_end in [("back", HOME, ".arc"), ("quillwort", SPA, ".wacz")]:
