@@ -6,7 +6,8 @@
 #
 # Usage: scripts/bench-mcp.sh DIR   (a collection or search directory; e.g. the bench
 #        collection scripts/eval-ranking.sh builds, target/eval-ranking/collection-1.0)
-# Env:   ROUNDS (5), WARCDEX_BIN (a binary instead of this checkout's BENCH_PROFILE build,
+# Env:   ROUNDS (5), SERVE_ARGS (extra serve flags: `--acl FILE` times the path under access
+#        rules, where each hit's record is looked up in the CDX), WARCDEX_BIN (a binary instead of this checkout's BENCH_PROFILE build,
 #        default release).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,6 +19,7 @@ else
     bin=$(built_bin "${BENCH_PROFILE:-release}")
 fi
 source scripts/serve-lib.sh
-start_server bench-mcp 600 "$bin" -d "$dir"
+# shellcheck disable=SC2086
+start_server bench-mcp 600 "$bin" -d "$dir" ${SERVE_ARGS:-}
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 scripts/bench_mcp.py "$port" "${ROUNDS:-5}"

@@ -19,6 +19,7 @@ use crate::near::word_diff::WordRun;
 use crate::search::history::diff_versions;
 use crate::search::{Hit, SearchRequest, Selection, MAX_START};
 
+use super::super::capture_route::shown_to;
 use super::super::state::{current, AppState, Backend, Loaded};
 use super::super::{search_routes, versions, web};
 
@@ -238,19 +239,20 @@ async fn provenance_of_hits(ask: &Ask, hits: &[Hit]) -> Result<Vec<Provenance>, 
             })
             .await;
     }
-    let wanted: Vec<(String, String, Provenance)> = (hits.iter())
-        .map(|h| (h.url.clone(), own(h).timestamp, own(h)))
-        .collect();
+    let wanted: Vec<Provenance> = hits.iter().map(own).collect();
     ask.blocking(move || {
+        let cdx = collection.cdx().ok();
+        let table = collection.archives().table().ok();
         Ok(wanted
             .into_iter()
-            .map(|(url, date, fallback)| {
-                let found = web::lookup(&collection, &url, &date, viewer.as_ref(), 0);
-                match found.ok().and_then(|(_, n)| n.capture) {
-                    Some(c) if c.timestamp == date => Provenance {
+            .map(|want| {
+                let found =
+                    (cdx.as_ref()).and_then(|cdx| shown_capture(cdx, &want, viewer.as_ref()));
+                match found {
+                    Some(c) => Provenance {
                         url: c.original,
                         timestamp: c.timestamp,
-                        container: container(&collection, &c.filename),
+                        container: table.as_ref().and_then(|t| in_wacz(t, &c.filename)),
                         archive: c.filename,
                         offset: c.offset,
                         length: c.length,
@@ -258,18 +260,52 @@ async fn provenance_of_hits(ask: &Ask, hits: &[Hit]) -> Result<Vec<Provenance>, 
                     },
                     // The hit's own record is its version's first capture, which the asker
                     // may not see: said only as the CDX shows it.
-                    _ => Provenance {
+                    None => Provenance {
                         archive: String::new(),
                         container: None,
                         offset: 0,
                         length: 0,
-                        ..fallback
+                        ..want
                     },
                 }
             })
             .collect())
     })
     .await
+}
+
+/// The capture of `want`'s URL at its date that `viewer` may see, from the CDX lines of
+/// that key and date (one search of the sorted file; the version's own digest first).
+fn shown_capture(
+    cdx: &warcdex_cdx::lookup::SortedCdx,
+    want: &Provenance,
+    viewer: Option<&Viewer>,
+) -> Option<crate::replay::capture::Capture> {
+    let key = warcdex_cdx::surt::surt_key(&want.url).ok()?;
+    let from = format!("{key} {}", want.timestamp);
+    let digest = want.digest.trim_start_matches("sha1:");
+    let mut shown = Vec::new();
+    let mut blocked = false;
+    // Lines of one URL key and second: a handful (a capture and its revisits); read 64 at most.
+    for line in cdx.lines_from(from.as_bytes()).ok()?.take(64) {
+        let line = line.ok()?;
+        if !line.starts_with(from.as_bytes()) {
+            break;
+        }
+        let Some(c) = crate::replay::capture::Capture::parse(&line) else {
+            continue;
+        };
+        if c.urlkey == key
+            && c.timestamp == want.timestamp
+            && shown_to(viewer, &key, &c, &mut blocked)
+        {
+            if c.digest == digest {
+                return Some(c);
+            }
+            shown.push(c);
+        }
+    }
+    shown.into_iter().next()
 }
 
 /// `get_text`.
