@@ -63,7 +63,21 @@ async def call(s, name, args):
         getattr(c, "text", "") for c in r.content)
 
 
+async def collection(s):
+    """The warcdex://collection resource, parsed."""
+    listed = await s.list_resources()
+    uris = [str(r.uri) for r in listed.resources]
+    check(uris == ["warcdex://collection"], "one resource, the collection's", uris)
+    r = await s.read_resource("warcdex://collection")
+    return json.loads(r.contents[0].text)
+
+
 async def full_checks(s):
+    c = await collection(s)
+    sites = {f["value"] for f in c.get("sites", [])}
+    check(c.get("versions", 0) > 0 and {"example.org", "spa.example.org"} <= sites
+          and c.get("first_year") == "2007" and c.get("last_year") == "2024",
+          "the collection's description", c)
     tools = await s.list_tools()
     names = sorted(t.name for t in tools.tools)
     check(names == ["diff", "get_text", "history", "list_captures", "search"], "five tools", names)
@@ -158,6 +172,10 @@ async def full_checks(s):
 
 
 async def excluded_checks(s):
+    c = await collection(s)
+    sites = {f["value"] for f in c.get("sites", [])}
+    check("example.org" not in sites and "spa.example.org" in sites and c.get("first_year") == "2024",
+          "the collection's description leaves the excluded host out", c)
     for q in ["example", "back", "welcome", "news"]:
         r, sc, _ = await call(s, "search", {"query": q})
         urls = [h["url"] for h in sc.get("hits", [])]

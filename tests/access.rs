@@ -1312,6 +1312,20 @@ fn mcp_tools_hold_the_rules_for_the_public_and_the_user() {
         1,
         "{r}"
     );
+    // The collection's description counts what each asker may see.
+    let described = |user: Option<&str>| {
+        let extra = user.map_or(String::new(), |u| format!("{USER}: {u}\r\n"));
+        let uri = serde_json::json!({"uri": "warcdex://collection"});
+        let (_, d) = crate::util::http::mcp(&addr, "resources/read", uri, &extra);
+        let text = d["result"]["contents"][0]["text"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        serde_json::from_str::<Value>(&text).unwrap()["versions"].clone()
+    };
+    assert_eq!(described(None), search(&addr, "*", None)["total"]);
+    assert_eq!(described(staff), search(&addr, "*", staff)["total"]);
+    assert!(described(staff).as_u64() > described(None).as_u64());
     // Another user is the public.
     let r = mcp_as(
         &addr,

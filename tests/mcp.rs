@@ -136,6 +136,36 @@ fn the_five_tools_answer_with_the_provenance_the_other_routes_give() {
     );
     let added = r["structuredContent"]["added"].to_string();
     assert!(added.contains("logo"), "{r}");
+    // The collection's description: what a search of everything counts.
+    let (_, d) = mcp(
+        &addr,
+        "resources/read",
+        json!({"uri": "warcdex://collection"}),
+        "",
+    );
+    let d: Value =
+        serde_json::from_str(d["result"]["contents"][0]["text"].as_str().unwrap()).unwrap();
+    let all = request(&addr, "GET", "/search.json?query=*", "");
+    let all: Value = serde_json::from_slice(&all.body).unwrap();
+    assert_eq!(d["versions"], all["total"], "{d}");
+    assert_eq!(
+        (d["first_year"].as_str(), d["sets"].as_u64()),
+        (Some("2007"), Some(1)),
+        "{d}"
+    );
+    let (_, e) = mcp(
+        &addr,
+        "resources/read",
+        json!({"uri": "file:///etc/passwd"}),
+        "",
+    );
+    assert!(
+        e["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no resource"),
+        "{e}"
+    );
     // get_text: the text of the capture asked for, in parts.
     let r = mcp_tool(
         &addr,

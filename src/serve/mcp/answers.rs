@@ -232,6 +232,27 @@ pub struct DiffAnswer {
     pub truncated: bool,
 }
 
+/// The `warcdex://collection` resource: what the collection holds, as the asker may see it.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct CollectionAnswer {
+    /// Versions (URL + payload digest) the asker may see.
+    pub versions: u64,
+    /// Parallel sets searched (0 on a front server).
+    pub sets: usize,
+    /// The first year with a capture.
+    pub first_year: Option<String>,
+    /// The last year with a capture.
+    pub last_year: Option<String>,
+    /// Versions per year of capture, in order.
+    pub years: Vec<FacetValue>,
+    /// The sites with most versions, the first 25.
+    pub sites: Vec<FacetValue>,
+    /// MIME types, the first 10.
+    pub types: Vec<FacetValue>,
+    /// Languages, the first 10.
+    pub languages: Vec<FacetValue>,
+}
+
 /// The short text an agent's chat shows for an answer.
 pub trait Render {
     /// The rendering.

@@ -10,8 +10,8 @@ use axum::http::HeaderMap;
 use warcdex_cdx::query::{AccessTest, AnswerError, CdxQuery};
 
 use super::answers::{
-    CaptureRow, CapturesAnswer, DiffAnswer, DiffSide, FacetValue, Facets, HistoryAnswer,
-    Provenance, SearchAnswer, SearchHit, TextAnswer, VersionRow,
+    CaptureRow, CapturesAnswer, CollectionAnswer, DiffAnswer, DiffSide, FacetValue, Facets,
+    HistoryAnswer, Provenance, SearchAnswer, SearchHit, TextAnswer, VersionRow,
 };
 use super::args::{self, DiffArgs, GetTextArgs, HistoryArgs, ListCapturesArgs, SearchArgs};
 use crate::access::{Access, Viewer};
@@ -204,6 +204,43 @@ pub async fn search(ask: &Ask, a: SearchArgs) -> Result<SearchAnswer, String> {
                 versions: h.versions_total.max(1),
             })
             .collect(),
+    })
+}
+
+/// The `warcdex://collection` resource: every version the asker may see, counted by year,
+/// site, type and language (a search of `*`).
+pub async fn describe(ask: &Ask) -> Result<CollectionAnswer, String> {
+    let req = SearchRequest {
+        viewer: ask.viewer(),
+        query: "*".into(),
+        hits: 1,
+        history: false,
+        ..SearchRequest::default()
+    };
+    let r = search_routes::run_request(&ask.state, req, &ask.headers)
+        .await
+        .map_err(refusal_text)?;
+    let sets = match &ask.state.backend {
+        Backend::Local(l) => l.loaded().index.sets().len(),
+        Backend::Remote(_) => 0,
+    };
+    let take = |v: &[crate::search::facets::FacetCount], n: usize| -> Vec<FacetValue> {
+        (v.iter().take(n))
+            .map(|f| FacetValue {
+                value: f.value.clone(),
+                count: f.count,
+            })
+            .collect()
+    };
+    Ok(CollectionAnswer {
+        versions: r.total,
+        sets,
+        first_year: r.facets.year.first().map(|y| y.value.clone()),
+        last_year: r.facets.year.last().map(|y| y.value.clone()),
+        years: take(&r.facets.year, usize::MAX),
+        sites: take(&r.facets.site, 25),
+        types: take(&r.facets.mime, MAX_FACET_VALUES),
+        languages: take(&r.facets.lang, MAX_FACET_VALUES),
     })
 }
 

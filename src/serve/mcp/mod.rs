@@ -5,6 +5,9 @@
 //! state and access rules as the HTTP routes (`calls.rs`); every capture an answer names
 //! carries its provenance (archive file, offset, length, digest, date: `answers.rs`).
 //!
+//! One resource, `warcdex://collection`, says what the collection holds (versions, years,
+//! sites, types, languages) as the asker may see it.
+//!
 //! Bad arguments are tool errors that say what to fix (`args.rs`), never protocol errors.
 //! Calls in flight are bounded ([`MAX_CALLS`]; past it a call is refused at once), and
 //! their work runs under the server's search permits. A call the client cancels, or whose
@@ -22,8 +25,9 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue};
 use rmcp::handler::server::common::{schema_for_output, schema_for_type};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
-    ToolAnnotations,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, ServerCapabilities,
+    ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
@@ -168,9 +172,16 @@ fn tools() -> Vec<Tool> {
     ]
 }
 
+/// The resource describing the collection.
+const COLLECTION_URI: &str = "warcdex://collection";
+
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_resources()
+            .build();
+        ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("warcdex", env!("CARGO_PKG_VERSION")))
             .with_instructions(
                 "A web archive collection (WARC/WACZ captures). Use search to find pages, \
@@ -186,6 +197,53 @@ impl ServerHandler for McpServer {
         _ctx: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         Ok(ListToolsResult::with_all_items(tools()))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let r = Resource::new(COLLECTION_URI, "collection")
+            .with_title("What the collection holds")
+            .with_description(
+                "Versions, the years of capture, the sites, types and languages of the \
+                 collection, as the asker may see it (JSON).",
+            )
+            .with_mime_type("application/json");
+        Ok(ListResourcesResult::with_all_items(vec![r]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        if request.uri != COLLECTION_URI {
+            return Err(ErrorData::resource_not_found(
+                format!(
+                    "no resource {:?}: the server has {COLLECTION_URI}",
+                    request.uri
+                ),
+                None,
+            ));
+        }
+        let ask = Ask {
+            state: self.state.clone(),
+            headers: self.headers(&ctx),
+        };
+        let answer = calls::describe(&ask)
+            .await
+            .map_err(|e| ErrorData::internal_error(e, None))?;
+        let text = serde_json::to_string(&answer)
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        let contents = ResourceContents::TextResourceContents {
+            uri: COLLECTION_URI.into(),
+            mime_type: Some("application/json".into()),
+            text,
+            meta: None,
+        };
+        Ok(ReadResourceResult::new(vec![contents]).into())
     }
 
     async fn call_tool(
