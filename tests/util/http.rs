@@ -32,14 +32,25 @@ impl Answer {
 /// Sends `METHOD PATH` with `extra` header lines (bytes, not always text), and reads the
 /// answer to the end.
 pub fn request(addr: &str, method: &str, path: &str, extra: impl AsRef<[u8]>) -> Answer {
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
     let mut req = format!("{method} {path} HTTP/1.0\r\nHost: {addr}\r\n").into_bytes();
     req.extend_from_slice(extra.as_ref());
     req.extend_from_slice(b"\r\n");
-    s.write_all(&req).unwrap();
+    send(addr, &req, false)
+}
+
+/// Writes `req` to `addr` and reads the answer to the end. With `early_answer`, a server
+/// may answer (and close) before it has read a body it refuses: a failed write or a reset
+/// after the answer is then not an error.
+fn send(addr: &str, req: &[u8], early_answer: bool) -> Answer {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    let wrote = s.write_all(req);
     let mut raw = Vec::new();
-    s.read_to_end(&mut raw).unwrap();
+    let read = s.read_to_end(&mut raw);
+    if !early_answer {
+        wrote.unwrap();
+        read.unwrap();
+    }
     let split = (raw.windows(4))
         .position(|w| w == b"\r\n\r\n")
         .expect("a response head");
@@ -93,22 +104,7 @@ pub fn post(addr: &str, path: &str, body: &[u8], extra: &str) -> Answer {
          MCP-Protocol-Version: 2025-06-18\r\nContent-Length: {}\r\n{extra}",
         body.len()
     );
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
     let mut req = format!("POST {path} HTTP/1.0\r\nHost: {addr}\r\n{head}\r\n").into_bytes();
     req.extend_from_slice(body);
-    // A server may answer (and close) before reading a body it refuses.
-    let _ = s.write_all(&req);
-    let mut raw = Vec::new();
-    let _ = s.read_to_end(&mut raw);
-    let split = (raw.windows(4))
-        .position(|w| w == b"\r\n\r\n")
-        .expect("a response head");
-    let head = String::from_utf8(raw[..split].to_vec()).unwrap();
-    let status = head[9..12].parse().unwrap();
-    Answer {
-        status,
-        headers: Vec::new(),
-        body: raw[split + 4..].to_vec(),
-    }
+    send(addr, &req, true)
 }

@@ -259,8 +259,13 @@ pub trait Render {
     fn render(&self) -> String;
 }
 
+/// ` (in WACZ#PATH)` for an archive inside a WACZ, else nothing.
+fn inside(container: Option<&String>) -> String {
+    container.map_or_else(String::new, |c| format!(" (in {c})"))
+}
+
 fn cite(p: &Provenance) -> String {
-    let inside = (p.container.as_ref()).map_or_else(String::new, |c| format!(" (in {c})"));
+    let inside = inside(p.container.as_ref());
     format!(
         "{} @ {} — {}{inside} offset {} length {} {}",
         p.url, p.timestamp, p.archive, p.offset, p.length, p.digest
@@ -319,7 +324,7 @@ impl Render for CapturesAnswer {
             s.push_str(" (more exist)");
         }
         for c in &self.captures {
-            let inside = (c.container.as_ref()).map_or_else(String::new, |w| format!(" (in {w})"));
+            let inside = inside(c.container.as_ref());
             let _ = write!(
                 s,
                 "\n{} {} {} {} {} {}{inside} offset {} length {}",

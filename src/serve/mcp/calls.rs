@@ -48,16 +48,11 @@ impl Ask {
         self.state.opts.viewer(&self.headers)
     }
 
-    /// The capture view's link to `url` at `date`.
+    /// The capture view's link to `url` at `date`: absolute on `--public-url` or the
+    /// request's host, else a path (stdio without `--public-url`).
     fn view_link(&self, date: &str, url: &str) -> String {
-        let path = format!("{}/{date}/{url}", web::PREFIX);
-        match &self.state.opts.public_url {
-            Some(base) => format!("{base}{path}"),
-            None => match self.headers.get(axum::http::header::HOST) {
-                Some(_) => format!("{}{path}", web::base_url(None, &self.headers)),
-                None => path,
-            },
-        }
+        let base = web::base_url(self.state.opts.public_url.as_deref(), &self.headers);
+        format!("{base}{}/{date}/{url}", web::PREFIX)
     }
 
     /// The index and collection, on a server of sets; a front server holds no captures.
@@ -113,12 +108,6 @@ pub async fn search(ask: &Ask, a: SearchArgs) -> Result<SearchAnswer, String> {
     if query.is_empty() {
         return Err("query is empty: give words to search for".into());
     }
-    if query.len() > args::MAX_ARG_BYTES {
-        return Err(format!(
-            "query is too long (at most {} bytes)",
-            args::MAX_ARG_BYTES
-        ));
-    }
     if let Some(s) = &a.site {
         query.push_str(&format!(" site:{}", args::site(s)?));
     }
@@ -162,15 +151,6 @@ pub async fn search(ask: &Ask, a: SearchArgs) -> Result<SearchAnswer, String> {
         .await
         .map_err(refusal_text)?;
     let hits = provenance_of_hits(ask, &r.hits).await?;
-    let facet = |v: &[crate::search::facets::FacetCount], all: bool| -> Vec<FacetValue> {
-        let n = if all { v.len() } else { MAX_FACET_VALUES };
-        (v.iter().take(n))
-            .map(|f| FacetValue {
-                value: f.value.clone(),
-                count: f.count,
-            })
-            .collect()
-    };
     Ok(SearchAnswer {
         query: selection.text,
         total: r.total,
@@ -181,10 +161,10 @@ pub async fn search(ask: &Ask, a: SearchArgs) -> Result<SearchAnswer, String> {
         suggestion: r.suggestion.clone(),
         unavailable: r.unavailable.clone(),
         facets: Facets {
-            site: facet(&r.facets.site, false),
-            year: facet(&r.facets.year, true),
-            mime: facet(&r.facets.mime, false),
-            lang: facet(&r.facets.lang, false),
+            site: facet_values(&r.facets.site, MAX_FACET_VALUES),
+            year: facet_values(&r.facets.year, usize::MAX),
+            mime: facet_values(&r.facets.mime, MAX_FACET_VALUES),
+            lang: facet_values(&r.facets.lang, MAX_FACET_VALUES),
         },
         hits: r
             .hits
@@ -224,24 +204,26 @@ pub async fn describe(ask: &Ask) -> Result<CollectionAnswer, String> {
         Backend::Local(l) => l.loaded().index.sets().len(),
         Backend::Remote(_) => 0,
     };
-    let take = |v: &[crate::search::facets::FacetCount], n: usize| -> Vec<FacetValue> {
-        (v.iter().take(n))
-            .map(|f| FacetValue {
-                value: f.value.clone(),
-                count: f.count,
-            })
-            .collect()
-    };
     Ok(CollectionAnswer {
         versions: r.total,
         sets,
         first_year: r.facets.year.first().map(|y| y.value.clone()),
         last_year: r.facets.year.last().map(|y| y.value.clone()),
-        years: take(&r.facets.year, usize::MAX),
-        sites: take(&r.facets.site, 25),
-        types: take(&r.facets.mime, MAX_FACET_VALUES),
-        languages: take(&r.facets.lang, MAX_FACET_VALUES),
+        years: facet_values(&r.facets.year, usize::MAX),
+        sites: facet_values(&r.facets.site, 25),
+        types: facet_values(&r.facets.mime, MAX_FACET_VALUES),
+        languages: facet_values(&r.facets.lang, MAX_FACET_VALUES),
     })
+}
+
+/// The first `n` values of a facet.
+fn facet_values(v: &[crate::search::facets::FacetCount], n: usize) -> Vec<FacetValue> {
+    (v.iter().take(n))
+        .map(|f| FacetValue {
+            value: f.value.clone(),
+            count: f.count,
+        })
+        .collect()
 }
 
 /// Each hit's first capture shown to the asker, from the CDX: the hit's own record
@@ -262,34 +244,29 @@ async fn provenance_of_hits(ask: &Ask, hits: &[Hit]) -> Result<Vec<Provenance>, 
     };
     let viewer = ask.viewer().filter(|v| !v.sees_everything());
     let collection = l.collection.clone();
-    if viewer.is_none() {
-        // Every capture is shown: the hit's record is its first capture's (a lookup per
-        // hit in the CDX cost two thirds of the call).
-        let mut found: Vec<Provenance> = hits.iter().map(own).collect();
-        return ask
-            .blocking(move || {
-                let table = collection.archives().table().ok();
-                for p in &mut found {
-                    p.container = table.as_ref().and_then(|t| in_wacz(t, &p.archive));
-                }
-                Ok(found)
-            })
-            .await;
-    }
     let wanted: Vec<Provenance> = hits.iter().map(own).collect();
     ask.blocking(move || {
-        let cdx = collection.cdx().ok();
         let table = collection.archives().table().ok();
+        let wacz_of = |archive: &str| table.as_ref().and_then(|t| in_wacz(t, archive));
+        let Some(viewer) = viewer else {
+            // Every capture is shown: the hit's record is its first capture's (a lookup
+            // per hit in the CDX cost two thirds of the call).
+            return Ok((wanted.into_iter())
+                .map(|want| Provenance {
+                    container: wacz_of(&want.archive),
+                    ..want
+                })
+                .collect());
+        };
+        let cdx = collection.cdx().ok();
         Ok(wanted
             .into_iter()
             .map(|want| {
-                let found =
-                    (cdx.as_ref()).and_then(|cdx| shown_capture(cdx, &want, viewer.as_ref()));
-                match found {
+                match (cdx.as_ref()).and_then(|cdx| shown_capture(cdx, &want, Some(&viewer))) {
                     Some(c) => Provenance {
                         url: c.original,
                         timestamp: c.timestamp,
-                        container: table.as_ref().and_then(|t| in_wacz(t, &c.filename)),
+                        container: wacz_of(&c.filename),
                         archive: c.filename,
                         offset: c.offset,
                         length: c.length,
@@ -427,7 +404,7 @@ pub async fn list_captures(ask: &Ask, a: ListCapturesArgs) -> Result<CapturesAns
     let query = serde_urlencoded::to_string(&params).map_err(|e| e.to_string())?;
     let (_, collection) = ask.local().await?;
     let viewer = ask.viewer().filter(|v| !v.sees_everything());
-    let lines = ask
+    let mut captures = ask
         .blocking(move || {
             let mut q = CdxQuery::parse(query.as_bytes()).map_err(|e| e.message)?;
             if let Some(v) = viewer {
@@ -446,11 +423,28 @@ pub async fn list_captures(ask: &Ask, a: ListCapturesArgs) -> Result<CapturesAns
                     "the collection could not be read".to_string()
                 }
             })?;
-            Ok((out, collection))
+            let table = collection.archives().table().ok();
+            capture_rows(&out, table.as_deref())
         })
         .await?;
-    let (lines, collection) = lines;
-    let mut inside: std::collections::HashMap<String, Option<String>> = Default::default();
+    if captures.is_empty() && !narrowed {
+        return Err(format!("{url} is not in this collection"));
+    }
+    let truncated = captures.len() > limit;
+    captures.truncate(limit);
+    Ok(CapturesAnswer {
+        url,
+        match_type: match_type.name().into(),
+        captures,
+        truncated,
+    })
+}
+
+/// The rows of the CDX API's JSON lines, each archive's container from `table`.
+fn capture_rows(
+    lines: &[u8],
+    table: Option<&crate::collection::ArchiveTable>,
+) -> Result<Vec<CaptureRow>, String> {
     let mut captures: Vec<CaptureRow> = Vec::new();
     for line in lines.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
         let v: serde_json::Value = serde_json::from_slice(line).map_err(|e| e.to_string())?;
@@ -466,25 +460,13 @@ pub async fn list_captures(ask: &Ask, a: ListCapturesArgs) -> Result<CapturesAns
                 true => digest,
                 false => format!("sha1:{digest}"),
             },
-            container: (inside.entry(s("filename")))
-                .or_insert_with(|| container(&collection, &s("filename")))
-                .clone(),
+            container: table.and_then(|t| in_wacz(t, &s("filename"))),
             archive: s("filename"),
             offset: n("offset"),
             length: n("length"),
         });
     }
-    if captures.is_empty() && !narrowed {
-        return Err(format!("{url} is not in this collection"));
-    }
-    let truncated = captures.len() > limit;
-    captures.truncate(limit);
-    Ok(CapturesAnswer {
-        url,
-        match_type: match_type.name().into(),
-        captures,
-        truncated,
-    })
+    Ok(captures)
 }
 
 /// `history`.

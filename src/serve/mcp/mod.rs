@@ -110,8 +110,9 @@ where
 {
     let answer = f(args?).await?;
     let value = serde_json::to_value(&answer).map_err(|e| e.to_string())?;
-    let mut r = CallToolResult::structured(value);
-    r.content = vec![ContentBlock::text(answer.render())];
+    // Not `CallToolResult::structured`: it writes the whole value out as the text too.
+    let mut r = CallToolResult::success(vec![ContentBlock::text(answer.render())]);
+    r.structured_content = Some(value);
     Ok(r)
 }
 
