@@ -158,8 +158,8 @@ fn search_one_liner_ranks_as_the_ranking_doc_says() {
     let ranking =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/ranking.md")).unwrap();
     let line = one_liner("search");
-    // docs/ranking.md: per-field BM25, the title weighing most; the link analysis is
-    // stored but does not rank.
+    // docs/ranking.md: a word over all its fields at once (BM25F), the title and other
+    // sites' anchors weighing most; the link analysis is stored but does not rank.
     assert!(
         ranking.contains("but does not rank"),
         "docs/ranking.md changed"
@@ -168,9 +168,13 @@ fn search_one_liner_ranks_as_the_ranking_doc_says() {
         !line.contains("link"),
         "search's one-liner {line:?} says links rank"
     );
-    assert!(ranking.contains("`title` × 3"), "docs/ranking.md changed");
+    assert!(ranking.contains("`title` × 6"), "docs/ranking.md changed");
     assert!(
-        line.contains("title weighing most"),
+        ranking.contains("(`anchor`)\n  × 12"),
+        "docs/ranking.md changed"
+    );
+    assert!(
+        line.contains("BM25F") && line.contains("title and other sites' anchor text weighing most"),
         "search's one-liner {line:?} does not say how hits rank"
     );
     for filter in ["site:", "type:", "lang:", "collection:", "date:", "as-of:"] {

@@ -87,8 +87,9 @@ pub enum Command {
     /// main document, at the same position), the sources' dates and a dates list unioned.
     AddDates(dates::AddDatesArgs),
     /// Search `DIR/pindexes/*/{main,dates}`: words and phrases ranked by text relevance
-    /// (BM25 over title, URL, anchors and text, the title weighing most), filters site:,
-    /// type:, lang:, collection:, date:, as-of:; every capture date per hit.
+    /// (BM25F over title, URL, anchors and text, the title and other sites' anchor text
+    /// weighing most), filters site:, type:, lang:, collection:, date:, as-of:; every
+    /// capture date per hit.
     Search(search::SearchArgs),
     /// Add archives (ARC, WARC, WARC-zstd, WACZ) to a collection as one batch: CDX,
     /// identity across the whole collection, import and index of the new versions, dates

@@ -20,6 +20,7 @@ mod collect;
 mod collections;
 mod doc_bits;
 pub mod facets;
+mod fields_bm25;
 pub mod history;
 pub mod hits;
 mod indexed_text;

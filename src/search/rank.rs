@@ -15,6 +15,7 @@ use tantivy::Term;
 use super::access_view::SetView;
 use super::collect::{Fruit, TopFiltered};
 use super::facets::{FacetSources, Tally};
+use super::fields_bm25::by_combined_fields;
 use super::near::NearDisplay;
 use super::query::{self, ParsedQuery, QueryError};
 use super::select::{select, HitSelection, Short};
@@ -37,12 +38,12 @@ impl SearchIndex {
         let mut text_queries = Vec::with_capacity(self.sets.len());
         let mut queries = Vec::with_capacity(self.sets.len());
         for (i, s) in self.sets.iter().enumerate() {
-            let (text, full) = set_query(s, &s.parser, parsed)?;
+            let (text, full) = set_query(s, &s.parser, parsed, true)?;
             let hidden = views.and_then(|v| v.get(i)?.anchors_hidden.clone());
             let full = match hidden {
                 None => full,
                 Some(bits) => {
-                    let (_, without) = set_query(s, &s.parser_without_anchors, parsed)?;
+                    let (_, without) = set_query(s, &s.parser_without_anchors, parsed, false)?;
                     let docs = || Box::new(super::doc_bits::DocBitsQuery::new(bits.clone()));
                     Box::new(BooleanQuery::new(vec![
                         (
@@ -393,6 +394,34 @@ fn title_phrase(text: &str, weight: f32) -> Option<String> {
     if weight <= 0.0 {
         return None;
     }
+    let words = title_words(text, 2)?;
+    Some(format!("title:\"{}\"^{weight}", words.join(" ")))
+}
+
+/// The query's words each required in `field`, in any order (`title:a title:b`, the
+/// parser requiring every word), for a query of words: a title (a URL, an anchor text)
+/// that holds every word the reader gave names the page, even where a word the reader left
+/// out breaks the phrase. With words scored over all their fields at once
+/// (`fields_bm25.rs`) a match in a short field weighs less than in a sum of fields; this
+/// gives it back for the query that names a title, without taking it from the query of a
+/// page's words (four words a text repeats are seldom all in its title).
+fn all_in_field(text: &str, field: &str, weight: f32) -> Option<String> {
+    if weight <= 0.0 {
+        return None;
+    }
+    let words = title_words(text, 1)?;
+    Some(
+        words
+            .iter()
+            .map(|w| format!("{field}:{w}"))
+            .collect::<Vec<_>>()
+            .join(" "),
+    )
+}
+
+/// The letters-and-digits words of a query of words (no exclusion, field or operator) of
+/// at least `least` words; `None` otherwise.
+fn title_words(text: &str, least: usize) -> Option<Vec<&str>> {
     let syntax = |t: &str| {
         t.starts_with(['-', '+'])
             || (!t.starts_with('"') && t.contains(':'))
@@ -405,10 +434,7 @@ fn title_phrase(text: &str, weight: f32) -> Option<String> {
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .collect();
-    if words.len() < 2 {
-        return None;
-    }
-    Some(format!("title:\"{}\"^{weight}", words.join(" ")))
+    (words.len() >= least).then_some(words)
 }
 
 /// The tantivy query for a set: the words (or every document) with the filters as
@@ -489,30 +515,52 @@ fn set_query(
     s: &OpenSet,
     parser: &tantivy::query::QueryParser,
     parsed: &ParsedQuery,
+    anchors: bool,
 ) -> Result<(Option<Box<dyn Query>>, Box<dyn Query>), SearchError> {
     let text = match parsed.text.is_empty() {
         true => None,
-        false => Some(relaxed(
-            by_best_field(
+        false => {
+            let words = by_best_field(
                 parser.parse_query(&parsed.text).map_err(|e| {
                     QueryError(format!("cannot read the query {:?}: {e}", parsed.text))
                 })?,
                 s.weights.tie,
-            ),
-            &s.weights,
-            parsed.min_words,
-        )),
+            );
+            let words = match s.weights.fields_k1 > 0.0 {
+                true => by_combined_fields(words, &s.boosts, &s.apart, s.weights.fields_k1),
+                false => words,
+            };
+            Some(relaxed(words, &s.weights, parsed.min_words))
+        }
     };
-    let scored = match (&text, title_phrase(&parsed.text, s.weights.title_phrase)) {
-        (Some(t), Some(phrase)) => match parser.parse_query(&phrase) {
-            Ok(p) => Some(Box::new(BooleanQuery::new(vec![
-                (Occur::Must, t.box_clone()),
-                (Occur::Should, p),
-            ])) as Box<dyn Query>),
-            Err(_) => Some(t.box_clone()),
-        },
-        (t, _) => t.as_ref().map(|q| q.box_clone()),
-    };
+    let scored = text.as_ref().map(|t| {
+        let mut title: Vec<Box<dyn Query>> = Vec::new();
+        let phrase = title_phrase(&parsed.text, s.weights.title_phrase);
+        title.extend(phrase.and_then(|p| parser.parse_query(&p).ok()));
+        let w = &s.weights;
+        let mut whole = vec![("title", w.title_all), ("url", w.url_all)];
+        if anchors {
+            whole.extend([
+                ("anchor", w.anchor_all),
+                ("anchor_internal", w.anchor_internal_all),
+            ]);
+        }
+        for (field, weight) in whole {
+            let all = all_in_field(&parsed.text, field, weight);
+            title.extend(
+                all.and_then(|a| parser.parse_query(&a).ok())
+                    .map(|a| Box::new(BoostQuery::new(a, weight)) as Box<dyn Query>),
+            );
+        }
+        match title.is_empty() {
+            true => t.box_clone(),
+            false => {
+                let mut clauses = vec![(Occur::Must, t.box_clone())];
+                clauses.extend(title.into_iter().map(|q| (Occur::Should, q)));
+                Box::new(BooleanQuery::new(clauses)) as Box<dyn Query>
+            }
+        }
+    });
     let full = full_query(s, parsed, scored);
     Ok((text, full))
 }
@@ -568,7 +616,25 @@ fn date_filter(s: &OpenSet, view: &SetView, p: &ParsedQuery) -> Option<Arc<Vec<u
 
 #[cfg(test)]
 mod tests {
-    use super::title_phrase;
+    use super::{all_in_field, title_phrase};
+
+    /// Every word of a query of words, one word too, required in the field; nothing for
+    /// a query with syntax or a weight of 0.
+    #[test]
+    fn every_word_in_a_field_is_each_word_on_the_field() {
+        assert_eq!(
+            all_in_field("java.util \"array list\"", "title", 0.25).as_deref(),
+            Some("title:java title:util title:array title:list")
+        );
+        assert_eq!(
+            all_in_field("OutputStream", "url", 0.25).as_deref(),
+            Some("url:OutputStream")
+        );
+        for none in ["a -b", "title:a b", "a OR b", "+a b", "..."] {
+            assert_eq!(all_in_field(none, "title", 0.25), None, "{none}");
+        }
+        assert_eq!(all_in_field("a b", "title", 0.0), None);
+    }
 
     #[test]
     fn the_title_phrase_is_the_words_of_a_query_of_words() {

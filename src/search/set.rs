@@ -5,6 +5,7 @@
 //! Both tables come from term dictionaries and posting lists, not stored documents, so
 //! opening reads a few bytes per document instead of decompressing every page's text.
 
+use std::collections::HashMap;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -192,6 +193,10 @@ pub(crate) struct OpenSet {
     pub parser_without_anchors: QueryParser,
     /// The ranking's weights (`weights.rs`), for the clauses the query adds.
     pub weights: RankWeights,
+    /// Each searched field's weight, as the parsers weigh it (`fields_bm25.rs` reads it).
+    pub boosts: HashMap<Field, Score>,
+    /// The fields also scored alone beside a word's combined score, with their weights.
+    pub apart: HashMap<Field, Score>,
     pub docs: u32,
     pub dates: Arc<DateTable>,
     /// Each document's site as an index into `site_names` (`u32::MAX`: none).
@@ -630,30 +635,32 @@ pub(crate) fn open(dir: &Path, released: bool) -> io::Result<OpenSet> {
         .filter(|&f| weights.stem != 0.0 && has_terms(&searcher, f))
         .collect();
     defaults.extend(&stems);
-    let make_parser = |defaults: Vec<Field>| -> pindex::Result<QueryParser> {
+    let mut boosts: HashMap<Field, Score> = HashMap::new();
+    for n in TEXT_FIELDS {
+        boosts.insert(field(&set.main, n, &main_dir)?, weights.field(n));
+    }
+    boosts.extend(main.map(|m| (m, weights.main)));
+    boosts.extend(internal.map(|a| (a, weights.anchor_internal)));
+    boosts.extend(stems.iter().map(|&f| (f, weights.stem)));
+    let apart: HashMap<Field, Score> = HashMap::from([
+        (field(&set.main, "title", &main_dir)?, weights.title_apart),
+        (field(&set.main, "url", &main_dir)?, weights.url_apart),
+    ]);
+    let make_parser = |defaults: Vec<Field>| -> QueryParser {
         let mut parser = QueryParser::for_index(&set.main, defaults);
         // Every word must match (Nutch's default), each in any of the fields.
         parser.set_conjunction_by_default();
-        for n in TEXT_FIELDS {
-            parser.set_field_boost(field(&set.main, n, &main_dir)?, weights.field(n));
+        for (&f, &w) in &boosts {
+            parser.set_field_boost(f, w);
         }
-        if let Some(main) = main {
-            parser.set_field_boost(main, weights.main);
-        }
-        if let Some(internal) = internal {
-            parser.set_field_boost(internal, weights.anchor_internal);
-        }
-        for &f in &stems {
-            parser.set_field_boost(f, weights.stem);
-        }
-        Ok(parser)
+        parser
     };
     let parser_without_anchors = make_parser(
         (defaults.iter().copied())
             .filter(|&f| f != fields.anchor && Some(f) != fields.anchor_internal)
             .collect(),
-    )?;
-    let parser = make_parser(defaults)?;
+    );
+    let parser = make_parser(defaults);
     let store = (HitStore::open(&searcher, &fields).at(&main_dir)).map_err(pindex::Error::from)?;
     Ok(OpenSet {
         name,
@@ -665,6 +672,8 @@ pub(crate) fn open(dir: &Path, released: bool) -> io::Result<OpenSet> {
         parser,
         parser_without_anchors,
         weights,
+        boosts,
+        apart,
         docs,
         dates: Arc::new(dates),
         site_of: Arc::new(site_of),

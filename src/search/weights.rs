@@ -57,6 +57,23 @@ pub(crate) struct RankWeights {
     /// A search that finds nothing is asked again with fewer words required (1), or not
     /// (0: an empty answer, as before issue 61).
     pub fallback: Score,
+    /// BM25's saturation `k1` of a word scored over all its fields at once (BM25F,
+    /// `fields_bm25.rs`: each field's occurrences weighed by the field's weight and
+    /// saturated together); 0: each field scored alone and the scores summed.
+    pub fields_k1: Score,
+    /// With `fields_k1`, the title's own BM25 of a word added to its combined score,
+    /// times this (0: none).
+    pub title_apart: Score,
+    /// The same for the URL.
+    pub url_apart: Score,
+    /// Weight of the query's words all found in the title, in any order; 0: none.
+    pub title_all: Score,
+    /// The same in the URL.
+    pub url_all: Score,
+    /// The same in the anchor text of links from other hosts.
+    pub anchor_all: Score,
+    /// The same in the anchor text of links within a host.
+    pub anchor_internal_all: Score,
 }
 
 /// What ranking used before field weights were tuned: Nutch's field weights, score × boost.
@@ -78,21 +95,28 @@ pub(crate) const NUTCH_WEIGHTS: RankWeights = RankWeights {
     all_words: 0.0,
     tie: 1.0,
     fallback: 0.0,
+    fields_k1: 0.0,
+    title_apart: 0.0,
+    url_apart: 0.0,
+    title_all: 0.0,
+    url_all: 0.0,
+    anchor_all: 0.0,
+    anchor_internal_all: 0.0,
 };
 
 /// The weights ranking uses, chosen on the evaluation (docs/ranking.md has each one's
-/// figure): the title weighs most, and its words in the reader's order more; the URL's
-/// words count twice; the main-content field, the stems and the link-analysis prior
+/// figure). A word is scored over all its fields at once (BM25F, issue 61): the title
+/// counts as six occurrences of it, the URL four, the anchor text of links from other
+/// hosts twelve, that of links within a host 0.3, the text one; a title (URL, anchor text)
+/// holding every word of the query adds its own score a quarter over, and its words in the
+/// reader's order more. The main-content field, the stems and the link-analysis prior
 /// earned nothing on it and are off; pages that are not HTML (the plain-text sources of
-/// pages, mostly) rank below the page. The anchor text of links from other hosts weighs
-/// twice the title (the multi-site evaluation, issue 61); that of links within a host a
-/// tenth of the text (both evaluations: it finds pages by their links' words, and more
-/// takes pages from the other kinds of query).
+/// pages, mostly) rank below the page.
 pub(crate) const DEFAULT_WEIGHTS: RankWeights = RankWeights {
-    title: 3.0,
-    anchor: 6.0,
-    anchor_internal: 0.1,
-    url: 2.0,
+    title: 6.0,
+    anchor: 12.0,
+    anchor_internal: 0.3,
+    url: 4.0,
     content: 1.0,
     main: 0.0,
     stem: 0.0,
@@ -106,6 +130,13 @@ pub(crate) const DEFAULT_WEIGHTS: RankWeights = RankWeights {
     all_words: 1.0,
     tie: 1.0,
     fallback: 1.0,
+    fields_k1: 1.2,
+    title_apart: 0.0,
+    url_apart: 0.0,
+    title_all: 0.25,
+    url_all: 0.25,
+    anchor_all: 0.25,
+    anchor_internal_all: 0.25,
 };
 
 impl RankWeights {
@@ -154,6 +185,13 @@ impl RankWeights {
             "all_words" => &mut self.all_words,
             "tie" => &mut self.tie,
             "fallback" => &mut self.fallback,
+            "fields_k1" => &mut self.fields_k1,
+            "title_apart" => &mut self.title_apart,
+            "url_apart" => &mut self.url_apart,
+            "title_all" => &mut self.title_all,
+            "url_all" => &mut self.url_all,
+            "anchor_all" => &mut self.anchor_all,
+            "anchor_internal_all" => &mut self.anchor_internal_all,
             other => return Err(format!("{other:?}: no such weight")),
         };
         *slot = v;
