@@ -14,14 +14,15 @@ use std::collections::HashMap;
 
 use tantivy::fieldnorm::FieldNormReader;
 use tantivy::postings::{Postings, SegmentPostings};
-use tantivy::query::{
-    BooleanQuery, BoostQuery, EnableScoring, Explanation, Occur, Query, Scorer, TermQuery, Weight,
-};
+use tantivy::query::{BooleanQuery, EnableScoring, Explanation, Occur, Query, Scorer, Weight};
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{DocId, DocSet, Score, SegmentReader, TantivyError, Term, TERMINATED};
 
 /// BM25's length normalisation, tantivy's value.
 const B: Score = 0.75;
+
+/// tantivy's BM25 saturation, for a field's own score of the word (`alone`).
+const K1: Score = 1.2;
 
 /// A word's score is a multiple of `1 / GRAIN` (see `score`).
 const GRAIN: Score = 4096.0;
@@ -30,14 +31,19 @@ const GRAIN: Score = 4096.0;
 #[derive(Debug, Clone)]
 pub(crate) struct FieldsTermQuery {
     terms: Vec<(Term, Score)>,
+    /// For each term, the weight of its field's own BM25 of the word added to the
+    /// combined score (0: none).
+    alone: Vec<Score>,
     k1: Score,
 }
 
+#[cfg(test)]
 impl FieldsTermQuery {
     /// The word of `terms` (its term in each field, with the field's weight), with
     /// saturation `k1`.
-    pub(crate) fn new(terms: Vec<(Term, Score)>, k1: Score) -> FieldsTermQuery {
-        FieldsTermQuery { terms, k1 }
+    fn new(terms: Vec<(Term, Score)>, k1: Score) -> FieldsTermQuery {
+        let alone = vec![0.0; terms.len()];
+        FieldsTermQuery { terms, alone, k1 }
     }
 }
 
@@ -46,9 +52,9 @@ impl FieldsTermQuery {
 /// BM25F term; `weights` gives each field's weight (the parser's boosts). Other clauses
 /// (phrases, a user's `^` boost, field queries) are left as they are.
 ///
-/// A field of `apart` also scores the word alone, times its weight there, added to the
-/// combined score (the title's own BM25 on top: a title match is the strongest sign of the
-/// page a reader names).
+/// A field of `apart` also scores the word alone (tantivy's BM25 of its term there), times
+/// its weight in `apart`, added to the combined score: the title's own score on top, or a
+/// one-word query's every-word clauses (`rank.rs`) folded into its one scorer.
 pub(crate) fn by_combined_fields(
     q: Box<dyn Query>,
     weights: &HashMap<Field, Score>,
@@ -61,24 +67,10 @@ pub(crate) fn by_combined_fields(
     let clauses = b.clauses();
     if clauses.len() > 1 && clauses.iter().all(|(o, _)| *o == Occur::Should) {
         if let Some(terms) = word_terms(clauses, weights) {
-            let alone: Vec<(Occur, Box<dyn Query>)> = (terms.iter())
-                .filter_map(|(t, _)| Some((t, *apart.get(&t.field())?)))
-                .filter(|(_, w)| *w > 0.0)
-                .map(|(t, w)| {
-                    let q = TermQuery::new(t.clone(), IndexRecordOption::WithFreqs);
-                    (
-                        Occur::Should,
-                        Box::new(BoostQuery::new(Box::new(q), w)) as Box<dyn Query>,
-                    )
-                })
+            let alone = (terms.iter())
+                .map(|(t, _)| apart.get(&t.field()).copied().unwrap_or(0.0).max(0.0))
                 .collect();
-            let combined = Box::new(FieldsTermQuery::new(terms, k1));
-            if alone.is_empty() {
-                return combined;
-            }
-            let mut all = vec![(Occur::Should, combined as Box<dyn Query>)];
-            all.extend(alone);
-            return Box::new(BooleanQuery::new(all));
+            return Box::new(FieldsTermQuery { terms, alone, k1 });
         }
     }
     let words = clauses
@@ -121,10 +113,13 @@ impl Query for FieldsTermQuery {
         } = scoring
         else {
             return Ok(Box::new(FieldsTermWeight {
-                fields: self
-                    .terms
-                    .iter()
-                    .map(|(t, _)| (t.clone(), 0.0, 1.0))
+                fields: (self.terms.iter())
+                    .map(|(t, _)| FieldStats {
+                        term: t.clone(),
+                        weight: 0.0,
+                        average: 1.0,
+                        alone: 0.0,
+                    })
                     .collect(),
                 idf: 0.0,
                 k1: self.k1,
@@ -133,14 +128,21 @@ impl Query for FieldsTermQuery {
         let docs = stats.total_num_docs()?;
         let mut doc_freq = 0u64;
         let mut fields = Vec::with_capacity(self.terms.len());
-        for (t, w) in &self.terms {
-            doc_freq = doc_freq.max(stats.doc_freq(t)?);
+        for ((t, w), alone) in self.terms.iter().zip(&self.alone) {
+            let with_term = stats.doc_freq(t)?.min(docs);
+            doc_freq = doc_freq.max(with_term);
             let tokens = stats.total_num_tokens(t.field())?;
             let average = match docs {
                 0 => 1.0,
                 n => (tokens as Score / n as Score).max(f32::MIN_POSITIVE),
             };
-            fields.push((t.clone(), *w, average));
+            fields.push(FieldStats {
+                term: t.clone(),
+                weight: *w,
+                average,
+                // tantivy's BM25 weight of the term in its field: idf × (k1 + 1).
+                alone: alone * idf(with_term, docs) * (1.0 + K1),
+            });
         }
         Ok(Box::new(FieldsTermWeight {
             fields,
@@ -162,38 +164,53 @@ fn idf(doc_freq: u64, docs: u64) -> Score {
     (1.0 + x).ln()
 }
 
-/// The word's statistics: each field's term, weight and average length; the word's idf
-/// (from the field where most documents hold it).
+/// The word's statistics: each field's; the word's idf (from the field where most
+/// documents hold it).
 struct FieldsTermWeight {
-    fields: Vec<(Term, Score, Score)>,
+    fields: Vec<FieldStats>,
     idf: Score,
     k1: Score,
+}
+
+/// One field's term, weight and average length, and the weight of the term's own BM25
+/// there (its idf × (k1 + 1) × the `alone` weight; 0: none).
+struct FieldStats {
+    term: Term,
+    weight: Score,
+    average: Score,
+    alone: Score,
 }
 
 impl Weight for FieldsTermWeight {
     fn scorer(&self, reader: &SegmentReader, boost: Score) -> tantivy::Result<Box<dyn Scorer>> {
         let mut parts = Vec::with_capacity(self.fields.len());
-        for (term, weight, average) in &self.fields {
-            let index = reader.inverted_index(term.field())?;
-            let Some(postings) = index.read_postings(term, IndexRecordOption::WithFreqs)? else {
+        for f in &self.fields {
+            let index = reader.inverted_index(f.term.field())?;
+            let Some(postings) = index.read_postings(&f.term, IndexRecordOption::WithFreqs)? else {
                 continue;
             };
-            let norms = reader.get_fieldnorms_reader(term.field())?;
+            let norms = reader.get_fieldnorms_reader(f.term.field())?;
             let mut scale = [0.0; 256];
-            for (id, s) in scale.iter_mut().enumerate() {
+            let mut saturation = [0.0; 256];
+            for (id, (s, k)) in scale.iter_mut().zip(saturation.iter_mut()).enumerate() {
                 let length = FieldNormReader::id_to_fieldnorm(id as u8) as Score;
-                *s = weight / (1.0 - B + B * length / average);
+                let norm = 1.0 - B + B * length / f.average;
+                *s = f.weight / norm;
+                *k = K1 * norm;
             }
             parts.push(Part {
                 postings,
                 norms,
                 scale,
+                alone: boost * f.alone,
+                saturation,
             });
         }
         let mut scorer = FieldsTermScorer {
             parts,
             start: 0,
             tf: vec![0.0; WINDOW].into_boxed_slice(),
+            alone: vec![0.0; WINDOW].into_boxed_slice(),
             bits: [0; WINDOW / 64],
             at: 0,
             doc: 0,
@@ -224,6 +241,10 @@ struct Part {
     postings: SegmentPostings,
     norms: FieldNormReader,
     scale: [Score; 256],
+    /// The weight of the field's own BM25 of the word (0: none) and its saturation
+    /// `k1 × length normalisation` by norm id, as tantivy's `Bm25Weight` has them.
+    alone: Score,
+    saturation: [Score; 256],
 }
 
 /// Documents are gathered a window of this many DocIds at a time (as tantivy's own union
@@ -240,6 +261,8 @@ struct FieldsTermScorer {
     start: DocId,
     /// Each document's weighed term frequency, by its place in the window.
     tf: Box<[Score]>,
+    /// Each document's sum of the fields' own scores of the word (`Part::alone`).
+    alone: Box<[Score]>,
     /// The window's documents holding the word, a bit each.
     bits: [u64; WINDOW / 64],
     /// The current document's place in the window.
@@ -255,7 +278,9 @@ impl FieldsTermScorer {
     fn refill(&mut self) {
         for (w, word) in self.bits.iter_mut().enumerate() {
             while *word != 0 {
-                self.tf[w * 64 + word.trailing_zeros() as usize] = 0.0;
+                let i = w * 64 + word.trailing_zeros() as usize;
+                self.tf[i] = 0.0;
+                self.alone[i] = 0.0;
                 *word &= *word - 1;
             }
         }
@@ -272,8 +297,12 @@ impl FieldsTermScorer {
             while d < end {
                 let i = (d - start) as usize;
                 self.bits[i / 64] |= 1 << (i % 64);
-                let scale = p.scale[p.norms.fieldnorm_id(d) as usize];
-                self.tf[i] += p.postings.term_freq() as Score * scale;
+                let id = p.norms.fieldnorm_id(d) as usize;
+                let tf = p.postings.term_freq() as Score;
+                self.tf[i] += tf * p.scale[id];
+                if p.alone > 0.0 {
+                    self.alone[i] += p.alone * tf / (tf + p.saturation[id]);
+                }
                 d = p.postings.advance();
             }
         }
@@ -359,7 +388,8 @@ impl Scorer for FieldsTermScorer {
         // f32 sums in another order differ in the last bit; sums of multiples of 1/4096
         // below 4,096 are exact (a word scores at most idf × 2.2, under 50), so a page
         // scores the same in one index and in shards.
-        (self.factor * tf / (self.k1 + tf) * GRAIN).round() / GRAIN
+        let alone = (self.alone[self.at] * GRAIN).round() / GRAIN;
+        (self.factor * tf / (self.k1 + tf) * GRAIN).round() / GRAIN + alone
     }
 }
 
@@ -477,6 +507,33 @@ mod tests {
                 assert_eq!(d1, d2);
                 assert!((s1 - s2).abs() <= 0.5 / GRAIN, "{d1}: {s1} vs {s2}");
             }
+        }
+    }
+
+    /// A field's own score of the word (`alone`) is tantivy's BM25 of its term there,
+    /// times its weight.
+    #[test]
+    fn a_fields_own_score_is_its_bm25() {
+        let (index, title, _) = index(&[
+            ("zebra notes", "a"),
+            ("zebra zebra crossing and more words", "b"),
+            ("other", "c"),
+        ]);
+        let term = Term::from_field_text(title, "zebra");
+        let bm25 = tantivy::query::BoostQuery::new(
+            Box::new(TermQuery::new(term.clone(), IndexRecordOption::WithFreqs)),
+            2.0,
+        );
+        let alone = FieldsTermQuery {
+            terms: vec![(term, 0.0)],
+            alone: vec![2.0],
+            k1: 1.2,
+        };
+        let (a, b) = (scores(&index, &bm25), scores(&index, &alone));
+        assert_eq!(a.len(), 2);
+        for ((d1, s1), (d2, s2)) in a.iter().zip(&b) {
+            assert_eq!(d1, d2);
+            assert!((s1 - s2).abs() <= 0.5 / GRAIN, "{s1} vs {s2}");
         }
     }
 
