@@ -416,6 +416,15 @@ mod tests {
         (index, title, text)
     }
 
+    /// The same documents with the same scores (to the rounding of a word's score).
+    fn assert_same(a: &[(DocId, Score)], b: &[(DocId, Score)]) {
+        assert_eq!(a.len(), b.len());
+        for ((d1, s1), (d2, s2)) in a.iter().zip(b) {
+            assert_eq!(d1, d2);
+            assert!((s1 - s2).abs() <= 0.5 / GRAIN, "{d1}: {s1} vs {s2}");
+        }
+    }
+
     /// The best `limit` documents of `q` with their scores, by DocId.
     fn scores(index: &Index, q: &dyn Query) -> Vec<(DocId, Score)> {
         best(index, q, 10)
@@ -449,10 +458,7 @@ mod tests {
         );
         let f = scores(&index, &FieldsTermQuery::new(vec![(term, 1.0)], 1.2));
         assert_eq!(bm25.len(), 3);
-        for ((d1, s1), (d2, s2)) in bm25.iter().zip(&f) {
-            assert_eq!(d1, d2);
-            assert!((s1 - s2).abs() <= 0.5 / GRAIN, "{s1} vs {s2}");
-        }
+        assert_same(&bm25, &f);
     }
 
     /// Over many windows of documents, alone and in an intersection (which seeks), the
@@ -502,11 +508,7 @@ mod tests {
         ] {
             let (a, b) = (all(&*a), all(&*b));
             assert!(a.len() > 500, "{}", a.len());
-            assert_eq!(a.len(), b.len());
-            for ((d1, s1), (d2, s2)) in a.iter().zip(&b) {
-                assert_eq!(d1, d2);
-                assert!((s1 - s2).abs() <= 0.5 / GRAIN, "{d1}: {s1} vs {s2}");
-            }
+            assert_same(&a, &b);
         }
     }
 
@@ -531,10 +533,7 @@ mod tests {
         };
         let (a, b) = (scores(&index, &bm25), scores(&index, &alone));
         assert_eq!(a.len(), 2);
-        for ((d1, s1), (d2, s2)) in a.iter().zip(&b) {
-            assert_eq!(d1, d2);
-            assert!((s1 - s2).abs() <= 0.5 / GRAIN, "{s1} vs {s2}");
-        }
+        assert_same(&a, &b);
     }
 
     /// A word in the title counts as `weight` occurrences, saturated with the text's: a
