@@ -2,7 +2,6 @@
 //! the term statistics summed over the live sets, and each live set searched with the
 //! collector (`collect.rs`), its candidates merged across sets (`select.rs`).
 
-use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
@@ -395,7 +394,7 @@ fn title_phrase(text: &str, weight: f32) -> Option<String> {
     if weight <= 0.0 {
         return None;
     }
-    let words = title_words(text, 2)?;
+    let words = plain_words(text, 2)?;
     Some(format!("title:\"{}\"^{weight}", words.join(" ")))
 }
 
@@ -410,7 +409,7 @@ fn all_in_field(text: &str, field: &str, weight: f32) -> Option<String> {
     if weight <= 0.0 {
         return None;
     }
-    let words = title_words(text, 1)?;
+    let words = plain_words(text, 1)?;
     Some(
         words
             .iter()
@@ -422,7 +421,7 @@ fn all_in_field(text: &str, field: &str, weight: f32) -> Option<String> {
 
 /// The letters-and-digits words of a query of words (no exclusion, field or operator) of
 /// at least `least` words; `None` otherwise.
-fn title_words(text: &str, least: usize) -> Option<Vec<&str>> {
+fn plain_words(text: &str, least: usize) -> Option<Vec<&str>> {
     let syntax = |t: &str| {
         t.starts_with(['-', '+'])
             || (!t.starts_with('"') && t.contains(':'))
@@ -518,8 +517,7 @@ fn set_query(
     parsed: &ParsedQuery,
     anchors: bool,
 ) -> Result<(Option<Box<dyn Query>>, Box<dyn Query>), SearchError> {
-    let one_word = title_words(&parsed.text, 1).is_some_and(|w| w.len() == 1);
-    let mut folded = false;
+    let one_word = plain_words(&parsed.text, 1).is_some_and(|w| w.len() == 1);
     let text = match parsed.text.is_empty() {
         true => None,
         false => {
@@ -532,33 +530,29 @@ fn set_query(
             let words = match s.weights.fields_k1 > 0.0 {
                 true => {
                     let apart = match one_word {
-                        true => one_word_apart(s),
-                        false => s.apart.clone(),
+                        true => &s.apart_one_word,
+                        false => &s.apart,
                     };
-                    by_combined_fields(words, &s.boosts, &apart, s.weights.fields_k1)
+                    by_combined_fields(words, &s.boosts, apart, s.weights.fields_k1)
                 }
                 false => words,
             };
-            // A one-word query's every-word clauses are the word's own score in each
-            // field: folded into its one scorer above (five scorers were 8 % of a plain
-            // search on the 1M collection).
-            folded = one_word && words.downcast_ref::<FieldsTermQuery>().is_some();
             Some(relaxed(words, &s.weights, parsed.min_words))
         }
     };
+    // A one-word query's every-word clauses are the word's own score in each field:
+    // folded into its one scorer above (five scorers were 8 % of a plain search on the 1M
+    // collection).
+    let folded =
+        one_word && (text.as_ref()).is_some_and(|t| t.downcast_ref::<FieldsTermQuery>().is_some());
     let scored = text.as_ref().map(|t| {
         let mut title: Vec<Box<dyn Query>> = Vec::new();
         let phrase = title_phrase(&parsed.text, s.weights.title_phrase);
         title.extend(phrase.and_then(|p| parser.parse_query(&p).ok()));
-        let w = &s.weights;
-        let mut whole = vec![("title", w.title_all), ("url", w.url_all)];
-        if anchors {
-            whole.extend([
-                ("anchor", w.anchor_all),
-                ("anchor_internal", w.anchor_internal_all),
-            ]);
-        }
-        for (field, weight) in whole.into_iter().filter(|_| !folded) {
+        let is_anchor = |f: Field| f == s.fields.anchor || Some(f) == s.fields.anchor_internal;
+        let every =
+            (s.every_word.iter()).filter(|(_, f, _)| !folded && (anchors || !is_anchor(*f)));
+        for &(field, _, weight) in every {
             let all = all_in_field(&parsed.text, field, weight);
             title.extend(
                 all.and_then(|a| parser.parse_query(&a).ok())
@@ -576,31 +570,6 @@ fn set_query(
     });
     let full = full_query(s, parsed, scored);
     Ok((text, full))
-}
-
-/// The fields whose own score of a one-word query's word is added to its combined score:
-/// the set's `apart` weights plus the every-word clauses' (`all_in_field`'s weight times the
-/// field's, as the parser weighs that clause).
-fn one_word_apart(s: &OpenSet) -> HashMap<Field, Score> {
-    let mut apart = s.apart.clone();
-    let w = &s.weights;
-    let f = &s.fields;
-    let every = [
-        (Some(f.title), w.title_all),
-        (Some(f.url), w.url_all),
-        (Some(f.anchor), w.anchor_all),
-        (f.anchor_internal, w.anchor_internal_all),
-    ];
-    for (field, weight) in every {
-        let Some(field) = field.filter(|_| weight > 0.0) else {
-            continue;
-        };
-        let Some(&boost) = s.boosts.get(&field) else {
-            continue;
-        };
-        *apart.entry(field).or_insert(0.0) += weight * boost;
-    }
-    apart
 }
 
 /// The documents of a set in the query's `collection:` values (any of them) and in none

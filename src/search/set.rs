@@ -197,6 +197,13 @@ pub(crate) struct OpenSet {
     pub boosts: HashMap<Field, Score>,
     /// The fields also scored alone beside a word's combined score, with their weights.
     pub apart: HashMap<Field, Score>,
+    /// The same for a one-word query: `apart` plus its every-word clauses, which for one
+    /// word are the word's own score in each field (each clause's weight times the
+    /// field's, as the parser weighs the clause).
+    pub apart_one_word: HashMap<Field, Score>,
+    /// The fields of the every-word clauses (`rank.rs`, `all_in_field`): name, field and
+    /// the clause's weight, those weighed and searched only.
+    pub every_word: Vec<(&'static str, Field, Score)>,
     pub docs: u32,
     pub dates: Arc<DateTable>,
     /// Each document's site as an index into `site_names` (`u32::MAX`: none).
@@ -643,9 +650,22 @@ pub(crate) fn open(dir: &Path, released: bool) -> io::Result<OpenSet> {
     boosts.extend(internal.map(|a| (a, weights.anchor_internal)));
     boosts.extend(stems.iter().map(|&f| (f, weights.stem)));
     let apart: HashMap<Field, Score> = HashMap::from([
-        (field(&set.main, "title", &main_dir)?, weights.title_apart),
-        (field(&set.main, "url", &main_dir)?, weights.url_apart),
+        (fields.title, weights.title_apart),
+        (fields.url, weights.url_apart),
     ]);
+    let every_word: Vec<(&'static str, Field, Score)> = [
+        ("title", Some(fields.title), weights.title_all),
+        ("url", Some(fields.url), weights.url_all),
+        ("anchor", Some(fields.anchor), weights.anchor_all),
+        ("anchor_internal", internal, weights.anchor_internal_all),
+    ]
+    .into_iter()
+    .filter_map(|(name, f, w)| Some((name, f.filter(|f| w > 0.0 && boosts.contains_key(f))?, w)))
+    .collect();
+    let mut apart_one_word = apart.clone();
+    for &(_, f, w) in &every_word {
+        *apart_one_word.entry(f).or_insert(0.0) += w * boosts[&f];
+    }
     let make_parser = |defaults: Vec<Field>| -> QueryParser {
         let mut parser = QueryParser::for_index(&set.main, defaults);
         // Every word must match (Nutch's default), each in any of the fields.
@@ -674,6 +694,8 @@ pub(crate) fn open(dir: &Path, released: bool) -> io::Result<OpenSet> {
         weights,
         boosts,
         apart,
+        apart_one_word,
+        every_word,
         docs,
         dates: Arc::new(dates),
         site_of: Arc::new(site_of),
