@@ -5,11 +5,5 @@
 # fixtures, with and without a dictionary). Prints the venv's python.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-venv=$PWD/target/formats-venv
-if ! "$venv/bin/python" -c "import fastwarc, wacz, pywb, zstandard" 2> /dev/null; then
-    echo "formats-venv.sh: installing fastwarc, wacz, pywb 2.10 and zstandard into $venv" >&2
-    python3 -m venv "$venv"
-    "$venv/bin/pip" install --quiet --disable-pip-version-check \
-        "fastwarc==2.0.*" "wacz==0.6.*" "pywb==2.10.*" "zstandard==0.25.*" >&2
-fi
-echo "$venv/bin/python"
+scripts/peer-venvs.sh formats
+echo "$PWD/target/formats-venv/bin/python"

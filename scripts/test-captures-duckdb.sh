@@ -15,12 +15,7 @@ cd "$(dirname "$0")/.."
 die() { echo "test-captures-duckdb: $*" >&2; exit 1; }
 
 venv=target/duckdb-venv
-if ! "$venv/bin/python" -c "import duckdb" 2> /dev/null; then
-    echo "test-captures-duckdb: installing duckdb into $venv" >&2
-    python3 -m venv "$venv" || die "cannot make $venv"
-    "$venv/bin/pip" install --quiet --disable-pip-version-check "duckdb==2.*" >&2 \
-        || die "cannot install duckdb"
-fi
+scripts/peer-venvs.sh duckdb || die "cannot install duckdb"
 if [ -n "${WARCDEX_BIN:-}" ]; then
     bin=$WARCDEX_BIN
 else

@@ -16,12 +16,7 @@ cd "$(dirname "$0")/.."
 die() { echo "test-graph-networkx: $*" >&2; exit 1; }
 
 venv=$PWD/target/graph-venv
-if ! "$venv/bin/python" -c "import networkx, pyarrow, publicsuffixlist" 2>/dev/null; then
-    echo "test-graph-networkx: installing networkx, pyarrow and publicsuffixlist into $venv" >&2
-    python3 -m venv "$venv" || die "cannot make a venv in $venv"
-    "$venv/bin/pip" install --quiet --disable-pip-version-check \
-        "networkx==3.*" "pyarrow>=14" "publicsuffixlist>=1" >&2 || die "cannot install from PyPI"
-fi
+scripts/peer-venvs.sh graph || die "cannot install from PyPI"
 
 if [ -n "${WARCDEX_BIN:-}" ]; then
     bin=$WARCDEX_BIN

@@ -11,18 +11,9 @@ cd "$(dirname "$0")/.."
 
 die() { echo "test-mcp: $*" >&2; exit 1; }
 
-# venv DIR VERSION: the mcp client VERSION in DIR (made when missing).
-venv() {
-    if ! "$1/bin/python" -c "import mcp" 2> /dev/null; then
-        echo "test-mcp: installing the mcp client $2 into $1" >&2
-        python3 -m venv "$1" || die "cannot make $1"
-        "$1/bin/pip" install --quiet --disable-pip-version-check "mcp==$2" >&2 \
-            || die "cannot install mcp $2"
-    fi
-}
-# The current client, and the last of the 1.x line that most agents' servers still use.
-venv target/mcp-venv 2.3.0
-venv target/mcp1-venv 1.30.0
+# The current client (target/mcp-venv), and the last of the 1.x line that most agents'
+# servers still use (target/mcp1-venv).
+scripts/peer-venvs.sh mcp mcp1 || die "cannot install the mcp clients"
 if [ -n "${WARCDEX_BIN:-}" ]; then
     bin=$WARCDEX_BIN
 else

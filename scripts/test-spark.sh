@@ -21,10 +21,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=target/spark-venv
-if ! "$venv/bin/python" -c "import pyspark" 2> /dev/null; then
-    python3 -m venv "$venv"
-    "$venv/bin/pip" install --quiet --disable-pip-version-check "pyspark==3.5.*"
-fi
+scripts/peer-venvs.sh spark
 if ! command -v java > /dev/null; then
     # Spark needs a Java runtime: Debian's OpenJDK 17, installed as the browser test
     # installs chromium.
@@ -208,8 +205,6 @@ leftover=$(find "$spark" -name '*.tmp-*' -o -name .work | head -1)
 [ -z "$leftover" ] || fail "temporary output left: $leftover"
 
 # The S3 path: the same archives in a local S3 server, read by the tasks with boto3.
-"$venv/bin/python" -c "import moto, boto3" 2> /dev/null \
-    || "$venv/bin/pip" install --quiet --disable-pip-version-check "moto[server]==5.*" boto3
 port=$("$venv/bin/python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 "$venv/bin/moto_server" -H 127.0.0.1 -p "$port" > "$work/moto.log" 2>&1 &
 moto=$!

@@ -14,7 +14,17 @@ for tool in rustfmt clippy-driver; do
     fi
 done
 
+# The peer tests' Python environments are made from PyPI while cargo compiles (one core's
+# worth of pip beside the build); a venv that failed here is tried again by its test.
+mkdir -p target
+scripts/peer-venvs.sh all > target/peer-venvs.log 2>&1 &
+venvs=$!
+trap 'kill "$venvs" 2> /dev/null || true' EXIT
+
 cargo test --workspace --locked "$@"
+
+wait "$venvs" || echo "scripts/test.sh: a peer venv failed (target/peer-venvs.log); its test tries again" >&2
+trap - EXIT
 
 # Near-duplicate clusters scored over every pair of two labelled sets made with a fresh
 # seed: precision and recall at least 0.95.
