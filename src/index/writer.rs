@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use sha1::{Digest, Sha1};
-use tantivy::{Index, IndexSettings, IndexSortByField, Order, TantivyDocument};
+use tantivy::{Index, IndexSettings, TantivyDocument};
 
 use super::links::{self, LinkOptions};
 use super::{Error, Result};
@@ -68,13 +68,11 @@ impl MainWriter {
         }
         let tmp = crate::output::temp_dir_beside(out)?;
         let (schema, fields) = schema();
-        let settings = IndexSettings {
-            sort_by_field: Some(IndexSortByField {
-                field: "seq".into(),
-                order: Order::Asc,
-            }),
-            ..IndexSettings::default()
-        };
+        // Not sorted by `seq` in tantivy's settings: one thread adds the documents in `seq`
+        // order, so each segment is in order as written, and a sorted index had tantivy
+        // write the doc store uncompressed to a temporary file, compress it again at every
+        // commit and remap every posting list, all on that thread (docs/performance.md).
+        let settings = IndexSettings::default();
         // The final merge reads every segment through: its mapped pages must not stay
         // resident (pindex/directory.rs).
         let dir = ReleasingDirectory::open(tmp.path())?;
@@ -144,9 +142,10 @@ impl MainWriter {
         self.writer.commit().map_err(|e| self.failed(e))?;
         let ids = self.index.searchable_segment_ids().at(&self.out)?;
         if ids.len() > 1 {
-            // The index is sorted by `seq`, so the merge keeps document order whatever
-            // the order of the segment ids (`searchable_segment_ids` comes from a HashMap in
-            // tantivy's src/indexer/segment_register.rs).
+            // A merge stacks the segments in the order given, and `searchable_segment_ids`
+            // comes from a HashMap (tantivy's src/indexer/segment_register.rs): in the
+            // order of their first `seq`, so document N stays the N-th added.
+            let ids = in_seq_order(&self.index, ids).at(&self.out)?;
             self.writer.merge(&ids).wait().map_err(|e| self.failed(e))?;
         }
         let dir = self.dir.clone();
@@ -183,6 +182,25 @@ impl MainWriter {
     fn failed(&self, e: tantivy::TantivyError) -> Error {
         failed(&self.dir, &self.out, e)
     }
+}
+
+/// `ids`, segments of `index` each in `seq` order, ordered by their first `seq`.
+fn in_seq_order(
+    index: &Index,
+    mut ids: Vec<tantivy::index::SegmentId>,
+) -> tantivy::Result<Vec<tantivy::index::SegmentId>> {
+    let reader = index
+        .reader_builder()
+        .reload_policy(tantivy::ReloadPolicy::Manual)
+        .try_into()?;
+    let searcher = reader.searcher();
+    let mut first = std::collections::HashMap::new();
+    for seg in searcher.segment_readers() {
+        let seq = seg.fast_fields().u64("seq")?;
+        first.insert(seg.segment_id(), seq.first(0).unwrap_or(u64::MAX));
+    }
+    ids.sort_by_key(|id| first.get(id).copied().unwrap_or(u64::MAX));
+    Ok(ids)
 }
 
 /// The error to report when tantivy failed writing the index at `out` in `dir`: the
