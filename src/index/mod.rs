@@ -2,9 +2,9 @@
 //! version (URL key + digest) across all segments, with the anchor text of inbound links
 //! and a link-analysis score (OPIC/PageRank) stored as `boost` (docs/design.md §3–4).
 //!
-//! Documents are written in (URL key, digest) order with `seq` = position, in an index
-//! sorted by `seq` and merged to one segment, so DocId = position: the dates index of
-//! add-dates joins on it.
+//! Documents are written in (URL key, digest) order with `seq` = position by one indexing
+//! thread, and segments are merged to one in `seq` order, so DocId = position: the dates
+//! index of add-dates joins on it.
 
 pub mod error;
 pub mod link_shards;
