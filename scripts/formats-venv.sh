@@ -5,5 +5,5 @@
 # fixtures, with and without a dictionary). Prints the venv's python.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/peer-venvs.sh formats
+scripts/peer-venvs.sh formats >&2
 echo "$PWD/target/formats-venv/bin/python"
