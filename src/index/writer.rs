@@ -11,6 +11,7 @@ use super::{Error, Result};
 use crate::path_error::ResultAtPath;
 use crate::pindex::directory::ReleasingDirectory;
 use crate::pindex::info::write_info;
+use crate::pindex::open::segments_in_seq_order;
 use crate::pindex::{MainInfo, PindexInfo, PINDEX_VERSION};
 use crate::schema::{analysis, schema, Fields};
 use crate::segment::SegmentRow;
@@ -140,12 +141,15 @@ impl MainWriter {
         shard: Option<warcdex_cdx::shard::Shard>,
     ) -> Result<MainInfo> {
         self.writer.commit().map_err(|e| self.failed(e))?;
-        let ids = self.index.searchable_segment_ids().at(&self.out)?;
-        if ids.len() > 1 {
-            // A merge stacks the segments in the order given, and `searchable_segment_ids`
-            // comes from a HashMap (tantivy's src/indexer/segment_register.rs): in the
-            // order of their first `seq`, so document N stays the N-th added.
-            let ids = in_seq_order(&self.index, ids).at(&self.out)?;
+        if self.index.searchable_segment_ids().at(&self.out)?.len() > 1 {
+            // A merge stacks the segments in the order given: in the order of their first
+            // `seq`, so document N stays the N-th added.
+            let seq = self
+                .index
+                .schema()
+                .get_field_name(self.fields.seq)
+                .to_string();
+            let ids = segments_in_seq_order(&self.index, &self.out, &seq)?;
             self.writer.merge(&ids).wait().map_err(|e| self.failed(e))?;
         }
         let dir = self.dir.clone();
@@ -182,25 +186,6 @@ impl MainWriter {
     fn failed(&self, e: tantivy::TantivyError) -> Error {
         failed(&self.dir, &self.out, e)
     }
-}
-
-/// `ids`, segments of `index` each in `seq` order, ordered by their first `seq`.
-fn in_seq_order(
-    index: &Index,
-    mut ids: Vec<tantivy::index::SegmentId>,
-) -> tantivy::Result<Vec<tantivy::index::SegmentId>> {
-    let reader = index
-        .reader_builder()
-        .reload_policy(tantivy::ReloadPolicy::Manual)
-        .try_into()?;
-    let searcher = reader.searcher();
-    let mut first = std::collections::HashMap::new();
-    for seg in searcher.segment_readers() {
-        let seq = seg.fast_fields().u64("seq")?;
-        first.insert(seg.segment_id(), seq.first(0).unwrap_or(u64::MAX));
-    }
-    ids.sort_by_key(|id| first.get(id).copied().unwrap_or(u64::MAX));
-    Ok(ids)
 }
 
 /// The error to report when tantivy failed writing the index at `out` in `dir`: the

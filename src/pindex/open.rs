@@ -21,6 +21,24 @@ pub fn searcher_without_reload(index: &Index, dir: &Path) -> Result<Searcher> {
     Ok(reader.searcher())
 }
 
+/// The segments of `index` (each written in `seq` order) ordered by their first `seq`, the
+/// order a merge must stack them in for DocId = `seq`: tantivy lists segments from a
+/// HashMap (its src/indexer/segment_register.rs). `dir` names it in errors.
+pub fn segments_in_seq_order(
+    index: &Index,
+    dir: &Path,
+    seq_field: &str,
+) -> Result<Vec<tantivy::index::SegmentId>> {
+    let searcher = searcher_without_reload(index, dir)?;
+    let mut firsts = Vec::new();
+    for seg in searcher.segment_readers() {
+        let seq = seg.fast_fields().u64(seq_field).at(dir)?;
+        firsts.push((seq.first(0).unwrap_or(0), seg.segment_id()));
+    }
+    firsts.sort();
+    Ok(firsts.into_iter().map(|(_, id)| id).collect())
+}
+
 /// Opens the index in `dir` for reading only (no lock file, no write:
 /// [`super::directory::ReadOnly`]) and a searcher over it, refusing an index of more than one
 /// segment or with deleted documents: its DocIds would not be positions.

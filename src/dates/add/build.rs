@@ -14,7 +14,7 @@ use crate::dates::{dates_schema, Error, Result, SEQ_FIELD};
 use crate::path_error::ResultAtPath;
 use crate::pindex::directory::ReleasingDirectory;
 use crate::pindex::keys::MainKeys;
-use crate::pindex::open::searcher_without_reload;
+use crate::pindex::open::{searcher_without_reload, segments_in_seq_order};
 use crate::pindex::DatesCounts;
 use crate::progress::Progress;
 
@@ -162,20 +162,9 @@ impl Built {
             joined,
         } = self;
         let dir = tmp.path().to_path_buf();
-        let first_seqs = |index: &Index| -> Result<Vec<(u64, tantivy::index::SegmentId)>> {
-            let searcher = searcher_without_reload(index, &dir)?;
-            let mut v = Vec::new();
-            for seg in searcher.segment_readers() {
-                let seq = seg.fast_fields().u64(SEQ_FIELD).at(&dir)?;
-                v.push((seq.first(0).unwrap_or(0), seg.segment_id()));
-            }
-            v.sort();
-            Ok(v)
-        };
-        let segs = first_seqs(&index)?;
-        if segs.len() > 1 {
+        let ids = segments_in_seq_order(&index, &dir, SEQ_FIELD)?;
+        if ids.len() > 1 {
             // The merge stacks segments in the order given.
-            let ids: Vec<_> = segs.iter().map(|(_, id)| *id).collect();
             writer
                 .merge(&ids)
                 .wait()
