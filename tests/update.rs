@@ -239,6 +239,43 @@ fn one_shot(dir: &Path, archives: &[PathBuf]) -> PathBuf {
     set
 }
 
+/// The files of a tantivy index directory by extension (`idx`, `store`, ...; a segment's
+/// name is random), with `near.sig`; `meta.json` and `pindex.json` (which name the
+/// segment and its sources) left out.
+fn index_files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e != "json"))
+        .map(|p| {
+            let ext = p.extension().unwrap().to_string_lossy().into_owned();
+            (ext, std::fs::read(&p).unwrap())
+        })
+        .collect()
+}
+
+/// `update` of one batch makes its index's first pass from the rows as the import writes
+/// them: the index is byte for byte the one `index` makes reading the batch's segment.
+fn same_index_as_index_of_its_segment(collection: &Path, again: &Path) {
+    let segments: Vec<PathBuf> = std::fs::read_dir(collection.join("segments"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(segments.len(), 1, "{segments:?}");
+    ok(&["index", "--out", s(again), s(&segments[0])]);
+    let set = &sets(collection)[0];
+    let (ours, theirs) = (index_files(&set.join("main")), index_files(again));
+    assert!(
+        ours.contains_key("store") && ours.contains_key("sig"),
+        "{:?}",
+        ours.keys()
+    );
+    for (ext, bytes) in &theirs {
+        assert!(ours.get(ext) == Some(bytes), "main's .{ext} differs");
+    }
+    assert_eq!(ours.len(), theirs.len());
+}
+
 fn same_as_one_batch_then_compacted_as_one_shot(batches: Vec<Vec<PathBuf>>, queries: &[&str]) {
     let tmp = tempfile::tempdir().unwrap();
     let (by_batch, at_once) = (tmp.path().join("by-batch"), tmp.path().join("at-once"));
@@ -247,6 +284,7 @@ fn same_as_one_batch_then_compacted_as_one_shot(batches: Vec<Vec<PathBuf>>, quer
     }
     let all: Vec<PathBuf> = batches.concat();
     update_ok(&at_once, &all);
+    same_index_as_index_of_its_segment(&at_once, &tmp.path().join("again"));
     assert_eq!(sets(&by_batch).len(), batches.len());
     let docs = documents(&by_batch);
     assert!(docs.len() > 3, "{docs:?}");

@@ -33,12 +33,29 @@ pub fn write_imported(
     opts: &ImportOptions,
     exclusions: Option<ExclusionsInfo>,
 ) -> segment::Result<SegmentManifest> {
+    write_imported_then(dest, versions, sources, opts, exclusions, |_| {})
+}
+
+/// [`write_imported`], handing each row to `then` once it is written, in order (`update`
+/// makes the index's first pass of them there).
+pub fn write_imported_then(
+    dest: &Path,
+    versions: ImportedVersions,
+    sources: Vec<SourceReport>,
+    opts: &ImportOptions,
+    exclusions: Option<ExclusionsInfo>,
+    mut then: impl FnMut(SegmentRow),
+) -> segment::Result<SegmentManifest> {
     let manifest = manifest(sources, opts, exclusions);
     // A row group is held whole until it is encoded: a quarter of the import's budget
     // (at least 4 MiB, at most the default 64 MiB).
     let row_group = (opts.memory / 4).clamp(4 << 20, segment::rows::DEFAULT_ROW_GROUP_BYTES);
     segment::layout::write_segment_within(dest, manifest, row_group, |w| {
-        write_rows(versions, |r| w.write(r))
+        write_rows(versions, |r| {
+            w.write(&r)?;
+            then(r);
+            Ok(())
+        })
     })
 }
 
@@ -55,7 +72,7 @@ pub fn write_imported_sharded(
 ) -> segment::Result<Vec<SegmentManifest>> {
     let manifest = manifest(sources, opts, exclusions);
     segment::layout::write_sharded_segment_with(dest, shards, manifest, |write| {
-        write_rows(versions, write)
+        write_rows(versions, |r| write(&r))
     })
 }
 
@@ -71,7 +88,7 @@ const ROWS_IN_FLIGHT: usize = 64;
 /// cores (scripts/bench-import.sh, perf).
 fn write_rows(
     versions: ImportedVersions,
-    mut write: impl FnMut(&SegmentRow) -> segment::Result<()>,
+    mut write: impl FnMut(SegmentRow) -> segment::Result<()>,
 ) -> segment::Result<()> {
     let (tx, rx) = std::sync::mpsc::sync_channel(ROWS_IN_FLIGHT);
     std::thread::scope(|scope| {
@@ -83,7 +100,7 @@ fn write_rows(
         });
         let mut written = Ok(());
         for row in rx.iter() {
-            if let Err(e) = write(&row) {
+            if let Err(e) = write(row) {
                 written = Err(e);
                 break;
             }

@@ -92,6 +92,12 @@ impl LinkCollector {
         Ok(())
     }
 
+    /// The sort of the collected lines, as [`LinkCollector::resolve`] reads it.
+    #[cfg(test)]
+    pub(crate) fn into_sorter(self) -> ExternalSorter {
+        self.sorter
+    }
+
     /// Resolves the links against the collection's URL keys (`keys` maps each sort-safe
     /// URL key to its node id): links leaving the collection and self-links are dropped,
     /// duplicate links count once. Returns the link graph on disk and the anchors kept.

@@ -7,21 +7,23 @@
 //! index of add-dates joins on it.
 
 pub mod error;
+pub mod first_pass;
 pub mod link_shards;
 pub mod links;
 pub mod merge;
 pub mod versions;
 mod writer;
 
-use std::io::{self, BufRead, BufReader, BufWriter, Seek, SeekFrom, Write};
+use std::io::{self, BufRead, BufReader, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use crate::pindex::MainInfo;
 use crate::segment::layout::read_manifest;
 use crate::segment::rows::Columns;
-use crate::segment::{Outlink, SegmentRow};
+use crate::segment::SegmentRow;
 pub use error::{Error, Result};
-use links::{KeyIds, LinkCollector, LinkOptions};
+use first_pass::{FirstPass, FirstPassOutput, LinksOfSegment};
+use links::LinkOptions;
 use versions::{absorb_all, sort_safe, VersionGroup};
 use warcdex_cdx::sort::SortOptions;
 pub use writer::{write_index, MainWriter, DEFAULT_WRITER_MEMORY, MIN_WRITER_MEMORY};
@@ -104,10 +106,26 @@ pub(crate) fn canonicalizer_of(segments: &[PathBuf]) -> Result<(String, warcdex_
 /// link graph is streamed from disk at each iteration; what stays in memory is one
 /// version at a time plus a key map and two scores per URL.
 pub fn build_index(segments: &[PathBuf], out: &Path, opts: &IndexOptions) -> Result<MainInfo> {
+    build_index_with(segments, out, opts, None)
+}
+
+/// [`build_index`], with pass 1 already made from the rows of the one segment given as
+/// they were written (`links`): the segment is not read for it. A pass that cannot stand
+/// for the segment (see [`LinksOfSegment`]) is set aside and pass 1 reads the segment.
+pub fn build_index_with(
+    segments: &[PathBuf],
+    out: &Path,
+    opts: &IndexOptions,
+    links: Option<LinksOfSegment>,
+) -> Result<MainInfo> {
     let (canonicalizer, style) = canonicalizer_of(segments)?;
     if let Some(graph) = &opts.graph {
         return link_shards::index_with_graph(segments, out, opts, graph, canonicalizer);
     }
+    let made = match (links, segments) {
+        (Some(l), [one]) => l.finish_for(segments, read_manifest(one)?.documents)?,
+        _ => None,
+    };
     let mut writer = MainWriter::create(out, opts.writer_memory)?;
 
     // Pass 1: URL keys numbered in version order, outlinks to the link collector.
@@ -126,7 +144,9 @@ pub fn build_index(segments: &[PathBuf], out: &Path, opts: &IndexOptions) -> Res
         &|f: &mut dyn FnMut(VersionGroup) -> io::Result<()>| {
             versions::merge_sorted_segments(segments, Columns::WithoutText, f)
         };
-    let lean = if segments.len() <= MAX_MERGED_SEGMENTS {
+    let lean = if made.is_some() {
+        made
+    } else if segments.len() <= MAX_MERGED_SEGMENTS {
         match pass1(false, merged_without_text) {
             Ok(done) => done,
             Err(e) if versions::is_out_of_order(&e) => None,
@@ -237,50 +257,12 @@ pub(crate) fn first_pass(
     keep_rows: bool,
     on_row: &mut dyn FnMut(u32, &SegmentRow),
     source: impl FnOnce(&mut dyn FnMut(VersionGroup) -> io::Result<()>) -> io::Result<()>,
-) -> io::Result<(Option<std::fs::File>, fst::Map<Vec<u8>>, LinkCollector)> {
-    let mut spool = match keep_rows {
-        true => Some(BufWriter::new(links::tempfile_in(&opts.sort)?)),
-        false => None,
-    };
-    let mut ids = KeyIds::default();
-    let mut links = LinkCollector::new(opts.sort.clone(), style);
-    // Batches, so the links' keys are computed on all cores.
-    let mut batch: Vec<(u32, SegmentRow)> = Vec::new();
-    let mut flush =
-        |batch: &mut Vec<(u32, SegmentRow)>, links: &mut LinkCollector| -> io::Result<()> {
-            let pages: Vec<(u32, &str, &str, &[Outlink])> = batch
-                .iter()
-                .map(|(n, r)| (*n, r.urlkey.as_str(), r.url.as_str(), r.outlinks.as_slice()))
-                .collect();
-            links.add_batch(&pages)?;
-            let Some(spool) = spool.as_mut() else {
-                batch.clear();
-                return Ok(());
-            };
-            // `NODE \x01 JSON`: pass 3 joins anchors and scores by the node id.
-            for (node, mut row) in batch.drain(..) {
-                row.outlinks = Vec::new();
-                write!(spool, "{node}\x01")?;
-                serde_json::to_writer(&mut *spool, &row).map_err(io::Error::other)?;
-                spool.write_all(b"\n")?;
-            }
-            Ok(())
-        };
+) -> io::Result<FirstPassOutput> {
+    let mut pass = FirstPass::new(opts, style, keep_rows)?;
     source(&mut |group| {
-        let row = absorb_all(group);
-        let node = ids.id_of(&row.urlkey)?;
-        on_row(node, &row);
-        batch.push((node, row));
-        if batch.len() >= 256 {
-            flush(&mut batch, &mut links)?;
-        }
+        let (node, row) = pass.push(absorb_all(group))?;
+        on_row(node, row);
         Ok(())
     })?;
-    flush(&mut batch, &mut links)?;
-    let keys = ids.finish()?;
-    let spool = match spool {
-        Some(s) => Some(s.into_inner().map_err(|e| e.into_error())?),
-        None => None,
-    };
-    Ok((spool, keys, links))
+    pass.finish()
 }

@@ -31,7 +31,7 @@ use warcdex_cdx::sort::{merge_sorted, SortOptions};
 use super::error::{Error, Result};
 use super::files::{self, write_with};
 use super::plan::GivenArchive;
-use super::set_build::{dates_options, index_segments};
+use super::set_build::{dates_options, index_segments, with_first_pass};
 use super::{Stages, UpdateOptions};
 use crate::cdx_writer::run::{run_cdx, RunOptions};
 use crate::collection::layout::{Layout, Staging};
@@ -39,6 +39,7 @@ use crate::collection::manifest::{ArchiveEntry, BatchEntry, CollectionManifest};
 use crate::dates::add::{add_dates, DatesInput};
 use crate::import::manifest::ManifestEntry;
 use crate::import::{import_versions, load_exclusions, segment_dir, ImportOptions};
+use crate::index::first_pass::LinksOfSegment;
 use crate::path_error::{AtPath, ResultAtPath};
 use crate::segment::layout::ExclusionsInfo;
 
@@ -140,9 +141,9 @@ pub fn run(
     super::crash_point("zipnum");
     stage_lists(layout, &staging, new, &plan.collections, &sort)?;
     super::crash_point("lists");
-    let segment = stage_import(layout, &staging, &plan, opts, stages)?;
+    let (segment, links) = stage_import(layout, &staging, &plan, opts, stages)?;
     super::crash_point("import");
-    let counts = stage_generation(layout, m, &staging, &plan, opts, stages)?;
+    let counts = stage_generation(layout, m, &staging, &plan, opts, stages, links)?;
     super::crash_point("generation");
     // Stage 6: the manifest after this batch, then READY.
     let mut next = m.clone();
@@ -552,10 +553,14 @@ fn stage_import(
     plan: &StagedPlan,
     opts: &UpdateOptions,
     stages: &dyn Stages,
-) -> Result<crate::segment::layout::SegmentManifest> {
+) -> Result<(
+    crate::segment::layout::SegmentManifest,
+    Option<LinksOfSegment>,
+)> {
     let dest = staging.segment();
     if dest.exists() {
-        return crate::segment::layout::read_manifest(&dest);
+        // Resumed: `index` reads the segment for its first pass.
+        return Ok((crate::segment::layout::read_manifest(&dest)?, None));
     }
     let iopts = ImportOptions {
         memory: opts.memory / 4 * 3,
@@ -629,7 +634,9 @@ fn stage_import(
         entries: exclusions.len() as u64,
         malformed: exclusions.malformed,
     };
-    segment_dir::write_imported(&dest, versions, sources, &iopts, Some(info))
+    with_first_pass(&dest, iopts.key, opts, |then| {
+        segment_dir::write_imported_then(&dest, versions, sources, &iopts, Some(info), then)
+    })
 }
 
 /// Stage 5: the next generation, built in `generation.tmp/` and renamed to
@@ -643,6 +650,7 @@ fn stage_generation(
     plan: &StagedPlan,
     opts: &UpdateOptions,
     stages: &dyn Stages,
+    links: Option<LinksOfSegment>,
 ) -> Result<GenerationCounts> {
     let sort = &opts.sort_options();
     let counts_file = staging.file("generation.json");
@@ -655,7 +663,7 @@ fn stage_generation(
     std::fs::create_dir_all(&tmp).at(&tmp)?;
     let mut counts = GenerationCounts::default();
     let set = tmp.join(&plan.name);
-    let info = index_segments(&[staging.segment()], &set.join("main"), opts, stages)?;
+    let info = index_segments(&[staging.segment()], &set.join("main"), opts, stages, links)?;
     super::crash_point("index");
     counts.new_versions = info.documents;
     let dopts = dates_options(sort);

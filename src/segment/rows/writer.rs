@@ -33,8 +33,10 @@ pub const DEFAULT_ROW_GROUP_ROWS: usize = 1024 * 1024;
 
 /// Buffered string bytes that force a batch out early. Arrow's `Utf8` arrays use 32-bit
 /// offsets, so a batch of 1024 rows with very long texts could otherwise overflow them
-/// (and hold far more memory than `batch_rows` suggests).
-const MAX_BATCH_BYTES: usize = 64 * 1024 * 1024;
+/// (and hold far more memory than `batch_rows` suggests). One batch is built while the
+/// one before is encoded, and a builder grows by doubling: at 64 MiB the bench's import
+/// peaked 40–60 MiB higher than at 16 (docs/performance.md).
+const MAX_BATCH_BYTES: usize = 16 * 1024 * 1024;
 
 /// A single row whose strings add up to more than this cannot be stored in one batch
 /// without risking the 32-bit offsets; the import caps text far below it.
@@ -44,7 +46,7 @@ const MAX_ROW_BYTES: usize = 1 << 30;
 /// small row groups to exercise files with many of them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RowWriterOptions {
-    /// Rows buffered before they are encoded (also flushed early past 64 MiB of
+    /// Rows buffered before they are encoded (also flushed early past 16 MiB of
     /// strings). Must be at least 1.
     pub batch_rows: usize,
     /// Upper bound on a row group's estimated encoded size. Must be at least 1.
