@@ -219,19 +219,28 @@ fn link_lines(
 ) -> Vec<u8> {
     let mut out = Vec::new();
     let src_host = host_str(page_url);
+    // A page's second link to a target with the same anchor text changes nothing: the
+    // edge is kept once and `resolve` keeps an anchor once per source. Pages repeat their
+    // navigation (top and bottom): dropped here, the lines never reach the sort.
+    let mut seen: HashSet<(String, bool, String)> = HashSet::new();
     for (i, link) in outlinks.iter().enumerate() {
         let Ok(target) = url_key(&link.url, style) else {
             continue;
         };
         let internal = src_host.is_some() && src_host == host_str(&link.url);
-        out.extend_from_slice(sort_safe(&target).as_bytes());
+        let anchor = link.anchor.trim().replace(['\n', '\r'], " ");
+        let target = sort_safe(&target).into_owned();
+        let start = out.len();
+        out.extend_from_slice(target.as_bytes());
         out.push(1);
         // u32 page numbers (node ids are u32) and link places: no overlap.
         push_hex(&mut out, (page << 32) | (i as u64 & 0xffff_ffff), 16);
-        let anchor = link.anchor.trim().replace(['\n', '\r'], " ");
         let _ = write!(out, "\x01{src}\x01");
         push_hex(&mut out, from, 16);
         let _ = writeln!(out, "\x01{}\x01{anchor}", internal as u8);
+        if !seen.insert((target, internal, anchor)) {
+            out.truncate(start);
+        }
     }
     out
 }
@@ -592,6 +601,43 @@ mod tests {
                 assert_eq!(out, format!("{v:08x}").into_bytes());
             }
         }
+    }
+
+    #[test]
+    fn a_page_links_a_target_once_per_anchor_text() {
+        let links = Outlink::list(&[
+            ("http://b.example/", "next"),
+            ("http://b.example/", " next\n"),
+            ("http://b.example/", "B"),
+            ("http://www.b.example/", "next"),
+            ("http://c.example/", ""),
+            ("http://c.example/", ""),
+        ]);
+        let out = link_lines(7, (3, 9), "http://a.example/", &links, KeyStyle::Surt);
+        let lines: Vec<Vec<&[u8]>> = out
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(|l| l.split(|&b| b == 1).collect())
+            .collect();
+        // target, place on the page, anchor: the repeats are gone, the first kept.
+        let kept: Vec<(String, String, String)> = lines
+            .iter()
+            .map(|f| {
+                let s = |b: &[u8]| String::from_utf8(b.to_vec()).unwrap();
+                (s(f[0]), s(&f[1][8..]), s(f[5]))
+            })
+            .collect();
+        let t = |u: &str| url_key(u, KeyStyle::Surt).unwrap();
+        assert_eq!(
+            kept,
+            [
+                (t("http://b.example/"), "00000000".into(), "next".into()),
+                (t("http://b.example/"), "00000002".into(), "B".into()),
+                (t("http://c.example/"), "00000004".into(), String::new()),
+            ]
+        );
+        // `www.b.example` has `b.example`'s key, and is as external: a repeat too.
+        assert_eq!(t("http://www.b.example/"), t("http://b.example/"));
     }
 
     #[test]
