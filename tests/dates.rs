@@ -9,7 +9,9 @@ use std::process::Command;
 
 use proptest::prelude::*;
 
-use warcdex::dates::add::{add_dates, AddDatesOptions, AddDatesReport, DatesInput};
+use warcdex::dates::add::{
+    add_dates, add_dates_of_segment, AddDatesOptions, AddDatesReport, DatesInput,
+};
 use warcdex::dates::open_set;
 use warcdex::import::exclusions::Exclusions;
 use warcdex::import::segment_dir::write_segment;
@@ -109,6 +111,77 @@ fn example_after_dup() -> BTreeMap<&'static str, &'static str> {
 /// main). Our digests differ from the stand-in index's, so documents are compared by
 /// title; the text is compared byte for byte in our document order. `--compat` gives
 /// the same output here (one source date, list dates already in order).
+/// The files of an index directory by name, the segment's random name replaced by its
+/// extension, `meta.json` and `.managed.json` left out (they name the segment).
+fn files_of(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            !["meta.json", ".managed.json"].contains(&&*p.file_name().unwrap().to_string_lossy())
+        })
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            let name = match name.split_once('.') {
+                Some((stem, ext)) if stem.len() == 32 => ext.to_string(),
+                _ => name,
+            };
+            (name, std::fs::read(&p).unwrap())
+        })
+        .collect()
+}
+
+/// `update` builds a new set's dates index from its segment's rows while main is being
+/// written (`add_dates_of_segment`): the same files, `pindex.json` included, as
+/// add-dates of main with main as its source; a list out of order is left to add-dates.
+#[test]
+fn dates_read_from_the_segment_are_those_read_from_main() {
+    let dir = tempfile::tempdir().unwrap();
+    let (dup, rev) = lists(dir.path(), "example");
+    let main = main_index(dir.path(), "example", &dup);
+    let seg = dir.path().join("example-seg");
+    for (i, list) in [&dup, &rev].into_iter().enumerate() {
+        let (from_main, from_seg) = (
+            dir.path().join(format!("m{i}")),
+            dir.path().join(format!("s{i}")),
+        );
+        let r = add(&main, &[&main], &from_main, list, false);
+        let input = DatesInput::File(list.to_path_buf());
+        let ours =
+            add_dates_of_segment(&seg, &main, &from_seg, &input, &AddDatesOptions::default())
+                .unwrap()
+                .expect("a sorted list");
+        assert_eq!(ours.info, r.info);
+        assert!(r.info.counts.dates_written > 0);
+        let (a, b) = (files_of(&from_main), files_of(&from_seg));
+        assert!(
+            a.contains_key("store") && a.contains_key("pindex.json"),
+            "{:?}",
+            a.keys()
+        );
+        assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>());
+        for (name, bytes) in &a {
+            assert!(b[name] == *bytes, "{name} differs");
+        }
+    }
+    let mut lines: Vec<String> = std::fs::read_to_string(&dup)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    lines.reverse();
+    let backwards = dir.path().join("backwards.dup");
+    std::fs::write(&backwards, lines.join("\n") + "\n").unwrap();
+    let input = DatesInput::File(backwards);
+    let dest = dir.path().join("never");
+    assert!(
+        add_dates_of_segment(&seg, &main, &dest, &input, &AddDatesOptions::default())
+            .unwrap()
+            .is_none()
+    );
+    assert!(!dest.exists());
+}
+
 #[test]
 fn worked_example_dumpindex_dates_and_joined_view() {
     let dir = tempfile::tempdir().unwrap();

@@ -106,17 +106,21 @@ pub(crate) fn canonicalizer_of(segments: &[PathBuf]) -> Result<(String, warcdex_
 /// link graph is streamed from disk at each iteration; what stays in memory is one
 /// version at a time plus a key map and two scores per URL.
 pub fn build_index(segments: &[PathBuf], out: &Path, opts: &IndexOptions) -> Result<MainInfo> {
-    build_index_with(segments, out, opts, None)
+    build_index_with(segments, out, opts, None, &mut || {})
 }
 
 /// [`build_index`], with pass 1 already made from the rows of the one segment given as
 /// they were written (`links`): the segment is not read for it. A pass that cannot stand
 /// for the segment (see [`LinksOfSegment`]) is set aside and pass 1 reads the segment.
+/// `fed` is called once every document is handed to the writer, before the writer's
+/// last commit and merge (which take a core, not two): `update` starts the dates index
+/// there.
 pub fn build_index_with(
     segments: &[PathBuf],
     out: &Path,
     opts: &IndexOptions,
     links: Option<LinksOfSegment>,
+    fed: &mut dyn FnMut(),
 ) -> Result<MainInfo> {
     let (canonicalizer, style) = canonicalizer_of(segments)?;
     if let Some(graph) = &opts.graph {
@@ -212,6 +216,7 @@ pub fn build_index_with(
             }
         }
     }
+    fed();
     let sources = segments.iter().map(|s| s.display().to_string()).collect();
     writer.finish(canonicalizer, sources, &opts.links, opts.shard)
 }

@@ -48,6 +48,22 @@ impl KeyWindow {
         let i = (doc - self.start) as usize;
         (self.keyhash[i], self.urlkey.get(i), self.digest.get(i))
     }
+
+    /// Empties the window, to hold the documents from `start` on, as [`KeyWindow::push`]
+    /// adds them (for keys read from elsewhere than main's columns).
+    pub fn start_at(&mut self, start: DocId) {
+        self.start = start;
+        self.keyhash.clear();
+        self.urlkey.clear();
+        self.digest.clear();
+    }
+
+    /// Adds the next document's `key` (hashed), `urlkey` and `digest`.
+    pub fn push(&mut self, key: &str, urlkey: &str, digest: &str) {
+        self.keyhash.push(keyhash(key));
+        self.urlkey.push(urlkey);
+        self.digest.push(digest);
+    }
 }
 
 /// Strings in one buffer, each its end offset.

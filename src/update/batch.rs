@@ -31,7 +31,7 @@ use warcdex_cdx::sort::{merge_sorted, SortOptions};
 use super::error::{Error, Result};
 use super::files::{self, write_with};
 use super::plan::GivenArchive;
-use super::set_build::{dates_options, index_segments, with_first_pass};
+use super::set_build::{dates_options, index_and_dates, with_first_pass};
 use super::{Stages, UpdateOptions};
 use crate::cdx_writer::run::{run_cdx, RunOptions};
 use crate::collection::layout::{Layout, Staging};
@@ -663,18 +663,20 @@ fn stage_generation(
     std::fs::create_dir_all(&tmp).at(&tmp)?;
     let mut counts = GenerationCounts::default();
     let set = tmp.join(&plan.name);
-    let info = index_segments(&[staging.segment()], &set.join("main"), opts, stages, links)?;
+    let info = index_and_dates(
+        &staging.segment(),
+        &set.join("main"),
+        &set.join("dates"),
+        &DatesInput::File(staging.file("new.dates")),
+        opts,
+        stages,
+        links,
+    )?;
     super::crash_point("index");
     counts.new_versions = info.documents;
     let dopts = dates_options(sort);
-    let bar = stages.stage("dates", 0, Unit::Bytes);
-    add_dates(
-        &set.join("main"),
-        &[set.join("main")],
-        &set.join("dates"),
-        &DatesInput::File(staging.file("new.dates")),
-        &dopts,
-    )?;
+    // The earlier sets' dates indexes, where the batch's lists add dates to them.
+    let bar = (!m.pindexes.is_empty()).then(|| stages.stage("earlier dates", 0, Unit::Bytes));
     let current = layout.generation(m.generation);
     let batch_dates = staging.file("batch.dates");
     let has_dates = std::fs::metadata(&batch_dates).at(&batch_dates)?.len() > 0;
@@ -700,7 +702,9 @@ fn stage_generation(
         }
         files::link_tree(&from, &to)?;
     }
-    bar.finish();
+    if let Some(bar) = bar {
+        bar.finish();
+    }
     let json = serde_json::to_string(&counts).at(&counts_file)?;
     files::write_file(&counts_file, json.as_bytes())?;
     crate::output::sync_tree(&tmp)?;

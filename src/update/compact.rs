@@ -52,7 +52,7 @@ pub fn run(
         files::remove_any(&tmp)?;
         let set = tmp.join(COMPACTED);
         let segments: Vec<PathBuf> = m.batches.iter().map(|b| layout.segment(&b.name)).collect();
-        index_segments(&segments, &set.join("main"), opts, stages, None)?;
+        index_segments(&segments, &set.join("main"), opts, stages)?;
         let bar = stages.stage("dates", 0, Unit::Bytes);
         let dopts = dates_options(&sort);
         let first = staging.file("dates-dup");

@@ -9,7 +9,7 @@ use warcdex_cdx::sort::SortOptions;
 
 use super::error::Result;
 use super::{Stages, UpdateOptions};
-use crate::dates::add::AddDatesOptions;
+use crate::dates::add::{add_dates, add_dates_of_segment, AddDatesOptions, DatesInput};
 use crate::index::first_pass::LinksOfSegment;
 use crate::index::{build_index_with, IndexOptions};
 use crate::pindex::MainInfo;
@@ -17,17 +17,56 @@ use crate::segment::SegmentRow;
 
 /// The stage "index": the main index `main` of `segments`, sorted within the run's sort
 /// budget and temporary directory ([`UpdateOptions::sort_options`]), its writer given the
-/// run's whole memory (it works after the sorts). `links`: its first pass, made as the
-/// one segment was written ([`with_first_pass`]).
+/// run's whole memory (it works after the sorts).
 pub(super) fn index_segments(
     segments: &[PathBuf],
     main: &Path,
     opts: &UpdateOptions,
     stages: &dyn Stages,
-    links: Option<LinksOfSegment>,
 ) -> Result<MainInfo> {
     let bar = stages.stage("index", 0, Unit::Bytes);
-    let info = build_index_with(segments, main, &index_options(opts), links)?;
+    let info = build_index_with(segments, main, &index_options(opts), None, &mut || {})?;
+    bar.finish();
+    Ok(info)
+}
+
+/// The stages "index" and "dates" of the set of one new segment: [`index_segments`]
+/// (with `links`, its first pass made as the segment was written: [`with_first_pass`]),
+/// and its dates index `dates`, main's dates and those of the list `new_dates`. Once
+/// every document is handed to main's writer, the dates index is built from the
+/// segment's rows on a thread of its own ([`add_dates_of_segment`]), beside the writer's
+/// last commit and merge, which leave a core idle. Where that cannot stand (a list out
+/// of order, or main holding another count of documents), or fails, the dates are added
+/// from main once it is done, as before; an error is then that run's.
+pub(super) fn index_and_dates(
+    segment: &Path,
+    main: &Path,
+    dates: &Path,
+    new_dates: &DatesInput,
+    opts: &UpdateOptions,
+    stages: &dyn Stages,
+    links: Option<LinksOfSegment>,
+) -> Result<MainInfo> {
+    let dopts = dates_options(&opts.sort_options());
+    let bar = stages.stage("index", 0, Unit::Bytes);
+    let segments = [segment.to_path_buf()];
+    let (info, early) = std::thread::scope(|scope| {
+        let mut job = None;
+        let info = build_index_with(&segments, main, &index_options(opts), links, &mut || {
+            job =
+                Some(scope.spawn(|| add_dates_of_segment(segment, main, dates, new_dates, &dopts)));
+        });
+        let early = job.map(|j| j.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
+        (info, early)
+    });
+    let info = info?;
+    bar.finish();
+    let bar = stages.stage("dates", 0, Unit::Bytes);
+    let made = matches!(&early, Some(Ok(Some(r))) if r.info.documents == info.documents);
+    if !made {
+        super::files::remove_any(dates)?;
+        add_dates(main, &[main.to_path_buf()], dates, new_dates, &dopts)?;
+    }
     bar.finish();
     Ok(info)
 }
@@ -44,10 +83,11 @@ fn index_options(opts: &UpdateOptions) -> IndexOptions {
 /// it is given once the row is written, while another thread makes the index's first
 /// pass of those rows (URL keys and outlinks to the link sort): the import's writer
 /// leaves a core mostly idle, and `index` then need not read the segment for it. The
-/// pass's sort gets an eighth of the run's memory, on top of the import's, only while the
-/// segment is written (a quarter of its sort budget in `index`: the bench's 1.07 million
-/// outlinks spill in three runs instead of two; a quarter of the memory took the
-/// update's peak past `--memory` + 256 MiB).
+/// pass's sort gets a sixteenth of the run's memory, on top of the import's, only while
+/// the segment is written, where `update` peaks: on the bench (`--memory 256`) a quarter
+/// took the peak past `--memory` + 256 MiB, an eighth to 472–506 MiB, a sixteenth
+/// 447–458 MiB in the same time (the link lines spill in more runs; the run merge is
+/// cheap beside making them).
 ///
 /// The pass is only an earlier start: when it fails (its error is that of a temporary
 /// file, which `index` reading the segment would meet again and report) or cannot stand
@@ -59,7 +99,7 @@ pub(super) fn with_first_pass<T>(
     write: impl FnOnce(&mut dyn FnMut(SegmentRow)) -> Result<T>,
 ) -> Result<(T, Option<LinksOfSegment>)> {
     let mut iopts = index_options(opts);
-    iopts.sort.memory = opts.memory / 8;
+    iopts.sort.memory = opts.memory / 16;
     let Ok(mut links) = LinksOfSegment::new(segment, &iopts, style) else {
         return Ok((write(&mut |_| {})?, None));
     };

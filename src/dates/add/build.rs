@@ -6,14 +6,13 @@ use std::path::Path;
 
 use tantivy::{Index, IndexWriter, TantivyDocument};
 
+use super::docs::{Dates, Keys};
 use super::join::Joiner;
 use super::AddDatesOptions;
 use crate::dates::records::MalformedLine;
-use crate::dates::source::Source;
 use crate::dates::{dates_schema, Error, Result, SEQ_FIELD};
 use crate::path_error::ResultAtPath;
 use crate::pindex::directory::ReleasingDirectory;
-use crate::pindex::keys::MainKeys;
 use crate::pindex::open::{searcher_without_reload, segments_in_seq_order};
 use crate::pindex::DatesCounts;
 use crate::progress::Progress;
@@ -61,8 +60,8 @@ pub(super) struct Joined {
 /// What every build shares.
 pub(super) struct Ctx<'a> {
     pub(super) main_dir: &'a Path,
-    pub(super) keys: &'a MainKeys,
-    pub(super) sources: &'a [Source],
+    pub(super) keys: &'a dyn Keys,
+    pub(super) sources: &'a [&'a dyn Dates],
     pub(super) n: u32,
     pub(super) opts: &'a AddDatesOptions,
     pub(super) input_name: String,

@@ -199,7 +199,7 @@ impl<'a> Joiner<'a> {
                     self.ctx.keys.key(doc, &mut key)?;
                     return Err(misaligned(
                         self.ctx.main_dir,
-                        &s.dir,
+                        s.dir(),
                         format!("document {doc} was built for another key than {key:?}"),
                     ));
                 }

@@ -14,6 +14,7 @@
 //! - `input`: the list's lines, joined as sorted or through the external sort.
 
 mod build;
+pub(crate) mod docs;
 mod input;
 mod join;
 
@@ -29,6 +30,7 @@ use crate::pindex::open::{doc_count, open_parallel_index_released};
 use crate::pindex::{DatesInfo, PindexInfo, PINDEX_VERSION};
 use crate::progress::Progress;
 use build::{Ctx, JoinError};
+use docs::{Dates, SegmentDocs};
 use input::{external, stream};
 
 /// Where the dates list comes from: a file (joined as sorted first, sorted externally
@@ -133,10 +135,11 @@ pub fn add_dates_with_progress(
         }
         opened.push(Source::open(s, &ss)?);
     }
+    let refs: Vec<&dyn Dates> = opened.iter().map(|s| s as &dyn Dates).collect();
     let ctx = Ctx {
         main_dir: key_index,
         keys: &keys,
-        sources: &opened,
+        sources: &refs,
         n,
         opts,
         input_name: dates.name(),
@@ -159,33 +162,120 @@ pub fn add_dates_with_progress(
     progress.finish();
     // Unmap main and the sources before the merge reads the new segments: mapped pages
     // count in the resident size.
+    drop(refs);
     drop(opened);
     drop(keys);
     drop(main_s);
     drop(_main);
-    let (tmp, joined) = built.finish()?;
-    let info = DatesInfo {
-        version: PINDEX_VERSION,
-        documents: u64::from(n),
+    let written = Written {
+        main: key_index,
+        sources,
+        n,
         key_checksum: main_info.key_checksum.clone(),
-        main: key_index.display().to_string(),
-        sources: sources.iter().map(|s| s.display().to_string()).collect(),
-        dates: vec![dates.name()],
-        compat: opts.compat,
-        counts: joined.counts,
-    };
-    let info = PindexInfo::Dates(info);
-    write_info(tmp.path(), &info)?;
-    let PindexInfo::Dates(info) = info else {
-        unreachable!("written as dates")
-    };
-    crate::output::replace_dir(tmp, dest)?;
-    Ok(AddDatesReport {
-        info,
-        malformed: joined.malformed,
-        unmatched: joined.unmatched,
         external_sort,
-    })
+    };
+    written.install(built, dest, dates, opts)
+}
+
+/// [`add_dates`] of a new set's dates index, with main (`main`) its only source, while
+/// main is still being written from the one segment `segment`: main's keys and stored
+/// dates are the segment's rows' (row N is document N, `index` writes each row's
+/// dates), so they are read from the segment, and the index is the one `add_dates(main,
+/// [main], dest, dates)` makes once main is done, byte for byte, with the same
+/// `pindex.json`. `update` runs it beside the end of main's indexing.
+///
+/// `Ok(None)` when the list is not a sorted file (it would need the external sort, which
+/// reads main twice): the caller adds the dates once main is done. A segment whose rows
+/// do not increase is an error (`MainOutOfOrder`), as main would not hold them in that
+/// order; the caller checks that main has the segment's document count.
+pub fn add_dates_of_segment(
+    segment: &Path,
+    main: &Path,
+    dest: &Path,
+    dates: &DatesInput,
+    opts: &AddDatesOptions,
+) -> Result<Option<AddDatesReport>> {
+    if !matches!(dates, DatesInput::File(_)) {
+        return Ok(None);
+    }
+    check_dest(main, &[main.to_path_buf()], dest, false)?;
+    let documents = crate::segment::layout::read_manifest(segment)?.documents;
+    let n = u32::try_from(documents).map_err(|_| Error::NoDocument {
+        dir: segment.to_path_buf(),
+        doc: u32::MAX,
+        docs: None,
+    })?;
+    let docs = SegmentDocs::open(segment, main)?;
+    let sources: [&dyn Dates; 1] = [&docs];
+    let ctx = Ctx {
+        main_dir: main,
+        keys: &docs,
+        sources: &sources,
+        n,
+        opts,
+        input_name: dates.name(),
+    };
+    let built = match ctx.build(dest, &(), |j| stream(dates, j)) {
+        Ok(b) => b,
+        Err(JoinError::Unsorted) => return Ok(None),
+        Err(JoinError::Failed(e)) => return Err(e),
+    };
+    let written = Written {
+        main,
+        sources: &[main.to_path_buf()],
+        n,
+        key_checksum: docs.key_checksum(),
+        external_sort: false,
+    };
+    written.install(built, dest, dates, opts).map(Some)
+}
+
+/// What a join wrote, for the dates index's `pindex.json`.
+struct Written<'a> {
+    main: &'a Path,
+    sources: &'a [PathBuf],
+    n: u32,
+    key_checksum: String,
+    external_sort: bool,
+}
+
+impl Written<'_> {
+    /// Merges the built index, writes its `pindex.json` and puts it at `dest`.
+    fn install(
+        self,
+        built: build::Built,
+        dest: &Path,
+        dates: &DatesInput,
+        opts: &AddDatesOptions,
+    ) -> Result<AddDatesReport> {
+        let (tmp, joined) = built.finish()?;
+        let info = DatesInfo {
+            version: PINDEX_VERSION,
+            documents: u64::from(self.n),
+            key_checksum: self.key_checksum,
+            main: self.main.display().to_string(),
+            sources: self
+                .sources
+                .iter()
+                .map(|s| s.display().to_string())
+                .collect(),
+            dates: vec![dates.name()],
+            compat: opts.compat,
+            counts: joined.counts,
+        };
+        let info = PindexInfo::Dates(info);
+        write_info(tmp.path(), &info)?;
+        let PindexInfo::Dates(info) = info else {
+            unreachable!("written as dates")
+        };
+        crate::output::replace_dir(tmp, dest)?;
+        Ok(AddDatesReport {
+            info,
+            malformed: joined.malformed,
+            unmatched: joined.unmatched,
+            external_sort: self.external_sort,
+        })
+    }
 }
 
 /// Refuses a DEST that would overwrite main, or a source without `--in-place`.

@@ -156,6 +156,9 @@ pub enum Columns {
     /// All but `outlinks`: the rows have none. For the pass of `index` that writes the
     /// documents (src/index/mod.rs), after the links were taken in a pass of their own.
     WithoutOutlinks,
+    /// All but the text columns and `outlinks`: keys, dates and each version's capture
+    /// fields. For the dates index of a segment's set (src/dates/add/docs.rs).
+    WithoutTextOrOutlinks,
 }
 
 /// The columns [`Columns::WithoutText`] leaves out.
@@ -184,8 +187,14 @@ fn open_rows(path: &Path, columns: Columns) -> Result<RowReader> {
         // Columns of no row field (an older file's `simhash`) are not decoded either.
         wanted.field_with_name(name).is_err()
             || WRITE_ONLY_COLUMNS.contains(&name)
-            || (columns == Columns::WithoutText && TEXT_COLUMNS.contains(&name))
-            || (columns == Columns::WithoutOutlinks && name == "outlinks")
+            || (matches!(
+                columns,
+                Columns::WithoutText | Columns::WithoutTextOrOutlinks
+            ) && TEXT_COLUMNS.contains(&name))
+            || (matches!(
+                columns,
+                Columns::WithoutOutlinks | Columns::WithoutTextOrOutlinks
+            ) && name == "outlinks")
     };
     let roots: Vec<usize> = (builder.schema().fields().iter().enumerate())
         .filter(|(_, f)| !skipped(f.name()))
