@@ -182,6 +182,27 @@ fn dates_read_from_the_segment_are_those_read_from_main() {
     assert!(!dest.exists());
 }
 
+/// main's keyhashes read in dictionary order for the alignment check are those of each
+/// document's key looked up alone, in whatever order the documents are asked.
+#[test]
+fn keyhashes_in_dictionary_order_are_each_keys_hash() {
+    use warcdex::pindex::keys::{keyhash, MainKeys};
+    let dir = tempfile::tempdir().unwrap();
+    let (dup, _) = lists(dir.path(), "example");
+    let main = main_index(dir.path(), "example", &dup);
+    let (_index, searcher) = warcdex::pindex::open::open_parallel_index(&main).unwrap();
+    let keys = MainKeys::open(&main, &searcher).unwrap();
+    let n = warcdex::pindex::open::doc_count(&searcher);
+    assert!(n > 3);
+    let docs: Vec<u32> = (0..n).rev().collect();
+    let got = keys.keyhashes(&docs).unwrap();
+    let mut key = String::new();
+    for (doc, got) in docs.iter().zip(got) {
+        keys.key(*doc, &mut key).unwrap();
+        assert_eq!(got, keyhash(&key), "document {doc}");
+    }
+}
+
 #[test]
 fn worked_example_dumpindex_dates_and_joined_view() {
     let dir = tempfile::tempdir().unwrap();

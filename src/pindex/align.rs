@@ -5,10 +5,10 @@
 
 use std::path::Path;
 
-use tantivy::Searcher;
+use tantivy::{DocId, Searcher};
 
 use super::info::{read_info, PindexInfo};
-use super::keys::{keyhash, MainKeys, KEYHASH_FIELD};
+use super::keys::{MainKeys, KEYHASH_FIELD};
 use super::open::doc_count;
 use super::{Error, Result};
 use crate::path_error::ResultAtPath;
@@ -81,11 +81,15 @@ pub fn check_dates_alignment(
     } else {
         n_main / ALIGN_SAMPLE
     };
-    let mut key = String::new();
-    let positions = (0..n_main).step_by(step as usize).chain([n_main - 1]);
-    for doc in positions {
-        keys.key(doc, &mut key)?;
-        if hashes.first(doc) != Some(keyhash(&key)) {
+    let mut positions: Vec<DocId> = (0..n_main).step_by(step as usize).collect();
+    if positions.last() != Some(&(n_main - 1)) {
+        positions.push(n_main - 1);
+    }
+    let want = keys.keyhashes(&positions)?;
+    for (&doc, want) in positions.iter().zip(want) {
+        if hashes.first(doc) != Some(want) {
+            let mut key = String::new();
+            keys.key(doc, &mut key)?;
             return Err(misaligned(
                 main,
                 dates,

@@ -218,6 +218,46 @@ impl MainKeys {
         Ok(())
     }
 
+    /// The [`keyhash`] of main's `key` of each of `docs` (distinct, in any order), in
+    /// their order. The keys are read in dictionary order, block by block: looked up one
+    /// by one, each decompressed a block of the dictionary (with a new zstd context), and
+    /// the 4,096 of an alignment check took 0.1 s on a set of 12,000 documents.
+    pub fn keyhashes(&self, docs: &[DocId]) -> Result<Vec<u64>> {
+        let mut out = vec![0u64; docs.len()];
+        let Some([col, ..]) = self.cols.as_ref() else {
+            return Err(Error::NoKey {
+                dir: self.dir.clone(),
+                doc: docs.first().copied().unwrap_or(0),
+                column: "key".into(),
+            });
+        };
+        let mut slots: Vec<(u64, usize)> = Vec::with_capacity(docs.len());
+        for (i, &doc) in docs.iter().enumerate() {
+            let ord = col.term_ords(doc).next().ok_or_else(|| Error::NoKey {
+                dir: self.dir.clone(),
+                doc,
+                column: "key".into(),
+            })?;
+            slots.push((ord, i));
+        }
+        slots.sort_unstable();
+        let ords: Vec<u64> = slots.iter().map(|(o, _)| *o).collect();
+        let mut next = 0usize;
+        let found = col.dictionary().sorted_ords_to_term_cb(&ords, |bytes| {
+            if let Some((_, i)) = slots.get(next) {
+                out[*i] = keyhash_bytes(bytes);
+            }
+            next += 1;
+        })?;
+        if !found || next != docs.len() {
+            return Err(Error::DamagedColumn {
+                dir: self.dir.clone(),
+                column: "key".into(),
+            });
+        }
+        Ok(out)
+    }
+
     /// main's `key` (`URL sha1:DIGEST`) of `doc`.
     pub fn key(&self, doc: DocId, out: &mut String) -> Result<()> {
         self.get(0, "key", doc, out)
