@@ -11,7 +11,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use super::links::{self, KeyIds, LinkCollector};
-use super::versions::sort_safe;
+use super::versions::version_key;
 use super::IndexOptions;
 use crate::segment::{Outlink, SegmentRow};
 
@@ -101,7 +101,7 @@ impl FirstPass {
 pub struct LinksOfSegment {
     segment: PathBuf,
     pass: FirstPass,
-    /// The last row's sort key (`URLKEY \x01 DIGEST`, sort-safe).
+    /// The last row's [`version_key`].
     last: Option<String>,
     rows: u64,
     /// Set when the rows went backwards: a segment read back would be sorted again, so
@@ -132,7 +132,7 @@ impl LinksOfSegment {
         if self.out_of_order {
             return Ok(());
         }
-        let key = format!("{}\x01{}", sort_safe(&row.urlkey), sort_safe(&row.digest));
+        let key = version_key(&row);
         // Strictly increasing, as a merge of the segment would require.
         if self.last.as_ref().is_some_and(|last| *last >= key) {
             self.out_of_order = true;

@@ -198,13 +198,13 @@ pub fn merge_sorted_segments(
 
 /// A row and its version sort key (sort-safe URL key, `\x01`, digest).
 fn next_keyed(r: &mut RowReader) -> io::Result<Option<(String, SegmentRow)>> {
-    Ok(match r.next().transpose()? {
-        None => None,
-        Some(row) => Some((
-            format!("{}\x01{}", sort_safe(&row.urlkey), sort_safe(&row.digest)),
-            row,
-        )),
-    })
+    Ok(r.next().transpose()?.map(|row| (version_key(&row), row)))
+}
+
+/// A version's place in (URL key, digest) order, as segments are merged by it:
+/// `URLKEY \x01 DIGEST`, both sort-safe.
+pub(crate) fn version_key(row: &SegmentRow) -> String {
+    format!("{}\x01{}", sort_safe(&row.urlkey), sort_safe(&row.digest))
 }
 
 /// Calls `f` with each version of the segments, in (URL key, digest) order, through

@@ -3,7 +3,6 @@
 
 use std::path::{Path, PathBuf};
 
-use sha1::{Digest, Sha1};
 use tantivy::{Index, IndexSettings, TantivyDocument};
 
 use super::links::{self, LinkOptions};
@@ -11,6 +10,7 @@ use super::{Error, Result};
 use crate::path_error::ResultAtPath;
 use crate::pindex::directory::ReleasingDirectory;
 use crate::pindex::info::write_info;
+use crate::pindex::keys::KeyChecksum;
 use crate::pindex::open::segments_in_seq_order;
 use crate::pindex::{MainInfo, PindexInfo, PINDEX_VERSION};
 use crate::schema::{analysis, schema, Fields};
@@ -49,7 +49,7 @@ pub struct MainWriter {
     index: Index,
     writer: tantivy::IndexWriter<TantivyDocument>,
     fields: Fields,
-    checksum: Sha1,
+    checksum: KeyChecksum,
     docs: u64,
     /// Text bytes handed to the writer since its last commit.
     pending_bytes: usize,
@@ -97,7 +97,7 @@ impl MainWriter {
             index,
             writer,
             fields,
-            checksum: Sha1::new(),
+            checksum: KeyChecksum::default(),
             docs: 0,
             pending_bytes: 0,
             memory,
@@ -113,8 +113,7 @@ impl MainWriter {
         anchors: links::AnchorList<'_>,
         boost: f64,
     ) -> Result<()> {
-        self.checksum.update(row.key.as_bytes());
-        self.checksum.update(b"\n");
+        self.checksum.add(&row.key);
         let doc = document(&self.fields, row, self.docs, anchors, boost);
         self.sigs
             .push(&crate::near::Signature::of(&row.text, row.title.as_deref()))?;
@@ -160,7 +159,7 @@ impl MainWriter {
         let info = MainInfo {
             version: PINDEX_VERSION,
             documents: self.docs,
-            key_checksum: hex(&self.checksum.finalize()),
+            key_checksum: self.checksum.hex(),
             canonicalizer,
             sources,
             links: links.clone(),
@@ -212,10 +211,6 @@ pub const MIN_WRITER_MEMORY: usize = 16 << 20;
 
 /// tantivy's greatest budget for an indexing thread (4 GB less a little).
 const MAX_WRITER_MEMORY: usize = (4 << 30) - (1 << 20);
-
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
 
 fn document(
     f: &Fields,

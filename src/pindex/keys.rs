@@ -14,6 +14,30 @@ use crate::path_error::ResultAtPath;
 /// Unstored u64 fast field of the dates index: [`keyhash`] of main's key at that position.
 pub const KEYHASH_FIELD: &str = "keyhash";
 
+/// main's `key_checksum` (`pindex.json`), made as its documents are written: SHA-1 of each
+/// `key` and a newline, in document order. A dates index built beside main (from its
+/// segment) makes it the same way, so the two must share this.
+#[derive(Debug, Clone, Default)]
+pub struct KeyChecksum(Sha1);
+
+impl KeyChecksum {
+    /// Adds the next document's `key`.
+    pub fn add(&mut self, key: &str) {
+        self.0.update(key.as_bytes());
+        self.0.update(b"\n");
+    }
+
+    /// The checksum of the keys added so far, in lower-case hex.
+    pub fn hex(&self) -> String {
+        self.0
+            .clone()
+            .finalize()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+}
+
 /// The first 8 bytes (big-endian) of SHA-1 of main's `key`: the per-document alignment
 /// check of a dates index.
 pub fn keyhash(key: &str) -> u64 {
@@ -161,53 +185,34 @@ impl MainKeys {
         let Some(cols) = self.cols.as_ref() else {
             return Ok(());
         };
-        for (c, col) in cols.iter().enumerate() {
+        // The key is only ever hashed: 8 bytes a document instead of the key.
+        self.hash_keys(&cols[0], start..end, &mut out.scratch, &mut out.keyhash)?;
+        for (c, col) in cols.iter().enumerate().skip(1) {
             let name = ["key", "urlkey", "digest"][c];
             let scratch = &mut out.scratch;
-            scratch.clear();
-            for i in 0..len {
-                let doc = start + i as u32;
-                let ord = col.term_ords(doc).next().ok_or_else(|| Error::NoKey {
-                    dir: self.dir.clone(),
-                    doc,
-                    column: name.to_string(),
-                })?;
-                scratch.push((ord, i as u32));
-            }
-            scratch.sort_unstable();
+            self.ords_in_order(col, name, start..end, scratch)?;
             let ords: Vec<u64> = scratch.iter().map(|(o, _)| *o).collect();
             let mut next = 0usize;
             let mut bad = false;
-            let found = match c {
-                // The key is only ever hashed: 8 bytes a document instead of the key.
-                0 => col.dictionary().sorted_ords_to_term_cb(&ords, |bytes| {
-                    bad |= std::str::from_utf8(bytes).is_err();
-                    out.keyhash[scratch[next].1 as usize] = keyhash_bytes(bytes);
-                    next += 1;
-                })?,
-                // urlkey and digest come in ordinal order: the urlkey column is in document
-                // order already, the digests are placed after.
-                _ => {
-                    let texts = if c == 1 {
-                        &mut out.urlkey
-                    } else {
-                        &mut out.digest
-                    };
-                    let mut sorted = Texts::default();
-                    let found = col.dictionary().sorted_ords_to_term_cb(&ords, |bytes| {
-                        match std::str::from_utf8(bytes) {
-                            Ok(t) => sorted.push(t),
-                            Err(_) => {
-                                bad = true;
-                                sorted.push("")
-                            }
-                        }
-                        next += 1;
-                    })?;
-                    texts.place(&sorted, scratch);
-                    found
-                }
+            // urlkey and digest come in ordinal order: the urlkey column is in document
+            // order already, the digests are placed after.
+            let texts = if c == 1 {
+                &mut out.urlkey
+            } else {
+                &mut out.digest
             };
+            let mut sorted = Texts::default();
+            let found = col.dictionary().sorted_ords_to_term_cb(&ords, |bytes| {
+                match std::str::from_utf8(bytes) {
+                    Ok(t) => sorted.push(t),
+                    Err(_) => {
+                        bad = true;
+                        sorted.push("")
+                    }
+                }
+                next += 1;
+            })?;
+            texts.place(&sorted, scratch);
             if !found || bad || next != len {
                 return Err(Error::DamagedColumn {
                     dir: self.dir.clone(),
@@ -223,7 +228,6 @@ impl MainKeys {
     /// by one, each decompressed a block of the dictionary (with a new zstd context), and
     /// the 4,096 of an alignment check took 0.1 s on a set of 12,000 documents.
     pub fn keyhashes(&self, docs: &[DocId]) -> Result<Vec<u64>> {
-        let mut out = vec![0u64; docs.len()];
         let Some([col, ..]) = self.cols.as_ref() else {
             return Err(Error::NoKey {
                 dir: self.dir.clone(),
@@ -231,31 +235,60 @@ impl MainKeys {
                 column: "key".into(),
             });
         };
-        let mut slots: Vec<(u64, usize)> = Vec::with_capacity(docs.len());
-        for (i, &doc) in docs.iter().enumerate() {
-            let ord = col.term_ords(doc).next().ok_or_else(|| Error::NoKey {
-                dir: self.dir.clone(),
-                doc,
-                column: "key".into(),
-            })?;
-            slots.push((ord, i));
-        }
-        slots.sort_unstable();
-        let ords: Vec<u64> = slots.iter().map(|(o, _)| *o).collect();
+        let mut out = vec![0u64; docs.len()];
+        self.hash_keys(col, docs.iter().copied(), &mut Vec::new(), &mut out)?;
+        Ok(out)
+    }
+
+    /// Sets `out[i]` to the [`keyhash`] of the key of the `i`-th of `docs`, reading the
+    /// key column `col`'s dictionary in ordinal order (`scratch` is working space).
+    fn hash_keys(
+        &self,
+        col: &StrColumn,
+        docs: impl Iterator<Item = DocId>,
+        scratch: &mut Vec<(u64, u32)>,
+        out: &mut [u64],
+    ) -> Result<()> {
+        self.ords_in_order(col, "key", docs, scratch)?;
+        let ords: Vec<u64> = scratch.iter().map(|(o, _)| *o).collect();
         let mut next = 0usize;
+        let mut bad = false;
         let found = col.dictionary().sorted_ords_to_term_cb(&ords, |bytes| {
-            if let Some((_, i)) = slots.get(next) {
-                out[*i] = keyhash_bytes(bytes);
+            bad |= std::str::from_utf8(bytes).is_err();
+            if let Some((_, i)) = scratch.get(next) {
+                out[*i as usize] = keyhash_bytes(bytes);
             }
             next += 1;
         })?;
-        if !found || next != docs.len() {
+        if !found || bad || next != out.len() {
             return Err(Error::DamagedColumn {
                 dir: self.dir.clone(),
                 column: "key".into(),
             });
         }
-        Ok(out)
+        Ok(())
+    }
+
+    /// Fills `scratch` with the ordinal in `col` (column `name`) of each of `docs` and
+    /// its place among them, sorted by ordinal.
+    fn ords_in_order(
+        &self,
+        col: &StrColumn,
+        name: &str,
+        docs: impl Iterator<Item = DocId>,
+        scratch: &mut Vec<(u64, u32)>,
+    ) -> Result<()> {
+        scratch.clear();
+        for (i, doc) in docs.enumerate() {
+            let ord = col.term_ords(doc).next().ok_or_else(|| Error::NoKey {
+                dir: self.dir.clone(),
+                doc,
+                column: name.to_string(),
+            })?;
+            scratch.push((ord, i as u32));
+        }
+        scratch.sort_unstable();
+        Ok(())
     }
 
     /// main's `key` (`URL sha1:DIGEST`) of `doc`.

@@ -7,12 +7,11 @@
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
-use sha1::{Digest, Sha1};
 use tantivy::DocId;
 
 use crate::dates::source::Source;
 use crate::dates::{Error, Result};
-use crate::pindex::keys::{KeyWindow, MainKeys};
+use crate::pindex::keys::{KeyChecksum, KeyWindow, MainKeys};
 use crate::segment::layout::ROWS_FILE;
 use crate::segment::rows::{read_rows_with, Columns, RowReader};
 
@@ -83,8 +82,8 @@ struct Window {
     start: DocId,
     dates: Vec<Vec<String>>,
     keys: Vec<String>,
-    /// SHA-1 of every key read, as main's `key_checksum` is made.
-    checksum: Sha1,
+    /// main's `key_checksum` over the keys read.
+    checksum: KeyChecksum,
     read: DocId,
 }
 
@@ -101,17 +100,16 @@ impl SegmentDocs {
                 start: 0,
                 dates: Vec::new(),
                 keys: Vec::new(),
-                checksum: Sha1::new(),
+                checksum: KeyChecksum::default(),
                 read: 0,
             }),
         })
     }
 
     /// main's `key_checksum` over the documents read so far (all of them once the join
-    /// is done): hex SHA-1 of each key and a newline, as the main writer makes it.
+    /// is done).
     pub(crate) fn key_checksum(&self) -> String {
-        let d = self.state.borrow().checksum.clone().finalize();
-        d.iter().map(|b| format!("{b:02x}")).collect()
+        self.state.borrow().checksum.hex()
     }
 }
 
@@ -141,8 +139,7 @@ impl Keys for SegmentDocs {
                 }
             };
             out.push(&row.key, &row.urlkey, &row.digest);
-            w.checksum.update(row.key.as_bytes());
-            w.checksum.update(b"\n");
+            w.checksum.add(&row.key);
             w.dates.push(row.dates);
             w.keys.push(row.key);
         }
