@@ -983,3 +983,233 @@ fn a_capture_held_in_two_archives_of_one_batch_is_kept_once() {
         assert_eq!(new, want.len() as u64, "{name}: new versions ({said})");
     }
 }
+
+/// One gzip member holding `record`, as crawlers write each record.
+fn gzip_member(record: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(record).unwrap();
+    e.finish().unwrap()
+}
+
+/// A gzip WARC of a request and a response record a capture (URL, date, status, body;
+/// `WARC-Payload-Digest` given when `digest`), each record its own gzip member.
+fn write_gzip_warc(path: &Path, captures: &[(&str, &str, u16, &str, bool)]) {
+    use sha1::{Digest, Sha1};
+    let mut out = Vec::new();
+    for (i, &(url, date, status, body, digest)) in captures.iter().enumerate() {
+        let request = format!("GET / HTTP/1.1\r\nHost: {url}\r\n\r\n");
+        out.extend(gzip_member(
+            format!(
+                "WARC/1.0\r\nWARC-Type: request\r\nWARC-Target-URI: {url}\r\nWARC-Date: {date}\r\n\
+                 WARC-Record-ID: <urn:uuid:q{i}>\r\nContent-Type: application/http; msgtype=request\r\n\
+                 Content-Length: {}\r\n\r\n{request}\r\n\r\n",
+                request.len()
+            )
+            .as_bytes(),
+        ));
+        let http = format!(
+            "HTTP/1.1 {status} X\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        let digest = if digest {
+            let d = data_encoding::BASE32.encode(&Sha1::digest(body.as_bytes()));
+            format!("WARC-Payload-Digest: sha1:{d}\r\n")
+        } else {
+            String::new()
+        };
+        out.extend(gzip_member(
+            format!(
+                "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {url}\r\nWARC-Date: {date}\r\n\
+                 WARC-Record-ID: <urn:uuid:r{i}>\r\n{digest}Content-Type: application/http; msgtype=response\r\n\
+                 Content-Length: {}\r\n\r\n{http}\r\n\r\n",
+                http.len()
+            )
+            .as_bytes(),
+        ));
+    }
+    std::fs::write(path, out).unwrap();
+}
+
+/// The rows of a segment, with what depends on where it was built (the archive's path
+/// as recorded, the collection's name) left out.
+fn segment_rows(seg: &Path) -> Vec<warcdex::segment::SegmentRow> {
+    warcdex::segment::rows::read_rows(&seg.join("documents.parquet"))
+        .unwrap()
+        .map(|r| {
+            let mut r = r.unwrap();
+            r.archive = Path::new(&r.archive)
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .into();
+            r.collection.clear();
+            r
+        })
+        .collect()
+}
+
+/// Each archive's counts in `segment.json`: records, imported, excluded, filtered, skipped.
+fn source_counts(seg: &Path) -> Vec<String> {
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(seg.join("segment.json")).unwrap()).unwrap();
+    let sources = m["sources"].as_array().unwrap();
+    sources
+        .iter()
+        .map(|s| {
+            let f = |k: &str| s[k].to_string();
+            let keys = [
+                "records",
+                "imported",
+                "excluded",
+                "status_filtered",
+                "skipped",
+            ];
+            keys.map(f).join(" ")
+        })
+        .collect()
+}
+
+/// A batch whose archives capture pages again, within one archive and across two: the
+/// captures the batch's list excludes are passed over unread (the reader skips their
+/// gzip members, as their CDX lines place them), and the segment is the one `import -e`
+/// of the same archives makes reading every record: the same rows and the same counts
+/// of records read, imported, excluded and filtered.
+#[test]
+fn excluded_captures_passed_over_unread_make_the_segment_reading_them_makes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (c1, c2) = (tmp.path().join("c1.warc.gz"), tmp.path().join("c2.warc.gz"));
+    let (a, b, c, d, e) = (
+        "http://a.example/",
+        "http://b.example/",
+        "http://c.example/",
+        "http://d.example/",
+        "http://e.example/",
+    );
+    write_gzip_warc(
+        &c1,
+        &[
+            (
+                a,
+                "2024-01-01T00:00:00Z",
+                200,
+                "<title>A</title>alpha",
+                true,
+            ),
+            (b, "2024-01-01T00:00:01Z", 200, "<title>B</title>beta", true),
+            (
+                a,
+                "2024-01-02T00:00:00Z",
+                200,
+                "<title>A</title>alpha",
+                true,
+            ),
+            (c, "2024-01-01T00:00:02Z", 404, "gone", true),
+            (c, "2024-01-02T00:00:02Z", 404, "gone", true),
+            (
+                b,
+                "2024-01-03T00:00:01Z",
+                200,
+                "<title>B</title>beta again",
+                true,
+            ),
+            (
+                d,
+                "2024-01-01T00:00:03Z",
+                200,
+                "<title>D</title>delta",
+                false,
+            ),
+            (
+                d,
+                "2024-01-02T00:00:03Z",
+                200,
+                "<title>D</title>delta",
+                false,
+            ),
+        ],
+    );
+    write_gzip_warc(
+        &c2,
+        &[
+            (
+                a,
+                "2023-12-31T00:00:00Z",
+                200,
+                "<title>A</title>alpha",
+                true,
+            ),
+            (e, "2024-01-04T00:00:00Z", 200, "<title>E</title>eps", true),
+        ],
+    );
+    let archives = [c1.clone(), c2.clone()];
+    let coll = tmp.path().join("coll");
+    update_ok(&coll, &archives);
+    let seg = coll.join("segments/batch-0001");
+
+    // The same archives the long way: every record read.
+    let one = tmp.path().join("one");
+    std::fs::create_dir_all(&one).unwrap();
+    let (mut cdx, mut manifest) = (Vec::new(), String::new());
+    for a in &archives {
+        let out = one.join(format!("{}.cdx", a.file_name().unwrap().to_string_lossy()));
+        ok(&["cdx", s(a), "-o", s(&out)]);
+        cdx.push(out);
+        manifest.push_str(&format!("{}\n", s(a)));
+    }
+    std::fs::write(one.join("manifest.txt"), manifest).unwrap();
+    let (all, dup) = (one.join("all.cdx"), one.join("all.dup"));
+    let mut args = vec!["sort-cdx", "-o", s(&all)];
+    args.extend(cdx.iter().map(|p| s(p)));
+    ok(&args);
+    ok(&["dedup-cdx", s(&all), "-o", s(&dup)]);
+    let one_seg = one.join("seg");
+    ok(&[
+        "import",
+        "-e",
+        s(&dup),
+        s(&one.join("manifest.txt")),
+        s(&one_seg),
+    ]);
+
+    let rows = segment_rows(&seg);
+    assert_eq!(rows.len(), 5, "A, B twice, D, E: {rows:?}");
+    assert_eq!(rows, segment_rows(&one_seg));
+    let counts = source_counts(&seg);
+    assert_eq!(counts, source_counts(&one_seg));
+    // c1: 16 records; B, B', D imported; both of A's captures (c2 holds an earlier one)
+    // and D's second excluded, C's two filtered. c2: A and E imported.
+    assert_eq!(counts[0], r#"16 3 3 2 {"request":8}"#);
+    assert_eq!(counts[1], r#"4 2 0 0 {"request":2}"#);
+
+    // What was passed over: the excluded captures whose CDX line places them.
+    let exclusions =
+        warcdex::import::load_exclusions(&dup, warcdex_cdx::KeyStyle::Surt, &mut |m| panic!("{m}"))
+            .unwrap();
+    let status = warcdex::segment::layout::StatusFilter::default();
+    let spans = warcdex::update::excluded_spans::excluded_spans(&cdx[0], &c1, &exclusions, &status)
+        .unwrap();
+    assert_eq!(spans.len(), 3, "A's captures and D's second: {spans:?}");
+    let read = |skip: &[(u64, u64)]| {
+        let mut r = warcdex::reader::ArchiveReader::open(&c1).unwrap();
+        r.skip_members(skip.to_vec());
+        let mut seen = Vec::new();
+        while let Some(rec) = r.next_record().unwrap() {
+            let span = rec.finish().unwrap();
+            seen.push((span.offset, span.length));
+        }
+        (seen, r.members_skipped())
+    };
+    let (every, none_skipped) = read(&[]);
+    let (rest, skipped) = read(&spans);
+    assert_eq!((none_skipped, skipped), (0, 3));
+    let want: Vec<_> = every
+        .iter()
+        .filter(|s| !spans.contains(s))
+        .copied()
+        .collect();
+    assert_eq!(rest, want, "the other records, where they are stored");
+    // A span that does not start a member is read as usual.
+    let (off, _) = read(&[(spans[0].0 + 1, spans[0].1)]);
+    assert_eq!(off, every);
+}

@@ -76,6 +76,7 @@ pub fn run(args: ImportArgs) -> Result<i32> {
             .then(|| args.manifest.parent().map(Path::to_path_buf))
             .flatten(),
         verify_wacz: args.verify,
+        ..ImportOptions::default()
     };
     let entries = if args.manifest.as_os_str() == "-" {
         read_manifest(io::stdin().lock(), None).context("manifest -")?

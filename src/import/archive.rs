@@ -131,9 +131,19 @@ pub(super) fn import_one(
     };
     let archive = archive_name(&entry.path, opts.archive_base.as_deref());
     let join = Mutex::new(PageJoin::new(opts.memory / JOIN_SHARE));
+    // Excluded records are passed over unread only in an archive file: a WACZ's
+    // offsets are its WARCs', and its rendered texts join excluded pages too.
+    let excluded_spans = (parts.len() == 1 && parts[0].in_wacz.is_none())
+        .then(|| opts.excluded_spans.get(&entry.path))
+        .flatten();
     for (part_index, part) in parts.iter().enumerate() {
         let reader = match part.open(ReaderOptions::default()) {
-            Ok(r) => r,
+            Ok(mut r) => {
+                if let Some(spans) = excluded_spans {
+                    r.skip_members(spans.clone());
+                }
+                r
+            }
             Err(e) => {
                 log(&format!("{e}"));
                 report.error.get_or_insert_with(|| e.to_string());
@@ -181,6 +191,9 @@ pub(super) fn import_one(
             batch = next;
         }
         let reader = reading.reader;
+        // Each span passed over was a record read and excluded.
+        report.records += reader.members_skipped();
+        report.excluded += reader.members_skipped();
         for (kind, n) in anomaly_map(reader.counts()) {
             *report.anomalies.entry(kind).or_default() += n;
         }

@@ -56,6 +56,13 @@ pub struct ImportOptions {
     /// Check each WACZ's `datapackage.json` (sizes and SHA-256) first; a WACZ that fails
     /// is not imported and is reported as an archive with an error.
     pub verify_wacz: bool,
+    /// For an archive file (by its path as the entry gives it, not a WACZ): the records
+    /// the exclusion list excludes, `(offset, length)` as its CDX gives them, each a
+    /// whole gzip member holding one response with a status the filter allows (`update`
+    /// finds them, [`crate::update`]). They are passed over unread and counted as read
+    /// and excluded, as they would have been: an excluded capture gives the import
+    /// nothing else.
+    pub excluded_spans: std::collections::BTreeMap<PathBuf, Vec<(u64, u64)>>,
 }
 
 impl Default for ImportOptions {
@@ -69,6 +76,7 @@ impl Default for ImportOptions {
             tmp_dir: None,
             archive_base: None,
             verify_wacz: false,
+            excluded_spans: Default::default(),
         }
     }
 }

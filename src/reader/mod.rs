@@ -285,6 +285,21 @@ impl<R: Read> ArchiveReader<R> {
         std::mem::take(&mut self.anomalies)
     }
 
+    /// Passes over the records stored in `spans` (`(offset, length)`, each one whole
+    /// gzip member or zstd frame, as a CDX gives them) without decompressing them: they
+    /// are never handed out. A span is passed over only where a member starts exactly at
+    /// its offset; else its bytes are read as usual. The caller must know that each span
+    /// is one whole member (its first bytes and those after it start members) and holds
+    /// one record. Plain input reads every record.
+    pub fn skip_members(&mut self, spans: Vec<(u64, u64)>) {
+        self.s.skip_members(spans);
+    }
+
+    /// How many of the [`ArchiveReader::skip_members`] spans were passed over.
+    pub fn members_skipped(&self) -> u64 {
+        self.s.holes_skipped
+    }
+
     /// Records returned so far.
     pub fn records_read(&self) -> u64 {
         self.records

@@ -87,6 +87,11 @@ pub(crate) struct Stream<R: Read> {
     error: Option<Error>,
     /// Damage the reader has not passed yet: `fill` gives nothing more until `pass_cut`.
     cut: Option<Cut>,
+    /// Members to pass over unread, `(offset, length)` by offset (see
+    /// [`Stream::skip_members`]).
+    holes: VecDeque<(u64, u64)>,
+    /// Members passed over unread.
+    pub(crate) holes_skipped: u64,
 }
 
 impl<R: Read> Stream<R> {
@@ -125,7 +130,18 @@ impl<R: Read> Stream<R> {
             compressed_len_hint: 0,
             error: None,
             cut: None,
+            holes: VecDeque::new(),
+            holes_skipped: 0,
         })
+    }
+
+    /// Members of a compressed input to pass over without decoding them: `(offset,
+    /// length)` in the file, each a whole member (one record) that no one will read. A
+    /// span is skipped only where a member starts exactly at its offset; one that the
+    /// reading passes by otherwise is dropped, and its bytes are read as usual.
+    pub(crate) fn skip_members(&mut self, mut spans: Vec<(u64, u64)>) {
+        spans.sort_unstable();
+        self.holes = spans.into();
     }
 
     /// The input's compression, if it is compressed.
@@ -288,6 +304,16 @@ impl<R: Read> Stream<R> {
                 let codec = *codec;
                 if decoder.is_none() {
                     let mut r = idle.take().expect("compressed source present");
+                    while let Some(&(start, len)) = self.holes.front() {
+                        if start > r.pos() {
+                            break;
+                        }
+                        self.holes.pop_front();
+                        if start == r.pos() {
+                            skip_to(&mut r, start + len)?;
+                            self.holes_skipped += 1;
+                        }
+                    }
                     let head = r.fill_at_least(8)?;
                     if head.is_empty() {
                         self.compressed_len_hint = r.pos();

@@ -128,7 +128,7 @@ pub fn run(
     }
     let sort = opts.sort_options();
     super::crash_point("planned");
-    stage_cdx(&staging, new, opts, stages)?;
+    let clean = stage_cdx(&staging, new, opts, stages)?;
     super::crash_point("cdx");
     stage_merge(layout, &staging, new)?;
     stage_positions(&staging, &sort)?;
@@ -141,7 +141,7 @@ pub fn run(
     super::crash_point("zipnum");
     stage_lists(layout, &staging, new, &plan.collections, &sort)?;
     super::crash_point("lists");
-    let (segment, links) = stage_import(layout, &staging, &plan, opts, stages)?;
+    let (segment, links) = stage_import(layout, &staging, &plan, &clean, opts, stages)?;
     super::crash_point("import");
     let counts = stage_generation(layout, m, &staging, &plan, opts, stages, links)?;
     super::crash_point("generation");
@@ -196,13 +196,15 @@ pub fn run(
     })
 }
 
-/// Stage 1: each archive's sorted CDX, several archives at once.
+/// Stage 1: each archive's sorted CDX, several archives at once. Returns the names of
+/// the archives this run read without any anomaly or damage (not those whose CDX an
+/// earlier run made): the import may pass over their excluded records.
 fn stage_cdx(
     staging: &Staging,
     new: &[GivenArchive],
     opts: &UpdateOptions,
     stages: &dyn Stages,
-) -> Result<()> {
+) -> Result<BTreeSet<String>> {
     use rayon::prelude::*;
     let todo: Vec<&GivenArchive> = new
         .iter()
@@ -221,6 +223,7 @@ fn stage_cdx(
         .num_threads(jobs)
         .build()
         .map_err(std::io::Error::other)?;
+    let clean = std::sync::Mutex::new(BTreeSet::new());
     pool.install(|| {
         todo.par_iter().try_for_each(|a| -> Result<()> {
             let dest = staging.cdx(&a.name);
@@ -231,6 +234,9 @@ fn stage_cdx(
                 if r.unopened > 0 {
                     return Err(Error::NotAnArchive(a.path.clone()));
                 }
+                if r.damaged == 0 && r.total.error.is_none() && r.total.counts.total() == 0 {
+                    clean.lock().expect("clean list").insert(a.name.clone());
+                }
                 Ok(())
             })?;
             super::crash_point("cdx-archive");
@@ -238,7 +244,7 @@ fn stage_cdx(
         })
     })?;
     bar.finish();
-    Ok(())
+    Ok(clean.into_inner().expect("clean list"))
 }
 
 /// How many archives the cdx stage reads at once, for `jobs` cores: all of them up to
@@ -565,6 +571,7 @@ fn stage_import(
     layout: &Layout,
     staging: &Staging,
     plan: &StagedPlan,
+    clean: &BTreeSet<String>,
     opts: &UpdateOptions,
     stages: &dyn Stages,
 ) -> Result<(
@@ -576,7 +583,7 @@ fn stage_import(
         // Resumed: `index` reads the segment for its first pass.
         return Ok((crate::segment::layout::read_manifest(&dest)?, None));
     }
-    let iopts = ImportOptions {
+    let mut iopts = ImportOptions {
         memory: opts.memory / 4 * 3,
         tmp_dir: opts.tmp_dir.clone(),
         // Rows name their archive as `collection.json` does (`Layout::recorded_path`):
@@ -587,6 +594,12 @@ fn stage_import(
     let batch_dup = staging.file("batch.dup");
     let exclusions =
         load_exclusions(&batch_dup, iopts.key, &mut |m| stages.message(m)).at(&batch_dup)?;
+    for a in plan.archives.iter().filter(|a| clean.contains(&a.name)) {
+        let (cdx, path) = (staging.cdx(&a.name), PathBuf::from(&a.path));
+        let spans = super::excluded_spans::excluded_spans(&cdx, &path, &exclusions, &iopts.status)
+            .at(&cdx)?;
+        iopts.excluded_spans.insert(path, spans);
+    }
     let entries: Vec<ManifestEntry> = plan
         .archives
         .iter()

@@ -15,6 +15,7 @@ pub mod batch;
 pub mod captures;
 pub mod compact;
 pub mod error;
+pub mod excluded_spans;
 pub mod files;
 pub mod identity;
 
