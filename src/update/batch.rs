@@ -13,7 +13,8 @@
 //!    The dates lists name each batch capture's collection in a fifth field, so that a
 //!    version belongs to every collection it was captured in.
 //! 4. `segment/`: `import -e batch.dup` of the new archives.
-//! 5. `generation/`: the next generation of parallel sets ([`build_generation`]).
+//! 5. `generation/`: the next generation of parallel sets ([`build_generation`]); beside
+//!    its index, `captures.parquet`, the batch's capture table ([`super::captures`]).
 //! 6. `collection.json` and `READY`; then [`super::publish`].
 
 use crate::collection::{ALL_CDX, ALL_DUP, ALL_REV};
@@ -28,6 +29,7 @@ use warcdex_cdx::plumbing::merge_cdx_distinct;
 use warcdex_cdx::positions::{write_positions, POSITIONS_FILE};
 use warcdex_cdx::sort::{merge_sorted, SortOptions};
 
+use super::captures::{write_staged_table, TableArchive};
 use super::error::{Error, Result};
 use super::files::{self, write_with};
 use super::plan::GivenArchive;
@@ -42,6 +44,10 @@ use crate::import::{import_versions, load_exclusions, segment_dir, ImportOptions
 use crate::index::first_pass::LinksOfSegment;
 use crate::path_error::{AtPath, ResultAtPath};
 use crate::segment::layout::ExclusionsInfo;
+
+/// The batch's capture table while it is staged (`captures/<batch>.parquet` once
+/// published).
+pub(super) const STAGED_CAPTURES: &str = "captures.parquet";
 
 /// What is being built under `.staging/`: a resumed run goes on with it only if it is
 /// what the run would build anew.
@@ -690,15 +696,37 @@ fn stage_generation(
     std::fs::create_dir_all(&tmp).at(&tmp)?;
     let mut counts = GenerationCounts::default();
     let set = tmp.join(&plan.name);
-    let info = index_and_dates(
-        &staging.segment(),
-        &set.join("main"),
-        &set.join("dates"),
-        &DatesInput::File(staging.file("new.dates")),
-        opts,
-        stages,
-        links,
-    )?;
+    let table = staging.file(STAGED_CAPTURES);
+    let info = std::thread::scope(|scope| {
+        // The batch's capture table beside the index, which leaves a core idle for a
+        // while (its one indexing thread); published with the batch. Should it fail,
+        // `captures::keep` writes it after publishing, as for a batch without one.
+        if !table.exists() {
+            scope.spawn(|| {
+                let archives: Vec<TableArchive> = (plan.archives.iter())
+                    .map(|a| TableArchive {
+                        cdx: staging.cdx(&a.name),
+                        path: PathBuf::from(&a.path),
+                        collection: plan.collections.get(&a.name).cloned().unwrap_or_default(),
+                    })
+                    .collect();
+                let segment = staging.segment();
+                let made = write_staged_table(layout, &segment, &plan.name, &archives, &table);
+                if made.is_err() {
+                    let _ = files::remove_any(&table);
+                }
+            });
+        }
+        index_and_dates(
+            &staging.segment(),
+            &set.join("main"),
+            &set.join("dates"),
+            &DatesInput::File(staging.file("new.dates")),
+            opts,
+            stages,
+            links,
+        )
+    })?;
     super::crash_point("index");
     counts.new_versions = info.documents;
     let dopts = dates_options(sort);

@@ -13,9 +13,10 @@
 //! sha1:DIGEST`: the version the capture belongs to, as `export`'s `surt` and `digest`
 //! name it), `collection` and `batch`.
 //!
-//! `update` writes the table of each batch after it publishes the batch, and of any batch
-//! that has none (a run stopped after publishing, a collection made before the table
-//! existed): a batch's captures are final once it is published. Each file is written under a temporary name and
+//! `update` writes the table of a batch while it builds the batch's index (staged, and
+//! published with the batch), and after publishing, that of any batch that has none (a
+//! run stopped after publishing, a collection made before the table existed, a staged
+//! table that failed): a batch's captures are final once it is published. Each file is written under a temporary name and
 //! renamed; rows are in `surt`, digest and date order, in row groups of 8,192.
 
 use crate::progress::Unit;
@@ -95,16 +96,73 @@ pub fn keep(layout: &Layout, m: &CollectionManifest, stages: &dyn Stages) -> Res
         .tempdir_in(&layout.dir)
         .at(&layout.dir)?;
     let languages = tmp.path().join("versions");
-    version_languages(layout, &languages, tmp.path())?;
+    version_languages(
+        &[layout.dir.join("segments")],
+        &languages,
+        tmp.path(),
+        SORT_MEMORY,
+    )?;
     for batch in &missing {
-        let archives: Vec<&crate::collection::manifest::ArchiveEntry> =
-            (m.archives.iter()).filter(|a| a.batch == *batch).collect();
+        let archives: Vec<TableArchive> = (m.archives.iter())
+            .filter(|a| a.batch == *batch)
+            .map(|a| TableArchive {
+                cdx: layout.cdx_dir().join(format!("{}.cdx", a.name)),
+                path: layout.archive_path(&a.path),
+                collection: a.collection.clone(),
+            })
+            .collect();
         let bar = stages.stage("captures", archives.len() as u64, Unit::Items("archives"));
-        write_table(layout, batch, &archives, &languages, tmp.path(), &*bar)?;
+        let dest = table_path(layout, batch);
+        write_table(
+            batch,
+            &archives,
+            &languages,
+            tmp.path(),
+            &dest,
+            SORT_MEMORY,
+            &*bar,
+        )?;
         bar.finish();
     }
     Ok(missing.len())
 }
+
+/// An archive of a batch as its capture table needs it.
+pub(super) struct TableArchive {
+    /// Its CDX (CDX11, as the cdx stage writes it).
+    pub(super) cdx: PathBuf,
+    /// The archive itself (the table holds its absolute path).
+    pub(super) path: PathBuf,
+    /// Its collection (empty for none).
+    pub(super) collection: String,
+}
+
+/// The capture table `dest` of batch `batch` while it is staged (`update` writes it
+/// beside the index, where a core is idle, and publishes it with the batch): the
+/// archives' CDX in staging, the languages of the collection's segments and of the
+/// batch's own `segment`. The same file [`keep`] writes after publishing.
+pub(super) fn write_staged_table(
+    layout: &Layout,
+    segment: &Path,
+    batch: &str,
+    archives: &[TableArchive],
+    dest: &Path,
+) -> Result<()> {
+    let tmp = tempfile::Builder::new()
+        .prefix(".captures-")
+        .tempdir_in(dest.parent().unwrap_or(Path::new(".")))
+        .at(dest)?;
+    let languages = tmp.path().join("versions");
+    let roots = [layout.dir.join("segments"), segment.to_path_buf()];
+    // Beside the index, near `update`'s peak: a quarter of the sorts' memory (the
+    // same table; the sorts spill sooner).
+    let memory = SORT_MEMORY / 4;
+    version_languages(&roots, &languages, tmp.path(), memory)?;
+    write_table(batch, archives, &languages, tmp.path(), dest, memory, &())
+}
+
+/// The memory of each of the table's two sorts (the versions' languages, the captures).
+const SORT_MEMORY: usize = 64 << 20;
 
 /// Writes `dest`: `SURT sha1:DIGEST DATE14 - COLLECTION` for every capture of every batch
 /// that names a collection, sorted and each once, from the capture tables (written first
@@ -185,14 +243,20 @@ fn string_column(batch: &RecordBatch, name: &str) -> Option<StringArray> {
 /// segments, where each version has its one row (in the batch that first saw it). Three
 /// columns of the rows are read, a row group at a time; opening the search index instead
 /// held its tables for every version (1.2 GB on the million-version benchmark).
-fn version_languages(layout: &Layout, to: &Path, tmp: &Path) -> Result<()> {
+fn version_languages(roots: &[PathBuf], to: &Path, tmp: &Path, memory: usize) -> Result<()> {
     let mut sorter = ExternalSorter::new(SortOptions {
-        memory: 64 << 20,
+        memory,
         tmp_dir: Some(tmp.to_path_buf()),
         unique: true,
     });
     let mut files = Vec::new();
-    rows_files(&layout.dir.join("segments"), &mut files)?;
+    for root in roots {
+        if root.file_name().is_some_and(|n| n == "segments") {
+            rows_files(root, &mut files)?;
+        } else {
+            files.push(root.join(crate::segment::layout::ROWS_FILE));
+        }
+    }
     let mut line = Vec::new();
     for f in &files {
         // Checked and guarded: a damaged segment is an error naming it, not a panic.
@@ -262,24 +326,25 @@ fn bare(d: &str) -> &str {
 /// The rows of one batch: its archives' CDX lines keyed by version and sorted, joined
 /// with the versions' languages, written as Parquet.
 fn write_table(
-    layout: &Layout,
     batch: &str,
-    archives: &[&crate::collection::manifest::ArchiveEntry],
+    archives: &[TableArchive],
     languages: &Path,
     tmp: &Path,
+    path: &Path,
+    memory: usize,
     progress: &dyn crate::progress::Progress,
 ) -> Result<()> {
     let mut sorter = ExternalSorter::new(SortOptions {
-        memory: 64 << 20,
+        memory,
         tmp_dir: Some(tmp.to_path_buf()),
         unique: false,
     });
     let mut line = Vec::new();
     for (i, a) in archives.iter().enumerate() {
-        let cdx = layout.cdx_dir().join(format!("{}.cdx", a.name));
-        let r = BufReader::new(File::open(&cdx).at(&cdx)?);
+        let cdx = &a.cdx;
+        let r = BufReader::new(File::open(cdx).at(cdx)?);
         for l in r.lines() {
-            let l = l.at(&cdx)?;
+            let l = l.at(cdx)?;
             if l.starts_with(" CDX") || l.is_empty() {
                 continue;
             }
@@ -290,22 +355,20 @@ fn write_table(
             // `SURT sha1:DIGEST\tARCHIVE-INDEX\tLINE`: sorted by version, then date.
             line.clear();
             line.extend_from_slice(format!("{} sha1:{}\t{i}\t{l}", f[0], bare(f[5])).as_bytes());
-            sorter.push(&line).at(&cdx)?;
+            sorter.push(&line).at(cdx)?;
         }
         progress.advance(1);
     }
-    let path = table_path(layout, batch);
-    let dir = path.parent().expect("captures/ is a folder");
+    let dir = path.parent().expect("a table is a file in a folder");
     std::fs::create_dir_all(dir).at(dir)?;
-    let file = crate::output::temp_file_beside(&path).at(&path)?;
-    let mut rows = Rows::new(file.reopen().at(&path)?, batch)?;
+    let file = crate::output::temp_file_beside(path).at(path)?;
+    let mut rows = Rows::new(file.reopen().at(path)?, batch)?;
     let mut langs = BufReader::new(File::open(languages).at(languages)?).lines();
     let mut lang_line: Option<String> = langs.next().transpose().at(languages)?;
     let archive_paths: Vec<String> = (archives.iter())
         .map(|a| {
-            let p = layout.archive_path(&a.path);
-            std::fs::canonicalize(&p)
-                .unwrap_or(p)
+            std::fs::canonicalize(&a.path)
+                .unwrap_or_else(|_| a.path.clone())
                 .to_string_lossy()
                 .into_owned()
         })
@@ -333,7 +396,7 @@ fn write_table(
                     Ordering::Greater => break,
                 }
             }
-            let a = archives[i];
+            let a = &archives[i];
             if let Err(e) = rows.push(
                 cdx,
                 key,
@@ -345,12 +408,12 @@ fn write_table(
             }
             Ok(())
         })
-        .at(&path)?;
+        .at(path)?;
     if let Some(e) = failed {
         return Err(e);
     }
     rows.finish()?;
-    crate::output::persist_file(file, &path).at(&path)?;
+    crate::output::persist_file(file, path).at(path)?;
     Ok(())
 }
 

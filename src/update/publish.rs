@@ -30,6 +30,10 @@ pub fn publish(layout: &Layout, staging: &Staging, plan: &StagedPlan) -> Result<
     if plan.kind == "batch" {
         move_into_place(&staging.segment(), &layout.segment(&plan.name))?;
         super::crash_point("publish-segment");
+        let table = staging.file(super::batch::STAGED_CAPTURES);
+        if table.exists() {
+            move_into_place(&table, &super::captures::table_path(layout, &plan.name))?;
+        }
     }
     // `all.pos` right after `all.cdx`, which it was made from: in between, a server
     // finds it older than `all.cdx` and makes its own.
