@@ -127,8 +127,9 @@ pub(super) fn with_first_pass<T>(
 /// Rows on their way to the first pass's thread (without their text: some 10 KB each on
 /// the bench, mostly outlinks). While the pass sorts a run of link lines it takes no row;
 /// with 64 in flight the writer then stopped too: 1,024 made `update` of the bench
-/// 0.96x the time (5 pairs) for some 20 MiB more at its peak; 4,096 gained nothing more.
-const ROWS_IN_FLIGHT: usize = 1024;
+/// 0.96x the time (5 pairs), 4,096 no faster; but at 833,333 versions 1,024 took the
+/// import's tail, where `update` peaks, from 476 to 518 MiB (past 512).
+const ROWS_IN_FLIGHT: usize = 256;
 
 /// `add-dates` within the same memory and temporary directory as the run's sorts.
 pub(super) fn dates_options(sort: &SortOptions) -> AddDatesOptions {
