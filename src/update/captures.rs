@@ -96,12 +96,9 @@ pub fn keep(layout: &Layout, m: &CollectionManifest, stages: &dyn Stages) -> Res
         .tempdir_in(&layout.dir)
         .at(&layout.dir)?;
     let languages = tmp.path().join("versions");
-    version_languages(
-        &[layout.dir.join("segments")],
-        &languages,
-        tmp.path(),
-        SORT_MEMORY,
-    )?;
+    let mut rows = Vec::new();
+    rows_files(&layout.dir.join("segments"), &mut rows)?;
+    version_languages(&rows, &languages, tmp.path(), SORT_MEMORY)?;
     for batch in &missing {
         let archives: Vec<TableArchive> = (m.archives.iter())
             .filter(|a| a.batch == *batch)
@@ -153,11 +150,13 @@ pub(super) fn write_staged_table(
         .tempdir_in(dest.parent().unwrap_or(Path::new(".")))
         .at(dest)?;
     let languages = tmp.path().join("versions");
-    let roots = [layout.dir.join("segments"), segment.to_path_buf()];
+    let mut rows = Vec::new();
+    rows_files(&layout.dir.join("segments"), &mut rows)?;
+    rows.push(segment.join(crate::segment::layout::ROWS_FILE));
     // Beside the index, near `update`'s peak: a quarter of the sorts' memory (the
     // same table; the sorts spill sooner).
     let memory = SORT_MEMORY / 4;
-    version_languages(&roots, &languages, tmp.path(), memory)?;
+    version_languages(&rows, &languages, tmp.path(), memory)?;
     write_table(batch, archives, &languages, tmp.path(), dest, memory, &())
 }
 
@@ -240,25 +239,17 @@ fn string_column(batch: &RecordBatch, name: &str) -> Option<StringArray> {
 }
 
 /// `SURT sha1:DIGEST\tLANGUAGE` of every version of the collection, sorted: from the
-/// segments, where each version has its one row (in the batch that first saw it). Three
+/// segments' rows `files`, where each version has its one row (in the batch that first saw it). Three
 /// columns of the rows are read, a row group at a time; opening the search index instead
 /// held its tables for every version (1.2 GB on the million-version benchmark).
-fn version_languages(roots: &[PathBuf], to: &Path, tmp: &Path, memory: usize) -> Result<()> {
+fn version_languages(files: &[PathBuf], to: &Path, tmp: &Path, memory: usize) -> Result<()> {
     let mut sorter = ExternalSorter::new(SortOptions {
         memory,
         tmp_dir: Some(tmp.to_path_buf()),
         unique: true,
     });
-    let mut files = Vec::new();
-    for root in roots {
-        if root.file_name().is_some_and(|n| n == "segments") {
-            rows_files(root, &mut files)?;
-        } else {
-            files.push(root.join(crate::segment::layout::ROWS_FILE));
-        }
-    }
     let mut line = Vec::new();
-    for f in &files {
+    for f in files {
         // Checked and guarded: a damaged segment is an error naming it, not a panic.
         for batch in crate::segment::rows::read_columns(f, &["urlkey", "digest", "lang"])? {
             let batch = batch?;

@@ -15,6 +15,8 @@ use std::io::{BufRead, BufReader};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 
+use warcdex_cdx::{CdxFormat, CdxLine};
+
 use crate::import::exclusions::Exclusions;
 use crate::segment::layout::StatusFilter;
 
@@ -35,30 +37,33 @@ pub fn excluded_spans(
     let mut excluded = Vec::new();
     for line in BufReader::with_capacity(1 << 16, File::open(cdx)?).lines() {
         let line = line?;
-        if line.starts_with(' ') {
-            continue; // the legend
+        if CdxLine::is_legend(&line) {
+            continue;
         }
-        let f: Vec<&str> = line.split(' ').collect();
-        let [urlkey, date, url, mime, code, digest, _, _, length, offset, filename] = f[..] else {
+        let Ok(l) = CdxLine::parse_classic(CdxFormat::Cdx11, &line) else {
             return Ok(Vec::new());
         };
-        if url.starts_with("urn:") {
+        if l.original.as_deref().is_some_and(|u| u.starts_with("urn:")) {
             // Rendered texts join pages, excluded ones too: read everything.
             return Ok(Vec::new());
         }
-        let (Ok(length), Ok(offset)) = (length.parse::<u64>(), offset.parse::<u64>()) else {
+        let number = |v: &Option<String>| v.as_deref().and_then(|v| v.parse::<u64>().ok());
+        let (Some(length), Some(offset)) = (number(&l.length), number(&l.offset)) else {
             return Ok(Vec::new());
         };
         all.push((offset, length));
-        let allowed = code.parse::<u16>().is_ok_and(|c| status.allows(Some(c)));
-        if mime == "warc/revisit"
-            || !allowed
-            || digest == "-"
-            || crate::reader::date::capture_micros(date, now).is_none()
+        let code = l.status.as_deref().and_then(|c| c.parse::<u16>().ok());
+        let (Some(digest), Some(filename)) = (&l.digest, &l.filename) else {
+            continue;
+        };
+        if l.mime.as_deref() == Some("warc/revisit")
+            || !code.is_some_and(|c| status.allows(Some(c)))
+            || crate::reader::date::capture_micros(&l.timestamp, now).is_none()
         {
             continue;
         }
-        if exclusions.contains(urlkey, &format!("sha1:{digest}"), date, filename) {
+        let digest = format!("sha1:{digest}");
+        if exclusions.contains(&l.urlkey, &digest, &l.timestamp, filename) {
             excluded.push((offset, length));
         }
     }
