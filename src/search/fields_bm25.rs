@@ -18,7 +18,7 @@ use tantivy::query::{BooleanQuery, EnableScoring, Explanation, Occur, Query, Sco
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{DocId, DocSet, Score, SegmentReader, TantivyError, Term, TERMINATED};
 
-/// BM25's length normalisation, tantivy's value.
+/// BM25's length normalisation, tantivy's value: a field's unless `lengths` names another.
 const B: Score = 0.75;
 
 /// tantivy's BM25 saturation, for a field's own score of the word (`alone`).
@@ -34,6 +34,8 @@ pub(crate) struct FieldsTermQuery {
     /// For each term, the weight of its field's own BM25 of the word added to the
     /// combined score (0: none).
     alone: Vec<Score>,
+    /// For each term, its field's length normalisation `b`.
+    b: Vec<Score>,
     k1: Score,
 }
 
@@ -43,7 +45,13 @@ impl FieldsTermQuery {
     /// saturation `k1`.
     fn new(terms: Vec<(Term, Score)>, k1: Score) -> FieldsTermQuery {
         let alone = vec![0.0; terms.len()];
-        FieldsTermQuery { terms, alone, k1 }
+        let b = vec![B; terms.len()];
+        FieldsTermQuery {
+            terms,
+            alone,
+            b,
+            k1,
+        }
     }
 }
 
@@ -55,10 +63,13 @@ impl FieldsTermQuery {
 /// A field of `apart` also scores the word alone (tantivy's BM25 of its term there), times
 /// its weight in `apart`, added to the combined score: the title's own score on top, or a
 /// one-word query's every-word clauses (`rank.rs`) folded into its one scorer.
+///
+/// `lengths` gives a field's length normalisation `b` where it is not tantivy's 0.75.
 pub(crate) fn by_combined_fields(
     q: Box<dyn Query>,
     weights: &HashMap<Field, Score>,
     apart: &HashMap<Field, Score>,
+    lengths: &HashMap<Field, Score>,
     k1: Score,
 ) -> Box<dyn Query> {
     let Some(b) = q.downcast_ref::<BooleanQuery>() else {
@@ -70,12 +81,31 @@ pub(crate) fn by_combined_fields(
             let alone = (terms.iter())
                 .map(|(t, _)| apart.get(&t.field()).copied().unwrap_or(0.0).max(0.0))
                 .collect();
-            return Box::new(FieldsTermQuery { terms, alone, k1 });
+            let b = (terms.iter())
+                .map(|(t, _)| {
+                    lengths
+                        .get(&t.field())
+                        .copied()
+                        .unwrap_or(B)
+                        .clamp(0.0, 1.0)
+                })
+                .collect();
+            return Box::new(FieldsTermQuery {
+                terms,
+                alone,
+                b,
+                k1,
+            });
         }
     }
     let words = clauses
         .iter()
-        .map(|(o, c)| (*o, by_combined_fields(c.box_clone(), weights, apart, k1)))
+        .map(|(o, c)| {
+            (
+                *o,
+                by_combined_fields(c.box_clone(), weights, apart, lengths, k1),
+            )
+        })
         .collect();
     Box::new(BooleanQuery::with_minimum_required_clauses(
         words,
@@ -118,6 +148,7 @@ impl Query for FieldsTermQuery {
                         term: t.clone(),
                         weight: 0.0,
                         average: 1.0,
+                        b: B,
                         alone: 0.0,
                     })
                     .collect(),
@@ -128,7 +159,7 @@ impl Query for FieldsTermQuery {
         let docs = stats.total_num_docs()?;
         let mut doc_freq = 0u64;
         let mut fields = Vec::with_capacity(self.terms.len());
-        for ((t, w), alone) in self.terms.iter().zip(&self.alone) {
+        for (((t, w), alone), &b) in self.terms.iter().zip(&self.alone).zip(&self.b) {
             let with_term = stats.doc_freq(t)?.min(docs);
             doc_freq = doc_freq.max(with_term);
             let tokens = stats.total_num_tokens(t.field())?;
@@ -140,6 +171,7 @@ impl Query for FieldsTermQuery {
                 term: t.clone(),
                 weight: *w,
                 average,
+                b,
                 // tantivy's BM25 weight of the term in its field: idf × (k1 + 1).
                 alone: alone * idf(with_term, docs) * (1.0 + K1),
             });
@@ -178,6 +210,8 @@ struct FieldStats {
     term: Term,
     weight: Score,
     average: Score,
+    /// The field's length normalisation.
+    b: Score,
     alone: Score,
 }
 
@@ -194,7 +228,7 @@ impl Weight for FieldsTermWeight {
             let mut saturation = [0.0; 256];
             for (id, (s, k)) in scale.iter_mut().zip(saturation.iter_mut()).enumerate() {
                 let length = FieldNormReader::id_to_fieldnorm(id as u8) as Score;
-                let norm = 1.0 - B + B * length / f.average;
+                let norm = 1.0 - f.b + f.b * length / f.average;
                 *s = f.weight / norm;
                 *k = K1 * norm;
             }
@@ -529,6 +563,7 @@ mod tests {
         let alone = FieldsTermQuery {
             terms: vec![(term, 0.0)],
             alone: vec![2.0],
+            b: vec![B],
             k1: 1.2,
         };
         let (a, b) = (scores(&index, &bm25), scores(&index, &alone));
@@ -554,13 +589,49 @@ mod tests {
         parser.set_field_boost(title, 3.0);
         let summed = parser.parse_query("zebra").unwrap();
         let weights = HashMap::from([(title, 3.0), (text, 1.0)]);
-        let combined = by_combined_fields(summed.box_clone(), &weights, &HashMap::new(), 1.2);
+        let combined = by_combined_fields(
+            summed.box_clone(),
+            &weights,
+            &HashMap::new(),
+            &HashMap::new(),
+            1.2,
+        );
         assert!(combined.downcast_ref::<FieldsTermQuery>().is_some());
         let s = scores(&index, &*summed);
         assert!(s[0].1 > s[1].1, "summed: the title wins: {s:?}");
         let c = scores(&index, &*combined);
         assert_eq!(c.len(), 2, "both pages and only them: {c:?}");
         assert!(c[1].1 > c[0].1, "combined: the repeated word wins: {c:?}");
+    }
+
+    /// A field's length normalisation comes from `lengths`: with b = 0 a word once in a
+    /// short text and once in a long one scores alike; with BM25's 0.75 the short text wins.
+    #[test]
+    fn a_fields_length_normalisation_is_its_own() {
+        let (index, title, text) = index(&[
+            ("", "zebra notes"),
+            (
+                "",
+                "zebra and many more words about other animals of the plains",
+            ),
+            ("", "nothing"),
+        ]);
+        let parser = QueryParser::for_index(&index, vec![title, text]);
+        let q = || parser.parse_query("zebra").unwrap();
+        let weights = HashMap::from([(title, 3.0), (text, 1.0)]);
+        let none = HashMap::new();
+        let default = scores(
+            &index,
+            &*by_combined_fields(q(), &weights, &none, &none, 1.2),
+        );
+        assert!(default[0].1 > default[1].1, "{default:?}");
+        let flat = HashMap::from([(text, 0.0)]);
+        let flat = scores(
+            &index,
+            &*by_combined_fields(q(), &weights, &none, &flat, 1.2),
+        );
+        assert_eq!(flat.len(), 2);
+        assert_eq!(flat[0].1, flat[1].1, "{flat:?}");
     }
 
     /// A query of words keeps its structure (every word required), each word made one
@@ -579,6 +650,7 @@ mod tests {
             parser.parse_query("zebra crossing").unwrap(),
             &weights,
             &HashMap::new(),
+            &HashMap::new(),
             1.2,
         );
         let docs: Vec<DocId> = scores(&index, &*q).into_iter().map(|(d, _)| d).collect();
@@ -586,6 +658,7 @@ mod tests {
         let q = by_combined_fields(
             parser.parse_query("\"zebra road\"").unwrap(),
             &weights,
+            &HashMap::new(),
             &HashMap::new(),
             1.2,
         );

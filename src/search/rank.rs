@@ -533,7 +533,7 @@ fn set_query(
                         true => &s.apart_one_word,
                         false => &s.apart,
                     };
-                    by_combined_fields(words, &s.boosts, apart, s.weights.fields_k1)
+                    by_combined_fields(words, &s.boosts, apart, &s.lengths, s.weights.fields_k1)
                 }
                 false => words,
             };

@@ -201,6 +201,8 @@ pub(crate) struct OpenSet {
     /// word are the word's own score in each field (each clause's weight times the
     /// field's, as the parser weighs the clause).
     pub apart_one_word: HashMap<Field, Score>,
+    /// The length normalisation `b` of fields whose is not BM25's 0.75 (the text's).
+    pub lengths: HashMap<Field, Score>,
     /// The fields of the every-word clauses (`rank.rs`, `all_in_field`): name, field and
     /// the clause's weight, those weighed and searched only.
     pub every_word: Vec<(&'static str, Field, Score)>,
@@ -649,6 +651,7 @@ pub(crate) fn open(dir: &Path, released: bool) -> io::Result<OpenSet> {
     boosts.extend(main.map(|m| (m, weights.main)));
     boosts.extend(internal.map(|a| (a, weights.anchor_internal)));
     boosts.extend(stems.iter().map(|&f| (f, weights.stem)));
+    let lengths = HashMap::from([(fields.content, weights.content_b)]);
     let apart: HashMap<Field, Score> = HashMap::from([
         (fields.title, weights.title_apart),
         (fields.url, weights.url_apart),
@@ -695,6 +698,7 @@ pub(crate) fn open(dir: &Path, released: bool) -> io::Result<OpenSet> {
         boosts,
         apart,
         apart_one_word,
+        lengths,
         every_word,
         docs,
         dates: Arc::new(dates),

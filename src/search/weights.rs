@@ -61,6 +61,11 @@ pub(crate) struct RankWeights {
     /// `fields_bm25.rs`: each field's occurrences weighed by the field's weight and
     /// saturated together); 0: each field scored alone and the scores summed.
     pub fields_k1: Score,
+    /// With `fields_k1`, the length normalisation `b` of the text (`content`) field (the
+    /// other fields keep tantivy's 0.75): 1 weighs a word's occurrences against the page's
+    /// whole length, which finds a page by its rarest words a little more often and costs
+    /// the judged topics more (docs/ranking.md); kept at 0.75.
+    pub content_b: Score,
     /// With `fields_k1`, the title's own BM25 of a word added to its combined score,
     /// times this (0: none).
     pub title_apart: Score,
@@ -96,6 +101,7 @@ pub(crate) const NUTCH_WEIGHTS: RankWeights = RankWeights {
     tie: 1.0,
     fallback: 0.0,
     fields_k1: 0.0,
+    content_b: 0.75,
     title_apart: 0.0,
     url_apart: 0.0,
     title_all: 0.0,
@@ -131,6 +137,7 @@ pub(crate) const DEFAULT_WEIGHTS: RankWeights = RankWeights {
     tie: 1.0,
     fallback: 1.0,
     fields_k1: 1.2,
+    content_b: 0.75,
     title_apart: 0.0,
     url_apart: 0.0,
     title_all: 0.25,
@@ -186,6 +193,7 @@ impl RankWeights {
             "tie" => &mut self.tie,
             "fallback" => &mut self.fallback,
             "fields_k1" => &mut self.fields_k1,
+            "content_b" => &mut self.content_b,
             "title_apart" => &mut self.title_apart,
             "url_apart" => &mut self.url_apart,
             "title_all" => &mut self.title_all,
