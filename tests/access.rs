@@ -1335,3 +1335,61 @@ fn mcp_tools_hold_the_rules_for_the_public_and_the_user() {
     );
     assert_eq!(r["structuredContent"]["total"], 0, "{r}");
 }
+
+/// A hit names the archive, offset and length of its version's earliest capture; an
+/// asker the rules do not show that capture is not told where it lies (an embargo on
+/// the old crawl here: the weather page's old capture hidden, its recent one shown).
+#[test]
+fn a_hits_record_is_named_only_to_those_shown_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let coll = collection(tmp.path(), |_| true);
+    let acl = tmp.path().join("rules");
+    std::fs::create_dir_all(&acl).unwrap();
+    std::fs::write(acl.join("rules.aclj"), "").unwrap();
+    let live = LiveRules::load(RulesConfig {
+        acl_paths: vec![acl],
+        embargo: warcdex::access::Embargo::from_flags(&["older=365d".into()]).unwrap(),
+        ..RulesConfig::default()
+    })
+    .unwrap();
+    let ruled = serve_with(&coll, Some(live));
+    let open = serve_with(&coll, None);
+    let all = search(&open, "sunny", None);
+    let hit = &all["hits"][0];
+    assert_eq!(hit["dates"].as_array().unwrap().len(), 2, "{all}");
+    assert!(
+        hit["filename"].as_str().unwrap().contains("crawl-2020"),
+        "{hit}"
+    );
+    assert!(hit["length"].as_u64().unwrap() > 0, "{hit}");
+    let record = get(
+        &open,
+        "/cdx?url=http://news.example/weather&output=json",
+        None,
+    )
+    .text();
+    assert!(
+        record.contains(&format!("\"offset\": \"{}\"", hit["offset"])),
+        "{record}"
+    );
+
+    let shown = search(&ruled, "sunny", None);
+    let hit = &shown["hits"][0];
+    assert_eq!(hit["dates"].as_array().unwrap().len(), 1, "{shown}");
+    assert_ne!(hit["dates"][0], "20200501100000");
+    assert_eq!(
+        (&hit["filename"], &hit["offset"], &hit["length"]),
+        (&Value::from(""), &Value::from(0), &Value::from(0)),
+        "{hit}"
+    );
+    assert!(!shown.to_string().contains("crawl-2020"), "{shown}");
+    // A page whose earliest capture is shown keeps its record.
+    let story = search(&ruled, "ocelotrecent", None);
+    assert!(
+        story["hits"][0]["filename"]
+            .as_str()
+            .unwrap()
+            .contains("crawl-recent"),
+        "{story}"
+    );
+}

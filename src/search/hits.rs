@@ -2,6 +2,8 @@
 //! versions of its URL; the candidates come from the collector (`collect.rs`) and the
 //! selection across sets (`select.rs`), the snippet from `windows.rs`.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use tantivy::DocId;
 
@@ -72,7 +74,8 @@ pub struct Hit {
     /// Stored record length of the earliest capture.
     pub length: u64,
     /// The archive holding the earliest capture's record (as `collection.json` and the
-    /// CDX name it; empty in an index built without it).
+    /// CDX name it; empty in an index built without it, and when the access rules hide
+    /// that capture from the asker: then `offset` and `length` are 0 too).
     #[serde(default)]
     pub filename: String,
     /// That record's offset in its archive.
@@ -315,6 +318,11 @@ pub(crate) fn build_hit(
     let raw = s.stored_bytes(doc)?;
     let stored = s.shown(doc, &raw)?;
     let url = stored.url.to_string();
+    // The record named is the version's earliest capture when its set was built; an
+    // asker the rules do not show that capture is not told where it lies (its archive,
+    // offset and length), as no other route tells them.
+    let record_shown = Arc::ptr_eq(&views[set].dates, &s.dates)
+        || (stored.date.parse::<u64>()).is_ok_and(|d| views[set].dates.of(doc).contains(&d));
     // The versions shown as this hit: its group of near-identical versions and those
     // folded in from other sets; every date of every one of them.
     let group = |set: usize, doc: DocId| -> Vec<DocId> {
@@ -373,9 +381,12 @@ pub(crate) fn build_hit(
         digest: stored.digest.to_string(),
         mime: stored.mime.to_string(),
         collection: stored.collection.to_string(),
-        length: stored.length,
-        filename: stored.filename.to_string(),
-        offset: stored.offset,
+        length: if record_shown { stored.length } else { 0 },
+        filename: match record_shown {
+            true => stored.filename.to_string(),
+            false => String::new(),
+        },
+        offset: if record_shown { stored.offset } else { 0 },
         text_source: Some(stored.text_source.to_string()).filter(|t| !t.is_empty()),
         dates,
         replay,

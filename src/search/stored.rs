@@ -54,6 +54,9 @@ pub(crate) struct ShownFields<'a> {
     pub length: u64,
     /// The archive holding the record (empty when not stored).
     pub filename: Cow<'a, str>,
+    /// The document's first stored capture date (14 digits): the date of that record,
+    /// the version's earliest capture when its set was built.
+    pub date: Cow<'a, str>,
     /// The record's offset in it.
     pub offset: u64,
     /// The HTTP status, 0 when not stored.
@@ -74,6 +77,7 @@ enum Slot {
     Collection,
     Site,
     Filename,
+    Date,
     TextSource,
     Main,
     Content,
@@ -111,6 +115,7 @@ impl HitStore {
         put(fields.collection, Slot::Collection);
         put(fields.site, Slot::Site);
         put(fields.filename, Slot::Filename);
+        put(fields.date, Slot::Date);
         put(fields.content, Slot::Content);
         if let Some(m) = fields.main {
             put(m, Slot::Main);
@@ -213,6 +218,7 @@ impl<'a> ShownFields<'a> {
             Slot::Collection => &mut self.collection,
             Slot::Site => &mut self.site,
             Slot::Filename => &mut self.filename,
+            Slot::Date => &mut self.date,
             Slot::TextSource => &mut self.text_source,
             Slot::Main | Slot::Content => unreachable!("kept as bytes, not checked here"),
         }
@@ -271,6 +277,7 @@ impl ShownFields<'static> {
                 .and_then(|v| v.as_u64())
                 .unwrap_or(0),
             filename: first(fields.filename),
+            date: first(fields.date),
             offset: (doc.get_first(fields.offset))
                 .and_then(|v| v.as_u64())
                 .unwrap_or(0),
