@@ -36,8 +36,14 @@ pub(crate) struct FieldsTermQuery {
     alone: Vec<Score>,
     /// For each term, its field's length normalisation `b`.
     b: Vec<Score>,
+    /// For each term, the place of its field among an every-word query's fields
+    /// (`every_word.rs`; [`NO_SLOT`]: none) and the weight of its own BM25 there.
+    every: Vec<(u8, Score)>,
     k1: Score,
 }
+
+/// A term whose field is not one of an every-word query's.
+pub(crate) const NO_SLOT: u8 = u8::MAX;
 
 #[cfg(test)]
 impl FieldsTermQuery {
@@ -46,10 +52,12 @@ impl FieldsTermQuery {
     fn new(terms: Vec<(Term, Score)>, k1: Score) -> FieldsTermQuery {
         let alone = vec![0.0; terms.len()];
         let b = vec![B; terms.len()];
+        let every = vec![(NO_SLOT, 0.0); terms.len()];
         FieldsTermQuery {
             terms,
             alone,
             b,
+            every,
             k1,
         }
     }
@@ -90,10 +98,12 @@ pub(crate) fn by_combined_fields(
                         .clamp(0.0, 1.0)
                 })
                 .collect();
+            let every = vec![(NO_SLOT, 0.0); terms.len()];
             return Box::new(FieldsTermQuery {
                 terms,
                 alone,
                 b,
+                every,
                 k1,
             });
         }
@@ -135,14 +145,33 @@ fn word_terms(
     Some(terms)
 }
 
-impl Query for FieldsTermQuery {
-    fn weight(&self, scoring: EnableScoring<'_>) -> tantivy::Result<Box<dyn Weight>> {
+impl FieldsTermQuery {
+    /// The same word with each term of a field of `fields` (at most 8) also scoring its
+    /// own BM25 there times the field's weight, kept apart for an every-word query.
+    pub(crate) fn with_every_word(&self, fields: &[(Field, Score)]) -> FieldsTermQuery {
+        let every = (self.terms.iter())
+            .map(|(t, _)| {
+                (fields.iter().take(8).position(|(f, _)| *f == t.field()))
+                    .map_or((NO_SLOT, 0.0), |i| (i as u8, fields[i].1))
+            })
+            .collect();
+        FieldsTermQuery {
+            every,
+            ..self.clone()
+        }
+    }
+
+    /// The word's statistics over the searcher's documents.
+    pub(crate) fn fields_weight(
+        &self,
+        scoring: EnableScoring<'_>,
+    ) -> tantivy::Result<FieldsTermWeight> {
         let EnableScoring::Enabled {
             statistics_provider: stats,
             ..
         } = scoring
         else {
-            return Ok(Box::new(FieldsTermWeight {
+            return Ok(FieldsTermWeight {
                 fields: (self.terms.iter())
                     .map(|(t, _)| FieldStats {
                         term: t.clone(),
@@ -150,16 +179,22 @@ impl Query for FieldsTermQuery {
                         average: 1.0,
                         b: B,
                         alone: 0.0,
+                        slot: NO_SLOT,
+                        every: 0.0,
                     })
                     .collect(),
                 idf: 0.0,
                 k1: self.k1,
-            }));
+            });
         };
         let docs = stats.total_num_docs()?;
         let mut doc_freq = 0u64;
         let mut fields = Vec::with_capacity(self.terms.len());
-        for (((t, w), alone), &b) in self.terms.iter().zip(&self.alone).zip(&self.b) {
+        let each = (self.terms.iter())
+            .zip(&self.alone)
+            .zip(&self.b)
+            .zip(&self.every);
+        for ((((t, w), alone), &b), &(slot, every)) in each {
             let with_term = stats.doc_freq(t)?.min(docs);
             doc_freq = doc_freq.max(with_term);
             let tokens = stats.total_num_tokens(t.field())?;
@@ -174,13 +209,21 @@ impl Query for FieldsTermQuery {
                 b,
                 // tantivy's BM25 weight of the term in its field: idf × (k1 + 1).
                 alone: alone * idf(with_term, docs) * (1.0 + K1),
+                slot,
+                every: every * idf(with_term, docs) * (1.0 + K1),
             });
         }
-        Ok(Box::new(FieldsTermWeight {
+        Ok(FieldsTermWeight {
             fields,
             idf: idf(doc_freq.min(docs), docs),
             k1: self.k1,
-        }))
+        })
+    }
+}
+
+impl Query for FieldsTermQuery {
+    fn weight(&self, scoring: EnableScoring<'_>) -> tantivy::Result<Box<dyn Weight>> {
+        Ok(Box::new(self.fields_weight(scoring)?))
     }
 
     fn query_terms<'a>(&'a self, visitor: &mut dyn FnMut(&'a Term, bool)) {
@@ -198,7 +241,7 @@ fn idf(doc_freq: u64, docs: u64) -> Score {
 
 /// The word's statistics: each field's; the word's idf (from the field where most
 /// documents hold it).
-struct FieldsTermWeight {
+pub(crate) struct FieldsTermWeight {
     fields: Vec<FieldStats>,
     idf: Score,
     k1: Score,
@@ -213,10 +256,19 @@ struct FieldStats {
     /// The field's length normalisation.
     b: Score,
     alone: Score,
+    /// The field's place among an every-word query's ([`NO_SLOT`]: none), and the weight
+    /// of the term's own BM25 there (as `alone`).
+    slot: u8,
+    every: Score,
 }
 
-impl Weight for FieldsTermWeight {
-    fn scorer(&self, reader: &SegmentReader, boost: Score) -> tantivy::Result<Box<dyn Scorer>> {
+impl FieldsTermWeight {
+    /// The word's scorer over one segment.
+    pub(crate) fn fields_scorer(
+        &self,
+        reader: &SegmentReader,
+        boost: Score,
+    ) -> tantivy::Result<FieldsTermScorer> {
         let mut parts = Vec::with_capacity(self.fields.len());
         for f in &self.fields {
             let index = reader.inverted_index(f.term.field())?;
@@ -238,13 +290,23 @@ impl Weight for FieldsTermWeight {
                 scale,
                 alone: boost * f.alone,
                 saturation,
+                slot: f.slot,
+                every: boost * f.every,
             });
         }
+        let slots = (parts.iter())
+            .filter(|p| p.slot != NO_SLOT)
+            .map(|p| p.slot as usize + 1)
+            .max()
+            .unwrap_or(0);
         let mut scorer = FieldsTermScorer {
             parts,
             start: 0,
             tf: vec![0.0; WINDOW].into_boxed_slice(),
             alone: vec![0.0; WINDOW].into_boxed_slice(),
+            fields_held: vec![0; if slots > 0 { WINDOW } else { 0 }].into_boxed_slice(),
+            own: vec![0.0; WINDOW * slots].into_boxed_slice(),
+            slots,
             bits: [0; WINDOW / 64],
             at: 0,
             doc: 0,
@@ -252,7 +314,13 @@ impl Weight for FieldsTermWeight {
             k1: self.k1,
         };
         scorer.refill();
-        Ok(Box::new(scorer))
+        Ok(scorer)
+    }
+}
+
+impl Weight for FieldsTermWeight {
+    fn scorer(&self, reader: &SegmentReader, boost: Score) -> tantivy::Result<Box<dyn Scorer>> {
+        Ok(Box::new(self.fields_scorer(reader, boost)?))
     }
 
     fn explain(&self, reader: &SegmentReader, doc: DocId) -> tantivy::Result<Explanation> {
@@ -279,6 +347,10 @@ struct Part {
     /// `k1 × length normalisation` by norm id, as tantivy's `Bm25Weight` has them.
     alone: Score,
     saturation: [Score; 256],
+    /// The field's place among an every-word query's fields and the weight of its own
+    /// BM25 there (`FieldStats`).
+    slot: u8,
+    every: Score,
 }
 
 /// Documents are gathered a window of this many DocIds at a time (as tantivy's own union
@@ -289,7 +361,7 @@ const WINDOW: usize = 4096;
 
 /// The documents holding the word in any field (a union of the fields' postings), their
 /// combined term frequencies gathered a window at a time.
-struct FieldsTermScorer {
+pub(crate) struct FieldsTermScorer {
     parts: Vec<Part>,
     /// The window's first DocId.
     start: DocId,
@@ -297,6 +369,11 @@ struct FieldsTermScorer {
     tf: Box<[Score]>,
     /// Each document's sum of the fields' own scores of the word (`Part::alone`).
     alone: Box<[Score]>,
+    /// With every-word fields: each document's fields holding the word, a bit per slot.
+    fields_held: Box<[u8]>,
+    /// And the word's own score in each, `slots` a document.
+    own: Box<[Score]>,
+    slots: usize,
     /// The window's documents holding the word, a bit each.
     bits: [u64; WINDOW / 64],
     /// The current document's place in the window.
@@ -315,6 +392,9 @@ impl FieldsTermScorer {
                 let i = w * 64 + word.trailing_zeros() as usize;
                 self.tf[i] = 0.0;
                 self.alone[i] = 0.0;
+                if let Some(held) = self.fields_held.get_mut(i) {
+                    *held = 0;
+                }
                 *word &= *word - 1;
             }
         }
@@ -336,6 +416,11 @@ impl FieldsTermScorer {
                 self.tf[i] += tf * p.scale[id];
                 if p.alone > 0.0 {
                     self.alone[i] += p.alone * tf / (tf + p.saturation[id]);
+                }
+                if p.slot != NO_SLOT {
+                    self.fields_held[i] |= 1 << p.slot;
+                    self.own[i * self.slots + p.slot as usize] =
+                        p.every * tf / (tf + p.saturation[id]);
                 }
                 d = p.postings.advance();
             }
@@ -361,6 +446,20 @@ impl FieldsTermScorer {
                 return None;
             }
             word = self.bits[w];
+        }
+    }
+
+    /// The every-word fields (a bit per slot) holding the word in the current document.
+    pub(crate) fn fields_here(&self) -> u8 {
+        self.fields_held.get(self.at).copied().unwrap_or(0)
+    }
+
+    /// The word's own score in the every-word field of `slot` in the current document,
+    /// rounded as [`Scorer::score`] rounds (0 when the field does not hold it).
+    pub(crate) fn own_here(&self, slot: u8) -> Score {
+        match self.fields_here() & (1 << slot) {
+            0 => 0.0,
+            _ => (self.own[self.at * self.slots + slot as usize] * GRAIN).round() / GRAIN,
         }
     }
 
@@ -564,6 +663,7 @@ mod tests {
             terms: vec![(term, 0.0)],
             alone: vec![2.0],
             b: vec![B],
+            every: vec![(NO_SLOT, 0.0)],
             k1: 1.2,
         };
         let (a, b) = (scores(&index, &bm25), scores(&index, &alone));

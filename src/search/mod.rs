@@ -19,6 +19,7 @@ mod capped_top;
 mod collect;
 mod collections;
 mod doc_bits;
+mod every_word;
 pub mod facets;
 mod fields_bm25;
 pub mod history;

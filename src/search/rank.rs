@@ -14,6 +14,7 @@ use tantivy::Term;
 
 use super::access_view::SetView;
 use super::collect::{Fruit, TopFiltered};
+use super::every_word::EveryWordQuery;
 use super::facets::{FacetSources, Tally};
 use super::fields_bm25::{by_combined_fields, FieldsTermQuery};
 use super::near::NearDisplay;
@@ -550,9 +551,26 @@ fn set_query(
         let phrase = title_phrase(&parsed.text, s.weights.title_phrase);
         title.extend(phrase.and_then(|p| parser.parse_query(&p).ok()));
         let is_anchor = |f: Field| f == s.fields.anchor || Some(f) == s.fields.anchor_internal;
-        let every =
-            (s.every_word.iter()).filter(|(_, f, _)| !folded && (anchors || !is_anchor(*f)));
-        for &(field, _, weight) in every {
+        let every: Vec<(&str, Field, Score)> = (s.every_word.iter().copied())
+            .filter(|(_, f, _)| !folded && (anchors || !is_anchor(*f)))
+            .collect();
+        // Every word required, each one term over its fields: the every-word bonuses are
+        // scored in the same pass (`every_word.rs`).
+        let t = match every_word_in_one_pass(&**t, &every, s) {
+            Some(one) => {
+                let mut clauses = vec![(Occur::Must, one)];
+                clauses.extend(title.into_iter().map(|q| (Occur::Should, q)));
+                return match clauses.len() {
+                    1 => clauses
+                        .pop()
+                        .map(|(_, q)| q)
+                        .unwrap_or_else(|| t.box_clone()),
+                    _ => Box::new(BooleanQuery::new(clauses)) as Box<dyn Query>,
+                };
+            }
+            None => t,
+        };
+        for (field, _, weight) in every {
             let all = all_in_field(&parsed.text, field, weight);
             title.extend(
                 all.and_then(|a| parser.parse_query(&a).ok())
@@ -570,6 +588,34 @@ fn set_query(
     });
     let full = full_query(s, parsed, scored);
     Ok((text, full))
+}
+
+/// `text` as one conjunction scoring the every-word bonuses of `every` (name, field,
+/// weight) as it goes, when it is every word required and each word one term over its
+/// fields (a query of plain words not relaxed); `None` otherwise.
+fn every_word_in_one_pass(
+    text: &dyn Query,
+    every: &[(&str, Field, Score)],
+    s: &OpenSet,
+) -> Option<Box<dyn Query>> {
+    if every.is_empty() {
+        return None;
+    }
+    let b = text.downcast_ref::<BooleanQuery>()?;
+    if b.clauses().len() < 2 {
+        return None;
+    }
+    let words = (b.clauses().iter())
+        .map(|(o, q)| match o {
+            Occur::Must => q.downcast_ref::<FieldsTermQuery>(),
+            _ => None,
+        })
+        .collect::<Option<Vec<&FieldsTermQuery>>>()?;
+    // As the separate clause weighs it: the clause's weight times the field's boost.
+    let fields: Vec<(Field, Score)> = (every.iter())
+        .map(|&(_, f, w)| (f, w * s.boosts.get(&f).copied().unwrap_or(0.0)))
+        .collect();
+    Some(Box::new(EveryWordQuery::new(&words, &fields)))
 }
 
 /// The documents of a set in the query's `collection:` values (any of them) and in none
