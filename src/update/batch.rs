@@ -701,7 +701,7 @@ fn stage_generation(
         // The batch's capture table beside the index, which leaves a core idle for a
         // while (its one indexing thread); published with the batch. Should it fail,
         // `captures::keep` writes it after publishing, as for a batch without one.
-        if !table.exists() {
+        let staged = (!table.exists()).then(|| {
             scope.spawn(|| {
                 let archives: Vec<TableArchive> = (plan.archives.iter())
                     .map(|a| TableArchive {
@@ -715,9 +715,10 @@ fn stage_generation(
                 if made.is_err() {
                     let _ = files::remove_any(&table);
                 }
-            });
-        }
-        index_and_dates(
+                made
+            })
+        });
+        let info = index_and_dates(
             &staging.segment(),
             &set.join("main"),
             &set.join("dates"),
@@ -725,7 +726,18 @@ fn stage_generation(
             opts,
             stages,
             links,
-        )
+        );
+        let failed = match staged.map(|h| h.join()) {
+            Some(Ok(Err(e))) => Some(e.to_string()),
+            Some(Err(_)) => Some("its writer panicked".to_string()),
+            _ => None,
+        };
+        if let Some(why) = failed {
+            stages.message(&format!(
+                "the batch's capture table was not written beside its index ({why}); it is written after publishing"
+            ));
+        }
+        info
     })?;
     super::crash_point("index");
     counts.new_versions = info.documents;
