@@ -164,24 +164,15 @@ impl Scorer for EveryWordScorer {
 mod tests {
     use std::collections::HashMap;
 
-    use tantivy::collector::TopDocs;
     use tantivy::query::{BooleanQuery, BoostQuery, Occur, QueryParser};
     use tantivy::schema::{Schema, TEXT};
     use tantivy::{doc, Index};
 
     use super::*;
-    use crate::search::fields_bm25::by_combined_fields;
+    use crate::search::fields_bm25::{best_by_doc, by_combined_fields};
 
     fn scores(index: &Index, q: &dyn Query) -> Vec<(DocId, Score)> {
-        let searcher = index.reader().unwrap().searcher();
-        let mut top: Vec<(DocId, Score)> = (searcher
-            .search(q, &TopDocs::with_limit(20_000).order_by_score()))
-        .unwrap()
-        .into_iter()
-        .map(|(s, a)| (a.doc_id, s))
-        .collect();
-        top.sort_by_key(|(d, _)| *d);
-        top
+        best_by_doc(index, q, 20_000)
     }
 
     /// The one-pass conjunction finds and scores what the conjunction of the words with

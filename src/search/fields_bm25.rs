@@ -526,9 +526,28 @@ impl Scorer for FieldsTermScorer {
     }
 }
 
+/// The best `limit` documents of `q` over `index` with their scores, by DocId (tests).
+#[cfg(test)]
+pub(crate) fn best_by_doc(
+    index: &tantivy::Index,
+    q: &dyn Query,
+    limit: usize,
+) -> Vec<(DocId, Score)> {
+    let searcher = index.reader().unwrap().searcher();
+    let mut top: Vec<(DocId, Score)> = (searcher.search(
+        q,
+        &tantivy::collector::TopDocs::with_limit(limit).order_by_score(),
+    ))
+    .unwrap()
+    .into_iter()
+    .map(|(s, a)| (a.doc_id, s))
+    .collect();
+    top.sort_by_key(|(d, _)| *d);
+    top
+}
+
 #[cfg(test)]
 mod tests {
-    use tantivy::collector::TopDocs;
     use tantivy::query::{QueryParser, TermQuery};
     use tantivy::schema::{Schema, TEXT};
     use tantivy::{doc, Index};
@@ -564,15 +583,7 @@ mod tests {
     }
 
     fn best(index: &Index, q: &dyn Query, limit: usize) -> Vec<(DocId, Score)> {
-        let searcher = index.reader().unwrap().searcher();
-        let mut top: Vec<(DocId, Score)> = (searcher
-            .search(q, &TopDocs::with_limit(limit).order_by_score()))
-        .unwrap()
-        .into_iter()
-        .map(|(s, a)| (a.doc_id, s))
-        .collect();
-        top.sort_by_key(|(d, _)| *d);
-        top
+        best_by_doc(index, q, limit)
     }
 
     /// With one field of weight 1 the score is tantivy's BM25 of the term.
