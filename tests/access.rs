@@ -1383,6 +1383,19 @@ fn a_hits_record_is_named_only_to_those_shown_it() {
         "{hit}"
     );
     assert!(!shown.to_string().contains("crawl-2020"), "{shown}");
+    // Nor does the export name it (its archive and record fields).
+    let path =
+        "/export?query=sunny&format=jsonl&fields=url,dates,archive,record_offset,record_length";
+    let open_rows = get(&open, path, None).text();
+    assert!(open_rows.contains("crawl-2020"), "{open_rows}");
+    let rows = get(&ruled, path, None).text();
+    let row: Value = serde_json::from_str(rows.lines().next().unwrap()).unwrap();
+    assert!(!rows.contains("crawl-2020"), "{rows}");
+    assert_eq!(
+        (&row["record_offset"], &row["record_length"]),
+        (&Value::from(0), &Value::from(0)),
+        "{row}"
+    );
     // A page whose earliest capture is shown keeps its record.
     let story = search(&ruled, "ocelotrecent", None);
     assert!(

@@ -51,6 +51,20 @@ impl SetView {
         }
     }
 
+    /// Whether the record a document names (its archive, offset and length: the version's
+    /// earliest capture when its set was built, of the document's first stored `date`)
+    /// is one this view shows; `set_dates` are the set's own dates. A version with no
+    /// date is judged as the view judged it.
+    pub(crate) fn shows_record(&self, set_dates: &Arc<DateTable>, doc: DocId, date: &str) -> bool {
+        if Arc::ptr_eq(&self.dates, set_dates) {
+            return true;
+        }
+        if set_dates.of(doc).is_empty() {
+            return self.shows(doc);
+        }
+        (date.parse::<u64>()).is_ok_and(|d| self.dates.of(doc).contains(&d))
+    }
+
     /// Computes the view of `set` for `viewer` at `now` (seconds since the epoch).
     fn of(set: &OpenSet, viewer: &Viewer, now: i64) -> SetView {
         let rules = &viewer.rules;

@@ -20,8 +20,8 @@ use super::fields_bm25::{FieldsTermQuery, FieldsTermScorer, FieldsTermWeight};
 #[derive(Debug, Clone)]
 pub(crate) struct EveryWordQuery {
     words: Vec<FieldsTermQuery>,
-    /// The bonus fields, in slot order: at most 8.
-    fields: usize,
+    /// The number of bonus fields (slots): at most 8.
+    slots: usize,
 }
 
 impl EveryWordQuery {
@@ -30,7 +30,7 @@ impl EveryWordQuery {
     pub(crate) fn new(words: &[&FieldsTermQuery], fields: &[(Field, Score)]) -> EveryWordQuery {
         EveryWordQuery {
             words: words.iter().map(|w| w.with_every_word(fields)).collect(),
-            fields: fields.len().min(8),
+            slots: fields.len().min(8),
         }
     }
 }
@@ -42,7 +42,7 @@ impl Query for EveryWordQuery {
             .collect::<tantivy::Result<Vec<_>>>()?;
         Ok(Box::new(EveryWordWeight {
             words,
-            fields: self.fields,
+            slots: self.slots,
         }))
     }
 
@@ -53,9 +53,10 @@ impl Query for EveryWordQuery {
     }
 }
 
+/// The words' statistics, and the number of bonus fields.
 struct EveryWordWeight {
     words: Vec<FieldsTermWeight>,
-    fields: usize,
+    slots: usize,
 }
 
 impl Weight for EveryWordWeight {
@@ -67,7 +68,7 @@ impl Weight for EveryWordWeight {
         words.sort_by_key(|w| w.size_hint());
         let mut scorer = EveryWordScorer {
             words,
-            fields: self.fields,
+            slots: self.slots,
             doc: 0,
         };
         scorer.doc = match scorer.words.is_empty() {
@@ -97,7 +98,7 @@ impl Weight for EveryWordWeight {
 /// The intersection of the words' scorers.
 struct EveryWordScorer {
     words: Vec<FieldsTermScorer>,
-    fields: usize,
+    slots: usize,
     doc: DocId,
 }
 
@@ -151,7 +152,7 @@ impl Scorer for EveryWordScorer {
     fn score(&mut self) -> Score {
         let mut score: Score = self.words.iter_mut().map(|w| w.score()).sum();
         let held = (self.words.iter()).fold(u8::MAX, |all, w| all & w.fields_here());
-        for slot in 0..self.fields as u8 {
+        for slot in 0..self.slots as u8 {
             if held & (1 << slot) != 0 {
                 score += self.words.iter().map(|w| w.own_here(slot)).sum::<Score>();
             }
@@ -177,7 +178,7 @@ mod tests {
 
     /// The one-pass conjunction finds and scores what the conjunction of the words with
     /// the every-word clauses beside it (`title:a title:b`, `url:a url:b`, each weighed)
-    /// does, over several segments' worth of windows and seeks.
+    /// does, over several windows' worth of documents and seeks.
     #[test]
     fn one_pass_scores_as_the_separate_clauses() {
         let mut schema = Schema::builder();

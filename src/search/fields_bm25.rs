@@ -89,7 +89,7 @@ pub(crate) fn by_combined_fields(
             let alone = (terms.iter())
                 .map(|(t, _)| apart.get(&t.field()).copied().unwrap_or(0.0).max(0.0))
                 .collect();
-            let b = (terms.iter())
+            let normalisations = (terms.iter())
                 .map(|(t, _)| {
                     lengths
                         .get(&t.field())
@@ -102,7 +102,7 @@ pub(crate) fn by_combined_fields(
             return Box::new(FieldsTermQuery {
                 terms,
                 alone,
-                b,
+                b: normalisations,
                 every,
                 k1,
             });
@@ -256,9 +256,10 @@ struct FieldStats {
     /// The field's length normalisation.
     b: Score,
     alone: Score,
-    /// The field's place among an every-word query's ([`NO_SLOT`]: none), and the weight
-    /// of the term's own BM25 there (as `alone`).
+    /// The field's place among an every-word query's ([`NO_SLOT`]: none).
     slot: u8,
+    /// The weight of the term's own BM25 there (its idf × (k1 + 1) × the bonus weight,
+    /// as `alone`).
     every: Score,
 }
 

@@ -2,8 +2,6 @@
 //! versions of its URL; the candidates come from the collector (`collect.rs`) and the
 //! selection across sets (`select.rs`), the snippet from `windows.rs`.
 
-use std::sync::Arc;
-
 use serde::{Deserialize, Serialize};
 use tantivy::DocId;
 
@@ -74,8 +72,9 @@ pub struct Hit {
     /// Stored record length of the earliest capture.
     pub length: u64,
     /// The archive holding the earliest capture's record (as `collection.json` and the
-    /// CDX name it; empty in an index built without it, and when the access rules hide
-    /// that capture from the asker: then `offset` and `length` are 0 too).
+    /// CDX name it; empty in an index built without it, and when the asker's view (the
+    /// access rules, an `as-of:` date) does not show that capture: then `offset` and
+    /// `length` are 0 too).
     #[serde(default)]
     pub filename: String,
     /// That record's offset in its archive.
@@ -319,10 +318,9 @@ pub(crate) fn build_hit(
     let stored = s.shown(doc, &raw)?;
     let url = stored.url.to_string();
     // The record named is the version's earliest capture when its set was built; an
-    // asker the rules do not show that capture is not told where it lies (its archive,
-    // offset and length), as no other route tells them.
-    let record_shown = Arc::ptr_eq(&views[set].dates, &s.dates)
-        || (stored.date.parse::<u64>()).is_ok_and(|d| views[set].dates.of(doc).contains(&d));
+    // asker not shown that capture is not told where it lies (its archive, offset and
+    // length), as the export is not (`matches.rs`).
+    let record_shown = views[set].shows_record(&s.dates, doc, &stored.date);
     // The versions shown as this hit: its group of near-identical versions and those
     // folded in from other sets; every date of every one of them.
     let group = |set: usize, doc: DocId| -> Vec<DocId> {

@@ -556,7 +556,12 @@ fn set_query(
             .collect();
         // Every word required, each one term over its fields: the every-word bonuses are
         // scored in the same pass (`every_word.rs`).
-        let t = match every_word_in_one_pass(&**t, &every, s) {
+        // Only for a query of plain words, as the separate clauses were (`all_in_field`):
+        // `+a +b` and `a AND b` have none.
+        let one = (plain_words(&parsed.text, 2).is_some())
+            .then(|| every_word_in_one_pass(&**t, &every, s))
+            .flatten();
+        let t = match one {
             Some(one) => {
                 let mut clauses = vec![(Occur::Must, one)];
                 clauses.extend(title.into_iter().map(|q| (Occur::Should, q)));

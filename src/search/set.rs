@@ -201,7 +201,8 @@ pub(crate) struct OpenSet {
     /// word are the word's own score in each field (each clause's weight times the
     /// field's, as the parser weighs the clause).
     pub apart_one_word: HashMap<Field, Score>,
-    /// The length normalisation `b` of fields whose is not BM25's 0.75 (the text's).
+    /// Each field's length normalisation `b` where it may differ from BM25's 0.75: the
+    /// text's (`content_b`); the other fields, stems included, keep 0.75.
     pub lengths: HashMap<Field, Score>,
     /// The fields of the every-word clauses (`rank.rs`, `all_in_field`): name, field and
     /// the clause's weight, those weighed and searched only.

@@ -729,10 +729,16 @@ fn stage_generation(
         );
         let failed = match staged.map(|h| h.join()) {
             Some(Ok(Err(e))) => Some(e.to_string()),
-            Some(Err(_)) => Some("its writer panicked".to_string()),
+            Some(Err(panic)) => Some(format!(
+                "its writer panicked: {}",
+                (panic.downcast_ref::<&str>().copied())
+                    .or(panic.downcast_ref::<String>().map(String::as_str))
+                    .unwrap_or("no message")
+            )),
             _ => None,
         };
-        if let Some(why) = failed {
+        // Said only when the batch goes on to be published.
+        if let (Some(why), true) = (failed, info.is_ok()) {
             stages.message(&format!(
                 "the batch's capture table was not written beside its index ({why}); it is written after publishing"
             ));
