@@ -16,6 +16,7 @@ use std::sync::{Arc, Mutex};
 use tantivy::DocId;
 
 use super::set::{DateTable, OpenSet};
+use super::stored::ShownFields;
 use crate::access::{Access, UserClass, Viewer};
 
 /// One set as a viewer sees it.
@@ -51,18 +52,28 @@ impl SetView {
         }
     }
 
-    /// Whether the record a document names (its archive, offset and length: the version's
-    /// earliest capture when its set was built, of the document's first stored `date`)
-    /// is one this view shows; `set_dates` are the set's own dates. A version with no
-    /// date is judged as the view judged it.
-    pub(crate) fn shows_record(&self, set_dates: &Arc<DateTable>, doc: DocId, date: &str) -> bool {
-        if Arc::ptr_eq(&self.dates, set_dates) {
-            return true;
+    /// The record document `doc` names (its archive, offset and length: the version's
+    /// earliest capture when its set was built, of its first stored `date`), as this view
+    /// may tell it: blank (`""`, 0, 0) where the view does not show that capture, so that
+    /// an asker is not told where a hidden capture lies. `set_dates` are the set's own
+    /// dates; a version with no date is judged as the view judged it.
+    pub(crate) fn record_of(
+        &self,
+        set_dates: &Arc<DateTable>,
+        doc: DocId,
+        stored: &ShownFields<'_>,
+    ) -> (String, u64, u64) {
+        let shown = Arc::ptr_eq(&self.dates, set_dates)
+            || match set_dates.of(doc).is_empty() {
+                true => self.shows(doc),
+                false => {
+                    (stored.date.parse::<u64>()).is_ok_and(|d| self.dates.of(doc).contains(&d))
+                }
+            };
+        match shown {
+            true => (stored.filename.to_string(), stored.offset, stored.length),
+            false => (String::new(), 0, 0),
         }
-        if set_dates.of(doc).is_empty() {
-            return self.shows(doc);
-        }
-        (date.parse::<u64>()).is_ok_and(|d| self.dates.of(doc).contains(&d))
     }
 
     /// Computes the view of `set` for `viewer` at `now` (seconds since the epoch).

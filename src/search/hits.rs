@@ -320,7 +320,7 @@ pub(crate) fn build_hit(
     // The record named is the version's earliest capture when its set was built; an
     // asker not shown that capture is not told where it lies (its archive, offset and
     // length), as the export is not (`matches.rs`).
-    let record_shown = views[set].shows_record(&s.dates, doc, &stored.date);
+    let (filename, offset, length) = views[set].record_of(&s.dates, doc, &stored);
     // The versions shown as this hit: its group of near-identical versions and those
     // folded in from other sets; every date of every one of them.
     let group = |set: usize, doc: DocId| -> Vec<DocId> {
@@ -379,12 +379,9 @@ pub(crate) fn build_hit(
         digest: stored.digest.to_string(),
         mime: stored.mime.to_string(),
         collection: stored.collection.to_string(),
-        length: if record_shown { stored.length } else { 0 },
-        filename: match record_shown {
-            true => stored.filename.to_string(),
-            false => String::new(),
-        },
-        offset: if record_shown { stored.offset } else { 0 },
+        length,
+        filename,
+        offset,
         text_source: Some(stored.text_source.to_string()).filter(|t| !t.is_empty()),
         dates,
         replay,

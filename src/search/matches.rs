@@ -138,7 +138,8 @@ impl SearchIndex {
                     let v = (|| -> Result<MatchedVersion, SearchError> {
                         let raw = s.stored_bytes(d)?;
                         let shown = s.shown(d, &raw)?;
-                        let record_shown = views[i].shows_record(&s.dates, d, &shown.date);
+                        // The record only to an asker shown it (as a hit, `hits.rs`).
+                        let (archive, offset, length) = views[i].record_of(&s.dates, d, &shown);
                         let lang = (s.lang_of.get(d as usize))
                             .and_then(|&l| s.lang_names.get(l as usize))
                             .cloned()
@@ -165,13 +166,9 @@ impl SearchIndex {
                                 true => String::from_utf8_lossy(&shown.text()).into_owned(),
                                 false => String::new(),
                             },
-                            // The record only to an asker shown it (as a hit, `hits.rs`).
-                            archive: match record_shown {
-                                true => shown.filename.to_string(),
-                                false => String::new(),
-                            },
-                            offset: if record_shown { shown.offset } else { 0 },
-                            length: if record_shown { shown.length } else { 0 },
+                            archive,
+                            offset,
+                            length,
                             status: u16::try_from(shown.status).ok().filter(|&s| s > 0),
                             dates: views[i].dates.of(d).iter().map(|&x| date14(x)).collect(),
                             cluster,

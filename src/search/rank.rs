@@ -561,20 +561,9 @@ fn set_query(
         let one = (plain_words(&parsed.text, 2).is_some())
             .then(|| every_word_in_one_pass(&**t, &every, s))
             .flatten();
-        let t = match one {
-            Some(one) => {
-                let mut clauses = vec![(Occur::Must, one)];
-                clauses.extend(title.into_iter().map(|q| (Occur::Should, q)));
-                return match clauses.len() {
-                    1 => clauses
-                        .pop()
-                        .map(|(_, q)| q)
-                        .unwrap_or_else(|| t.box_clone()),
-                    _ => Box::new(BooleanQuery::new(clauses)) as Box<dyn Query>,
-                };
-            }
-            None => t,
-        };
+        // With the bonuses in that pass, no separate every-word clause is added below.
+        let every = if one.is_some() { Vec::new() } else { every };
+        let t: &dyn Query = one.as_deref().unwrap_or(&**t);
         for (field, _, weight) in every {
             let all = all_in_field(&parsed.text, field, weight);
             title.extend(
