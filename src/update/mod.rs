@@ -18,6 +18,7 @@ pub mod error;
 pub mod excluded_spans;
 pub mod files;
 pub mod identity;
+mod lists;
 
 pub mod plan;
 pub mod publish;
