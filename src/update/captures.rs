@@ -91,14 +91,7 @@ pub fn keep(layout: &Layout, m: &CollectionManifest, stages: &dyn Stages) -> Res
     if missing.is_empty() || m.generation == 0 {
         return Ok(0);
     }
-    let tmp = tempfile::Builder::new()
-        .prefix(".captures-")
-        .tempdir_in(&layout.dir)
-        .at(&layout.dir)?;
-    let languages = tmp.path().join("versions");
-    let mut rows = Vec::new();
-    rows_files(&layout.dir.join("segments"), &mut rows)?;
-    version_languages(&rows, &languages, tmp.path(), SORT_MEMORY)?;
+    let (tmp, languages) = languages_in(&layout.dir, layout, None, SORT_MEMORY)?;
     for batch in &missing {
         let archives: Vec<TableArchive> = (m.archives.iter())
             .filter(|a| a.batch == *batch)
@@ -145,19 +138,33 @@ pub(super) fn write_staged_table(
     archives: &[TableArchive],
     dest: &Path,
 ) -> Result<()> {
-    let tmp = tempfile::Builder::new()
-        .prefix(".captures-")
-        .tempdir_in(dest.parent().unwrap_or(Path::new(".")))
-        .at(dest)?;
-    let languages = tmp.path().join("versions");
-    let mut rows = Vec::new();
-    rows_files(&layout.dir.join("segments"), &mut rows)?;
-    rows.push(segment.join(crate::segment::layout::ROWS_FILE));
     // Beside the index, near `update`'s peak: a quarter of the sorts' memory (the
     // same table; the sorts spill sooner).
     let memory = SORT_MEMORY / 4;
-    version_languages(&rows, &languages, tmp.path(), memory)?;
+    let beside = dest.parent().unwrap_or(Path::new("."));
+    let (tmp, languages) = languages_in(beside, layout, Some(segment), memory)?;
     write_table(batch, archives, &languages, tmp.path(), dest, memory, &())
+}
+
+/// A temporary directory in `dir` and in it the languages of the versions of the
+/// collection's segments and of `segment` (one not yet in the collection), sorted
+/// within `memory` ([`version_languages`]).
+fn languages_in(
+    dir: &Path,
+    layout: &Layout,
+    segment: Option<&Path>,
+    memory: usize,
+) -> Result<(tempfile::TempDir, PathBuf)> {
+    let tmp = tempfile::Builder::new()
+        .prefix(".captures-")
+        .tempdir_in(dir)
+        .at(dir)?;
+    let languages = tmp.path().join("versions");
+    let mut rows = Vec::new();
+    rows_files(&layout.dir.join("segments"), &mut rows)?;
+    rows.extend(segment.map(|s| s.join(crate::segment::layout::ROWS_FILE)));
+    version_languages(&rows, &languages, tmp.path(), memory)?;
+    Ok((tmp, languages))
 }
 
 /// The memory of each of the table's two sorts (the versions' languages, the captures).
