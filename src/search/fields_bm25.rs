@@ -30,16 +30,38 @@ const GRAIN: Score = 4096.0;
 /// One word's terms in several fields, each with its weight, scored as one BM25F term.
 #[derive(Debug, Clone)]
 pub(crate) struct FieldsTermQuery {
-    terms: Vec<(Term, Score)>,
-    /// For each term, the weight of its field's own BM25 of the word added to the
-    /// combined score (0: none).
-    alone: Vec<Score>,
-    /// For each term, its field's length normalisation `b`.
-    b: Vec<Score>,
-    /// For each term, the place of its field among an every-word query's fields
-    /// (`every_word.rs`; [`NO_SLOT`]: none) and the weight of its own BM25 there.
-    every: Vec<(u8, Score)>,
+    terms: Vec<WordTerm>,
     k1: Score,
+}
+
+/// The word's term in one field, and how that field weighs it.
+#[derive(Debug, Clone)]
+struct WordTerm {
+    term: Term,
+    /// The field's weight in the combined score.
+    weight: Score,
+    /// The weight of the field's own BM25 of the word added to the combined score (0:
+    /// none).
+    alone: Score,
+    /// The field's length normalisation `b`.
+    b: Score,
+    /// The place of the field among an every-word query's fields (`every_word.rs`;
+    /// [`NO_SLOT`]: none) and the weight of its own BM25 there.
+    every: (u8, Score),
+}
+
+impl WordTerm {
+    /// `term` of a field weighing `weight`, scored only in the combined score, with
+    /// tantivy's length normalisation.
+    fn plain(term: Term, weight: Score) -> WordTerm {
+        WordTerm {
+            term,
+            weight,
+            alone: 0.0,
+            b: B,
+            every: (NO_SLOT, 0.0),
+        }
+    }
 }
 
 /// A term whose field is not one of an every-word query's.
@@ -50,16 +72,10 @@ impl FieldsTermQuery {
     /// The word of `terms` (its term in each field, with the field's weight), with
     /// saturation `k1`.
     fn new(terms: Vec<(Term, Score)>, k1: Score) -> FieldsTermQuery {
-        let alone = vec![0.0; terms.len()];
-        let b = vec![B; terms.len()];
-        let every = vec![(NO_SLOT, 0.0); terms.len()];
-        FieldsTermQuery {
-            terms,
-            alone,
-            b,
-            every,
-            k1,
-        }
+        let terms = (terms.into_iter())
+            .map(|(t, w)| WordTerm::plain(t, w))
+            .collect();
+        FieldsTermQuery { terms, k1 }
     }
 }
 
@@ -86,26 +102,17 @@ pub(crate) fn by_combined_fields(
     let clauses = b.clauses();
     if clauses.len() > 1 && clauses.iter().all(|(o, _)| *o == Occur::Should) {
         if let Some(terms) = word_terms(clauses, weights) {
-            let alone = (terms.iter())
-                .map(|(t, _)| apart.get(&t.field()).copied().unwrap_or(0.0).max(0.0))
-                .collect();
-            let normalisations = (terms.iter())
-                .map(|(t, _)| {
-                    lengths
-                        .get(&t.field())
-                        .copied()
-                        .unwrap_or(B)
-                        .clamp(0.0, 1.0)
+            let terms = (terms.into_iter())
+                .map(|(term, weight)| {
+                    let field = term.field();
+                    WordTerm {
+                        alone: apart.get(&field).copied().unwrap_or(0.0).max(0.0),
+                        b: lengths.get(&field).copied().unwrap_or(B).clamp(0.0, 1.0),
+                        ..WordTerm::plain(term, weight)
+                    }
                 })
                 .collect();
-            let every = vec![(NO_SLOT, 0.0); terms.len()];
-            return Box::new(FieldsTermQuery {
-                terms,
-                alone,
-                b: normalisations,
-                every,
-                k1,
-            });
+            return Box::new(FieldsTermQuery { terms, k1 });
         }
     }
     let words = clauses
@@ -149,16 +156,17 @@ impl FieldsTermQuery {
     /// The same word with each term of a field of `fields` (at most 8) also scoring its
     /// own BM25 there times the field's weight, kept apart for an every-word query.
     pub(crate) fn with_every_word(&self, fields: &[(Field, Score)]) -> FieldsTermQuery {
-        let every = (self.terms.iter())
-            .map(|(t, _)| {
-                (fields.iter().take(8).position(|(f, _)| *f == t.field()))
-                    .map_or((NO_SLOT, 0.0), |i| (i as u8, fields[i].1))
+        let terms = (self.terms.iter())
+            .map(|w| WordTerm {
+                every: (fields
+                    .iter()
+                    .take(8)
+                    .position(|(f, _)| *f == w.term.field()))
+                .map_or((NO_SLOT, 0.0), |i| (i as u8, fields[i].1)),
+                ..w.clone()
             })
             .collect();
-        FieldsTermQuery {
-            every,
-            ..self.clone()
-        }
+        FieldsTermQuery { terms, k1: self.k1 }
     }
 
     /// The word's statistics over the searcher's documents.
@@ -173,8 +181,8 @@ impl FieldsTermQuery {
         else {
             return Ok(FieldsTermWeight {
                 fields: (self.terms.iter())
-                    .map(|(t, _)| FieldStats {
-                        term: t.clone(),
+                    .map(|w| FieldStats {
+                        term: w.term.clone(),
                         weight: 0.0,
                         average: 1.0,
                         b: B,
@@ -190,11 +198,8 @@ impl FieldsTermQuery {
         let docs = stats.total_num_docs()?;
         let mut doc_freq = 0u64;
         let mut fields = Vec::with_capacity(self.terms.len());
-        let each = (self.terms.iter())
-            .zip(&self.alone)
-            .zip(&self.b)
-            .zip(&self.every);
-        for ((((t, w), alone), &b), &(slot, every)) in each {
+        for w in &self.terms {
+            let (t, (slot, every)) = (&w.term, w.every);
             let with_term = stats.doc_freq(t)?.min(docs);
             doc_freq = doc_freq.max(with_term);
             let tokens = stats.total_num_tokens(t.field())?;
@@ -204,11 +209,11 @@ impl FieldsTermQuery {
             };
             fields.push(FieldStats {
                 term: t.clone(),
-                weight: *w,
+                weight: w.weight,
                 average,
-                b,
+                b: w.b,
                 // tantivy's BM25 weight of the term in its field: idf × (k1 + 1).
-                alone: alone * idf(with_term, docs) * (1.0 + K1),
+                alone: w.alone * idf(with_term, docs) * (1.0 + K1),
                 slot,
                 every: every * idf(with_term, docs) * (1.0 + K1),
             });
@@ -227,8 +232,8 @@ impl Query for FieldsTermQuery {
     }
 
     fn query_terms<'a>(&'a self, visitor: &mut dyn FnMut(&'a Term, bool)) {
-        for (t, _) in &self.terms {
-            visitor(t, false);
+        for w in &self.terms {
+            visitor(&w.term, false);
         }
     }
 }
@@ -672,10 +677,10 @@ mod tests {
             2.0,
         );
         let alone = FieldsTermQuery {
-            terms: vec![(term, 0.0)],
-            alone: vec![2.0],
-            b: vec![B],
-            every: vec![(NO_SLOT, 0.0)],
+            terms: vec![WordTerm {
+                alone: 2.0,
+                ..WordTerm::plain(term, 0.0)
+            }],
             k1: 1.2,
         };
         let (a, b) = (scores(&index, &bm25), scores(&index, &alone));
