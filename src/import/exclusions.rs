@@ -1,8 +1,10 @@
 //! The exclusion list of `import -e`: lines `URLKEY sha1:DIGEST DATE14 [FILE]` (the output
 //! of `dedup-cdx` or `revisits`), held as the sorted XXH3-128 hashes of their `URLKEY
-//! sha1:DIGEST DATE14 [FILE]` keys: 16 bytes an entry, a hundred million in 1.6 GB. Two
-//! keys share a hash once in 2^128: a list of 10^9 entries met by 10^12 captures would
-//! wrongly exclude one with odds of 10^-18.
+//! sha1:DIGEST DATE14 [FILE]` keys: 16 bytes an entry, a hundred million in 1.6 GB (up
+//! to twice that while the list is read, as the vector grows). Two keys share a hash
+//! once in 2^128: a list of 10^9 entries met by 10^12 captures (two lookups each) would
+//! wrongly exclude one with odds of 6·10^-18. The hash is seeded afresh at each load, so
+//! that no key can be made, from a crawled URL and payload, to collide with another.
 //!
 //! Not an `fst` set, as it was: every key ends in a digest, date and file of its own, so
 //! the set shares little more than the URL keys' starts, and building it took 0.15 s for
@@ -26,6 +28,8 @@ use warcdex_cdx::KeyStyle;
 pub struct Exclusions {
     /// The hashes of the listed keys, sorted, each once.
     hashes: Vec<u128>,
+    /// The hash's seed, this load's.
+    seed: u64,
     /// Lines read.
     pub lines: u64,
     /// Malformed lines skipped (each reported through the callback).
@@ -42,6 +46,7 @@ impl Exclusions {
         style: KeyStyle,
         on_bad: &mut dyn FnMut(u64, &str),
     ) -> io::Result<Exclusions> {
+        let seed = std::hash::BuildHasher::hash_one(&std::hash::RandomState::new(), 0u64);
         let mut hashes = Vec::new();
         let (mut lines, mut malformed) = (0u64, 0u64);
         let (mut surt_like, mut url_like) = (0u64, 0u64);
@@ -83,7 +88,7 @@ impl Exclusions {
                 key.push(b' ');
                 key.extend_from_slice(base_name(file).as_bytes());
             }
-            hashes.push(XxHash3_128::oneshot(&key));
+            hashes.push(XxHash3_128::oneshot_with_seed(seed, &key));
         }
         match style {
             KeyStyle::Surt if url_like > 0 && surt_like == 0 => {
@@ -107,6 +112,7 @@ impl Exclusions {
         hashes.shrink_to_fit();
         Ok(Exclusions {
             hashes,
+            seed,
             lines,
             malformed,
         })
@@ -134,7 +140,7 @@ impl Exclusions {
     /// True when `key` is listed.
     fn holds(&self, key: &[u8]) -> bool {
         self.hashes
-            .binary_search(&XxHash3_128::oneshot(key))
+            .binary_search(&XxHash3_128::oneshot_with_seed(self.seed, key))
             .is_ok()
     }
 

@@ -566,6 +566,50 @@ mod tests {
         }
     }
 
+    /// A page's link lines: the first link of each (target, same host, anchor) once, with
+    /// its place on the page; a repeat (its anchor padded, or its line end a space) and a
+    /// link whose URL has no key give none; the anchor's line ends made spaces.
+    #[test]
+    fn a_pages_repeated_links_are_one_line_each() {
+        let links = [
+            ("http://a.example/x", "next"),
+            ("http://a.example/x", " next\n"),
+            ("mailto:someone@example.org", "mail"),
+            ("mailto:someone@example.org", "mail"),
+            ("http://example.com:65536/", "no key"),
+            ("http://example.com:65536/", "no key"),
+            ("http://b.example/", "a\nb"),
+            ("http://b.example/", "a b"),
+            ("HTTP://B.EXAMPLE:80/", "a b"),
+            ("http://a.example/x", "other"),
+        ];
+        let outlinks = Outlink::list(&links);
+        let out = link_lines(7, (3, 0xab), "http://a.example/", &outlinks, KeyStyle::Surt);
+        let lines: Vec<Vec<&[u8]>> = (out.split(|&b| b == b'\n'))
+            .filter(|l| !l.is_empty())
+            .map(|l| l.split(|&b| b == 1).collect())
+            .collect();
+        let got: Vec<(String, String, String, String)> = (lines.iter())
+            .map(|f| {
+                let text = |i: usize| String::from_utf8_lossy(f[i]).into_owned();
+                (text(0), text(1), text(4), text(5))
+            })
+            .collect();
+        assert!(url_key("http://example.com:65536/", KeyStyle::Surt).is_err());
+        let place = |i: u64| format!("{:016x}", (7u64 << 32) | i);
+        let a = sort_safe(&url_key("http://a.example/x", KeyStyle::Surt).unwrap()).into_owned();
+        let b = sort_safe(&url_key("http://b.example/", KeyStyle::Surt).unwrap()).into_owned();
+        let mail = "mailto:someone@example.org";
+        let mail = sort_safe(&url_key(mail, KeyStyle::Surt).unwrap()).into_owned();
+        let want = [
+            (a.clone(), place(0), "1".into(), "next".into()),
+            (mail, place(2), "0".into(), "mail".into()),
+            (b, place(6), "0".into(), "a b".into()),
+            (a, place(9), "1".into(), "other".into()),
+        ];
+        assert_eq!(got, want);
+    }
+
     /// Three pages on three hosts: a → b, a → c, b → c, c → a. Hand computation of
     /// one iteration from all-ones with d = 0.85: a = 0.15 + 0.85·1 = 1.0,
     /// b = 0.15 + 0.85·0.5 = 0.575, c = 0.15 + 0.85·(0.5 + 1) = 1.425.

@@ -4,8 +4,9 @@
 //! stopped and builds the same batch.
 //!
 //! 1. `cdx/<archive>.cdx`: each new archive's sorted CDX (archives in parallel).
-//! 2. `all.cdx`: the collection's CDX and the batch's, merged; `zipnum/`, its ZipNum
-//!    cluster, when the collection keeps one ([`super::zipnum`]).
+//! 2. `all.cdx`: the collection's CDX and the batch's, merged ([`super::lists`]); then
+//!    beside each other `all.pos` (where each capture lies) and the lists of 3; after them
+//!    `zipnum/`, its ZipNum cluster, when the collection keeps one ([`super::zipnum`]).
 //! 3. `all.dup`, `all.rev`: the collection's lists; `batch.dup`: the batch's captures that
 //!    are not new versions ([`super::identity`]); `batch.rev`: its revisits;
 //!    `batch.dates` (`batch.dup` + `batch.rev`: dates for the earlier sets) and
@@ -132,15 +133,15 @@ pub fn run(
     let clean = stage_cdx(&staging, new, opts, stages)?;
     super::crash_point("cdx");
     super::lists::stage_merge(layout, &staging, new)?;
-    super::lists::stage_positions_and_lists(layout, &staging, new, &plan.collections, &sort)?;
     super::crash_point("merge");
+    super::lists::stage_positions_and_lists(layout, &staging, new, &plan.collections, &sort)?;
+    super::crash_point("lists");
     let zipnum_settings = opts.zipnum.or(m.zipnum);
     let zipnum = match zipnum_settings {
         Some(z) => super::zipnum::stage(&staging, z)?,
         None => None,
     };
     super::crash_point("zipnum");
-    super::crash_point("lists");
     let (segment, links) = stage_import(layout, &staging, &plan, &clean, opts, stages)?;
     super::crash_point("import");
     let counts = stage_generation(layout, m, &staging, &plan, opts, stages, links)?;

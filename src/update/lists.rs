@@ -19,7 +19,8 @@ use crate::path_error::{AtPath, ResultAtPath};
 
 /// Stages 2 and 3 after the merge: `all.pos` beside the lists (each a single-threaded
 /// read and sort of the CDX: 0.05 and 0.1 s on the bench, one after the other before),
-/// each sort given half of `sort`'s memory.
+/// each sort given half of `sort`'s memory while both are to be made (a resumed run may
+/// have made one).
 pub(super) fn stage_positions_and_lists(
     layout: &Layout,
     staging: &Staging,
@@ -27,8 +28,9 @@ pub(super) fn stage_positions_and_lists(
     collections: &BTreeMap<String, String>,
     sort: &SortOptions,
 ) -> Result<()> {
+    let both = !staging.file(POSITIONS_FILE).exists() && !lists_made(staging);
     let half = SortOptions {
-        memory: sort.memory / 2,
+        memory: if both { sort.memory / 2 } else { sort.memory },
         ..sort.clone()
     };
     std::thread::scope(|scope| {
@@ -84,6 +86,11 @@ fn stage_positions(staging: &Staging, sort: &SortOptions) -> Result<()> {
     })
 }
 
+/// Whether stage 3 is done: its last list is made.
+fn lists_made(staging: &Staging) -> bool {
+    staging.file("new.dates").exists()
+}
+
 /// Stage 3: the lists.
 fn stage_lists(
     layout: &Layout,
@@ -92,7 +99,7 @@ fn stage_lists(
     collections: &BTreeMap<String, String>,
     sort: &SortOptions,
 ) -> Result<()> {
-    if staging.file("new.dates").exists() {
+    if lists_made(staging) {
         return Ok(());
     }
     let all_cdx = staging.file(ALL_CDX);

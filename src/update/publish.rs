@@ -52,6 +52,11 @@ pub fn publish(layout: &Layout, staging: &Staging, plan: &StagedPlan) -> Result<
     super::crash_point("publish-zipnum");
     move_into_place(&staging.manifest(), &layout.manifest())?;
     super::crash_point("publish-manifest");
+    // READY first: removing the folder is not one step, and a run killed in it had left
+    // READY without `plan.json`, which the next run could neither finish nor drop (found
+    // by the test that kills runs at random moments). Without READY, the next run drops
+    // what is left (its plan is of an older generation).
+    files::remove_any(&staging.ready())?;
     files::remove_any(&staging.dir)?;
     super::crash_point("published");
     remove_old_generations(layout, next)
