@@ -28,14 +28,14 @@ pub(super) fn stage_positions_and_lists(
     collections: &BTreeMap<String, String>,
     sort: &SortOptions,
 ) -> Result<()> {
-    let both = !staging.file(POSITIONS_FILE).exists() && !lists_made(staging);
-    let half = SortOptions {
+    let both = !positions_made(staging) && !lists_made(staging);
+    let each = SortOptions {
         memory: if both { sort.memory / 2 } else { sort.memory },
         ..sort.clone()
     };
     std::thread::scope(|scope| {
-        let positions = scope.spawn(|| stage_positions(staging, &half));
-        let lists = stage_lists(layout, staging, new, collections, &half);
+        let positions = scope.spawn(|| stage_positions(staging, &each));
+        let lists = stage_lists(layout, staging, new, collections, &each);
         let positions = positions
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -73,10 +73,10 @@ pub(super) fn stage_merge(layout: &Layout, staging: &Staging, new: &[GivenArchiv
 /// offset, which `serve` judges a byte range of an archive by under access rules
 /// (`warcdex_cdx::positions`).
 fn stage_positions(staging: &Staging, sort: &SortOptions) -> Result<()> {
-    let dest = staging.file(POSITIONS_FILE);
-    if dest.exists() {
+    if positions_made(staging) {
         return Ok(());
     }
+    let dest = staging.file(POSITIONS_FILE);
     let all_cdx = staging.file(ALL_CDX);
     write_with(&dest, |out| {
         let f = std::fs::File::open(&all_cdx).at(&all_cdx)?;
@@ -84,6 +84,11 @@ fn stage_positions(staging: &Staging, sort: &SortOptions) -> Result<()> {
         write_positions(BufReader::with_capacity(1 << 16, f), len, out, sort.clone()).at(&dest)?;
         Ok(())
     })
+}
+
+/// Whether `all.pos` is made.
+fn positions_made(staging: &Staging) -> bool {
+    staging.file(POSITIONS_FILE).exists()
 }
 
 /// Whether stage 3 is done: its last list is made.
