@@ -307,8 +307,10 @@ fn stage_import(
                         .at(&cdx)?;
                 Ok((path, spans))
             })
-            .collect::<Result<Vec<_>>>()
-    })?;
+            .collect::<Vec<Result<_>>>()
+    });
+    // The first failure in the plan's order, whichever thread met it first.
+    let spans = spans.into_iter().collect::<Result<Vec<_>>>()?;
     iopts.excluded_spans.extend(spans);
     let entries: Vec<ManifestEntry> = plan
         .archives
